@@ -1,0 +1,82 @@
+"""Run the four routes over one shuffled pair list with the paper's per-route prefixes."""
+
+from __future__ import annotations
+
+from typing import Any, Hashable, Mapping, Sequence
+
+import numpy as np
+
+from ..pairs import PAIRS_PER_ROUTE
+from ..results import EpsilonResult
+from .gaussmech import gaussmech_pairs
+from .kde_lr import DEFAULT_ALPHAS, kde_lr_pairs
+from .mmd_tv import mmd_tv_pairs
+from .roc_oof import roc_oof_pairs
+
+ROUTES = ("gaussmech", "kde_lr", "mmd_tv", "roc_oof")
+
+
+def audit_pairs(
+    groups: Mapping[Hashable, np.ndarray],
+    pairs: Sequence[tuple[Hashable, Hashable]],
+    *,
+    routes: Sequence[str] = ROUTES,
+    pair_counts: Mapping[str, int] | None = None,
+    delta: float = 1e-5,
+    kde_alphas: Sequence[float] = DEFAULT_ALPHAS,
+    permutations: int = 0,
+    classifier: Any = None,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> list[EpsilonResult]:
+    """Audit the prefixes of one shuffled pair list with each route (paper 000, Section 4).
+
+    Parameters
+    ----------
+    groups : mapping identity -> array_like, shape (n_i, d)
+    pairs : sequence of (identity, identity)
+        The shuffled list (see :func:`epsaudit.pairs.identity_pairs`).
+    routes : sequence of str
+        Subset of ``("gaussmech", "kde_lr", "mmd_tv", "roc_oof")``.
+    pair_counts : mapping route -> int, optional
+        Prefix length per route; default :data:`epsaudit.pairs.PAIRS_PER_ROUTE` (500 / 100 / 500
+        / 200). Shorter lists are used whole.
+    delta : float
+        GaussMech's delta (the ROC-HT and MMD-TV conversions are pure DP, delta = 0).
+    kde_alphas : sequence of float
+    permutations : int
+        MMD permutation count (0 = none).
+    classifier : estimator, optional
+        ROC-HT scorer (default logistic regression).
+    seed : int
+        Fold and permutation seed.
+    n_jobs : int, optional
+    progress : bool
+
+    Returns
+    -------
+    list of EpsilonResult
+        Route by route; convert with :func:`epsaudit.results.results_frame`.
+
+    Raises
+    ------
+    ValueError
+        An unknown route, or the routes' own input errors.
+    """
+    unknown = set(routes) - set(ROUTES)
+    if unknown:
+        raise ValueError(f"unknown route(s) {sorted(unknown)}; expected a subset of {ROUTES}")
+    counts = {**PAIRS_PER_ROUTE, **(pair_counts or {})}
+    out: list[EpsilonResult] = []
+    for route in routes:
+        chosen = list(pairs[: counts[route]])
+        if route == "gaussmech":
+            out += gaussmech_pairs(groups, chosen, delta=delta)
+        elif route == "kde_lr":
+            out += kde_lr_pairs(groups, chosen, alphas=kde_alphas, n_jobs=n_jobs, progress=progress)
+        elif route == "mmd_tv":
+            out += mmd_tv_pairs(groups, chosen, permutations=permutations, seed=seed, n_jobs=n_jobs, progress=progress)
+        else:
+            out += roc_oof_pairs(groups, chosen, classifier=classifier, seed=seed, n_jobs=n_jobs, progress=progress)
+    return out

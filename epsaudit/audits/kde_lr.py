@@ -1,0 +1,191 @@
+"""KDE-LR: the per-coordinate kernel-density log-ratio diagnostic (paper 000, Section 3; SPEC section 2).
+
+Per coordinate j, Gaussian KDEs of A's and B's values with separate Silverman bandwidths
+(as ``scipy.stats.gaussian_kde(bw_method="silverman")``) are evaluated on a 201-point grid spanning
+the pooled range plus three times the larger bandwidth; the densities are mixed with a uniform
+density on the grid, ``(1 - alpha) p_hat + alpha / width``, floored at ``tau = 1e-12``, and the
+per-coordinate value is the largest absolute log-ratio on the grid. The score is the sum over
+coordinates. A *diagnostic*: summing marginal log-ratios has no DP-composition meaning for one
+joint release, and the value is in the hundreds at the exact null.
+
+Implementation: all coordinates of a pair are evaluated at once with numpy. The Gaussian kernel
+values are computed in float32 (the exponent in float64 is standardised first); the relative
+error, ~1e-5 in the far tails, is far below the effect of the density floor, and a test checks the
+score against the per-coordinate scipy loop to 1e-4 relative.
+"""
+
+from __future__ import annotations
+
+from typing import Hashable, Iterable, Mapping, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+
+from ..progress import progress_bar
+from ..results import EpsilonResult
+from ..validation import as_groups, as_pair, as_pairs
+
+ROUTE = "kde_lr"
+GRID_POINTS = 201
+MARGIN_BANDWIDTHS = 3.0
+DENSITY_FLOOR = 1e-12
+DEFAULT_ALPHAS = (0.0, 0.01)
+_CHUNK = 16  # coordinates per block; the float32 scratch is (16, n, 201), cache-sized
+
+
+def silverman_bandwidth(x: np.ndarray) -> np.ndarray:
+    """Silverman's rule per coordinate as scipy uses it in 1-D: ``std(ddof=1) * (3n/4)**(-1/5)``.
+
+    Parameters
+    ----------
+    x : ndarray, shape (n, d)
+
+    Returns
+    -------
+    ndarray, shape (d,)
+    """
+    n = x.shape[0]
+    return x.std(axis=0, ddof=1) * (n * 3.0 / 4.0) ** (-1.0 / 5.0)
+
+
+def _kernel_density(x: np.ndarray, h: np.ndarray, grid: np.ndarray, buffer: np.ndarray) -> np.ndarray:
+    """Gaussian KDE per coordinate on a per-coordinate grid.
+
+    x: (n, c) samples; h: (c,) bandwidths; grid: (c, G); buffer: float32 scratch of at least
+    (c, n, G). Returns (c, G) densities (float64). Works in place on the buffer.
+    """
+    c, n = x.shape[1], x.shape[0]
+    scale = 1.0 / (h * np.sqrt(2.0))  # exponent -(g - x)^2 / (2 h^2) = -((g - x) * scale)^2
+    xs = (x * scale).T.astype(np.float32)[:, :, None]  # (c, n, 1)
+    gs = (grid * scale[:, None]).astype(np.float32)[:, None, :]  # (c, 1, G)
+    z = np.subtract(gs, xs, out=buffer[:c, :n])
+    np.square(z, out=z)
+    np.negative(z, out=z)
+    np.exp(z, out=z)
+    sums = z.sum(axis=1).astype(np.float64)
+    return sums / (n * h[:, None] * np.sqrt(2.0 * np.pi))
+
+
+def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS) -> np.ndarray:
+    """Per-coordinate KDE log-ratio values ``max_grid |log p_A - log p_B|``.
+
+    Parameters
+    ----------
+    x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
+    alphas : iterable of float in [0, 1]
+        Smoothing weights of the uniform mixture.
+
+    Returns
+    -------
+    ndarray, shape (len(alphas), d)
+        Nats per coordinate; the KDE-LR score is the sum over the last axis.
+
+    Raises
+    ------
+    ValueError
+        Bad samples (see :func:`epsaudit.validation.as_pair`), an alpha outside [0, 1], or a
+        coordinate that is constant within a class (zero Silverman bandwidth; the first is named).
+    """
+    a, b = as_pair(x_a, x_b)
+    alphas = np.asarray(list(alphas), dtype=np.float64)
+    if alphas.size == 0 or np.any((alphas < 0) | (alphas > 1)):
+        raise ValueError(f"alphas must be a non-empty list of values in [0, 1], got {alphas}")
+    h_a, h_b = silverman_bandwidth(a), silverman_bandwidth(b)
+    zero = (h_a == 0) | (h_b == 0)
+    if zero.any():
+        j = int(np.argmax(zero))
+        raise ValueError(
+            f"coordinate {j} is constant within one class (zero Silverman bandwidth); "
+            "KDE-LR needs spread in every coordinate"
+        )
+    d = a.shape[1]
+    out = np.empty((alphas.size, d))
+    steps = np.linspace(0.0, 1.0, GRID_POINTS)
+    buffer = np.empty((_CHUNK, max(len(a), len(b)), GRID_POINTS), dtype=np.float32)
+    for start in range(0, d, _CHUNK):
+        sl = slice(start, min(start + _CHUNK, d))
+        h = np.maximum(h_a[sl], h_b[sl])
+        lo = np.minimum(a[:, sl].min(axis=0), b[:, sl].min(axis=0)) - MARGIN_BANDWIDTHS * h
+        hi = np.maximum(a[:, sl].max(axis=0), b[:, sl].max(axis=0)) + MARGIN_BANDWIDTHS * h
+        width = hi - lo
+        grid = lo[:, None] + width[:, None] * steps[None, :]
+        p_a = _kernel_density(a[:, sl], h_a[sl], grid, buffer)
+        p_b = _kernel_density(b[:, sl], h_b[sl], grid, buffer)
+        for k, alpha in enumerate(alphas):
+            uniform = alpha / width[:, None]
+            la = np.log(np.maximum((1 - alpha) * p_a + uniform, DENSITY_FLOOR))
+            lb = np.log(np.maximum((1 - alpha) * p_b + uniform, DENSITY_FLOOR))
+            out[k, sl] = np.abs(la - lb).max(axis=1)
+    return out
+
+
+def _results(values, alphas, n_a, n_b, pair) -> list[EpsilonResult]:
+    return [
+        EpsilonResult(
+            value=float(v), kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair,
+            settings={"alpha": float(alpha), "bandwidth": "silverman (per class)", "grid": GRID_POINTS,
+                      "margin_bandwidths": MARGIN_BANDWIDTHS, "floor": DENSITY_FLOOR},
+        )
+        for v, alpha in zip(values, alphas)
+    ]
+
+
+def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult:
+    """KDE-LR diagnostic for one identity pair at one smoothing weight ``alpha``.
+
+    Parameters
+    ----------
+    x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
+    alpha : float in [0, 1]
+        Weight of the uniform mixture (the paper reports 0 and 0.01).
+    pair : tuple, optional
+
+    Returns
+    -------
+    EpsilonResult
+        ``kind="diagnostic"``, value in nats (sum over coordinates).
+
+    Raises
+    ------
+    ValueError
+        See :func:`kde_lr_coordinates`.
+    """
+    a, b = as_pair(x_a, x_b)
+    values = kde_lr_coordinates(a, b, [alpha]).sum(axis=1)
+    return _results(values, [alpha], len(a), len(b), pair)[0]
+
+
+def kde_lr_pairs(
+    groups: Mapping[Hashable, np.ndarray],
+    pairs: Sequence[tuple[Hashable, Hashable]],
+    *,
+    alphas: Iterable[float] = DEFAULT_ALPHAS,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> list[EpsilonResult]:
+    """KDE-LR for many pairs: all coordinates of a pair at once, pairs in parallel (joblib).
+
+    Parameters
+    ----------
+    groups : mapping identity -> array_like, shape (n_i, d)
+    pairs : sequence of (identity, identity)
+    alphas : iterable of float
+    n_jobs : int, optional
+        joblib workers (``None`` = 1, ``-1`` = all cores). Deterministic: no randomness.
+    progress : bool
+        Show a tqdm bar.
+
+    Returns
+    -------
+    list of EpsilonResult
+        ``len(alphas)`` results per pair, pair-major.
+    """
+    groups = as_groups(groups)
+    pairs = as_pairs(pairs, groups)
+    alphas = [float(a) for a in alphas]
+    jobs = (delayed(kde_lr_coordinates)(groups[a], groups[b], alphas) for a, b in progress_bar(pairs, progress, ROUTE))
+    per_pair = Parallel(n_jobs=n_jobs)(jobs)
+    out: list[EpsilonResult] = []
+    for (a, b), coords in zip(pairs, per_pair):
+        out.extend(_results(coords.sum(axis=1), alphas, len(groups[a]), len(groups[b]), (a, b)))
+    return out

@@ -1,0 +1,273 @@
+"""ROC-HT reserved test: a finite-sample lower confidence bound on epsilon (paper 001, Section 3;
+SPEC section 2).
+
+The classifier and its threshold are chosen on development data only. On untouched test data with
+``n1`` rows of identity A and ``n0`` of identity B, the fixed test's true- and false-positive
+counts give one-sided Clopper-Pearson bounds ``TPR_lo`` and ``FPR_hi`` at level ``a`` each, and
+
+    eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi)).
+
+With ``m`` certificates reported together, ``a = (1 - confidence) / (2 m)`` (Bonferroni over the
+two one-sided bounds of each certificate), so all ``m`` bounds hold together with probability at
+least ``confidence`` under the iid row model. A *certificate*.
+
+Threshold choice (ours; the paper leaves it open): the development scores are out-of-fold scores
+(5-fold ``StratifiedKFold``, seeded) for a learned classifier, or the fixed scores of a given score
+function (e.g. the exact likelihood ratio of a synthetic mechanism). Candidate thresholds are the
+midpoints between consecutive distinct development scores; the one maximising the same bound on
+the development counts wins (the middle one among ties); if no candidate certifies anything on
+development data, the one maximising ``TPR - FPR`` is used. The final classifier is refitted on
+all development rows.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import train_test_split
+
+from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
+from ..progress import progress_bar
+from ..results import EpsilonResult
+from ..scorers import check_classifier, classifier_name, positive_scores
+from ..validation import as_groups, as_pair, as_pairs, check_probability
+from .roc_oof import out_of_fold_scores, pair_design
+
+ROUTE = "roc_reserved"
+ScoreFunction = Callable[[np.ndarray], np.ndarray]
+
+
+def correction_label(n_certificates: int) -> str:
+    """Text of the multiplicity correction recorded on each certificate."""
+    return f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_certificates} certificate(s)"
+
+
+def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, delta: float) -> float:
+    """Threshold (rule: "identity A" when score > t) maximising the certified bound on development scores.
+
+    Parameters
+    ----------
+    scores_a, scores_b : ndarray, shapes (n_A,), (n_B,)
+        Development scores of the two identities.
+    alpha, delta : float
+        Per-bound level and delta used to evaluate the bound on development counts.
+
+    Returns
+    -------
+    float
+        A midpoint between two consecutive distinct development scores (or one unit beyond the
+        extremes when all scores coincide).
+    """
+    values = np.unique(np.concatenate([scores_a, scores_b]))
+    if len(values) == 1:
+        return float(values[0])  # nothing separates: every row scores the same
+    candidates = (values[:-1] + values[1:]) / 2.0
+    sa, sb = np.sort(scores_a), np.sort(scores_b)
+    tp = len(sa) - np.searchsorted(sa, candidates, side="right")
+    fp = len(sb) - np.searchsorted(sb, candidates, side="right")
+    bound = certified_epsilon(tp, len(sa), fp, len(sb), alpha, delta)
+    criterion = bound if np.max(bound) > 0 else np.abs(tp / len(sa) - fp / len(sb))
+    best = np.flatnonzero(criterion == np.max(criterion))
+    return float(candidates[best[len(best) // 2]])
+
+
+def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta, folds, seed) -> dict:
+    if score_function is not None:
+        dev_sa, dev_sb = score_function(dev_a), score_function(dev_b)
+        score = score_function
+    else:
+        oof = out_of_fold_scores(dev_a, dev_b, classifier=classifier, folds=folds, seed=seed)
+        dev_sa, dev_sb = oof[: len(dev_a)], oof[len(dev_a):]
+        x, y = pair_design(dev_a, dev_b)
+        fitted = clone(check_classifier(classifier)).fit(x, y)
+        score = lambda rows: positive_scores(fitted, rows)  # noqa: E731
+    threshold = choose_threshold(np.asarray(dev_sa), np.asarray(dev_sb), alpha, delta)
+    test_sa, test_sb = np.asarray(score(test_a)), np.asarray(score(test_b))
+    tp, fp = int(np.sum(test_sa > threshold)), int(np.sum(test_sb > threshold))
+    n1, n0 = len(test_sa), len(test_sb)
+    _, y_test = pair_design(test_a, test_b)
+    return {
+        "epsilon": float(certified_epsilon(tp, n1, fp, n0, alpha, delta)),
+        "threshold": threshold, "tp": tp, "fp": fp,
+        "tpr_lower": float(clopper_pearson_lower(tp, n1, alpha)),
+        "fpr_upper": float(clopper_pearson_upper(fp, n0, alpha)),
+        "test_auc": float(roc_auc_score(y_test, np.r_[test_sa, test_sb])),
+        "censored": bool(tp == n1 and fp == 0),
+        "cap": certifiable_cap(n1, n0, alpha, delta),
+        "n_dev_a": len(dev_a), "n_dev_b": len(dev_b),
+    }
+
+
+def _certificate(out: dict, pair, classifier, score_function, confidence, alpha, m, delta, folds, seed) -> EpsilonResult:
+    details = dict(out)
+    value = details.pop("epsilon")
+    test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
+    return EpsilonResult(
+        value=value, kind="certificate", route=ROUTE,
+        n=(details.pop("n_test_a"), details.pop("n_test_b")),
+        pair=pair, delta=delta, confidence=confidence, alpha_per_bound=alpha,
+        correction=correction_label(m),
+        settings={"test": test_name, "threshold_rule": "max dev bound on out-of-fold dev scores",
+                  "dev_folds": folds, "seed": seed, "n_certificates": m},
+        details=details,
+    )
+
+
+def _check_options(n_certificates: int, confidence: float, delta: float) -> float:
+    check_probability(confidence, "confidence")
+    check_probability(delta, "delta", open_interval=False)
+    return bonferroni_alpha(n_certificates, confidence)
+
+
+def reserved_test_certificate(
+    dev_a, dev_b, test_a, test_b, *,
+    classifier: Any = None,
+    score_function: ScoreFunction | None = None,
+    n_certificates: int = 1,
+    confidence: float = 0.95,
+    delta: float = 1e-5,
+    folds: int = 5,
+    seed: int = 0,
+    pair=None,
+) -> EpsilonResult:
+    """Reserved-test certificate for one pair from separate development and test samples.
+
+    Parameters
+    ----------
+    dev_a, dev_b : array_like, shapes (n_A_dev, d), (n_B_dev, d)
+        Development rows: used to fit the classifier and choose the threshold.
+    test_a, test_b : array_like, shapes (n1, d), (n0, d)
+        Untouched test rows: used only to count errors at the fixed threshold.
+    classifier : scikit-learn estimator, optional
+        Learned test (default logistic regression). Ignored when ``score_function`` is given.
+    score_function : callable, optional
+        A fixed score ``(n, d) -> (n,)``, higher meaning "more A" (e.g. the exact likelihood
+        ratio of a synthetic mechanism); then nothing is learned.
+    n_certificates : int
+        How many certificates are reported together (the Bonferroni family size ``m``).
+    confidence : float
+        Family-wise confidence (default 0.95); each one-sided bound is at
+        ``(1 - confidence) / (2 m)``.
+    delta : float
+        The delta of (epsilon, delta)-DP (default 1e-5).
+    folds, seed : int
+        Out-of-fold threshold selection on development data.
+    pair : tuple, optional
+
+    Returns
+    -------
+    EpsilonResult
+        ``kind="certificate"`` with ``n = (n1, n0)``; details ``threshold``, ``tp``, ``fp``,
+        ``tpr_lower``, ``fpr_upper``, ``test_auc``, ``censored`` (zero test errors), ``cap`` (the
+        largest value this test size can certify).
+
+    Raises
+    ------
+    ValueError
+        Bad samples (fewer than 2 rows per class, NaN/inf, mismatched dimensions), a bad
+        classifier, ``confidence``/``delta`` out of range, ``n_certificates < 1``.
+    """
+    da, db = as_pair(dev_a, dev_b)
+    ta, tb = as_pair(test_a, test_b)
+    if da.shape[1] != ta.shape[1]:
+        raise ValueError(f"development and test rows have different dimensions: {da.shape[1]} vs {ta.shape[1]}")
+    alpha = _check_options(n_certificates, confidence, delta)
+    if score_function is None:
+        check_classifier(classifier)
+    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, folds, seed)
+    out.update(n_test_a=len(ta), n_test_b=len(tb))
+    return _certificate(out, pair, classifier, score_function, confidence, alpha, n_certificates, delta, folds, seed)
+
+
+def split_dev_test(x_a, x_b, *, test_size: float = 0.3, seed: int = 0):
+    """Split each identity's rows into development and test parts (seeded, per class).
+
+    Returns
+    -------
+    tuple
+        ``(dev_a, test_a, dev_b, test_b)``.
+
+    Raises
+    ------
+    ValueError
+        If ``test_size`` is outside (0, 1) or a part would have fewer than 2 rows.
+    """
+    a, b = as_pair(x_a, x_b, min_rows=4)
+    check_probability(test_size, "test_size")
+    dev_a, test_a = train_test_split(a, test_size=test_size, random_state=seed)
+    dev_b, test_b = train_test_split(b, test_size=test_size, random_state=seed + 1)
+    for name, part in (("dev_a", dev_a), ("test_a", test_a), ("dev_b", dev_b), ("test_b", test_b)):
+        if len(part) < 2:
+            raise ValueError(f"test_size = {test_size} leaves {name} with {len(part)} row(s); need >= 2")
+    return dev_a, test_a, dev_b, test_b
+
+
+def reserved_test_pairs(
+    groups: Mapping[Hashable, np.ndarray],
+    pairs: Sequence[tuple[Hashable, Hashable]],
+    *,
+    test_groups: Mapping[Hashable, np.ndarray] | None = None,
+    test_size: float = 0.3,
+    classifier: Any = None,
+    score_functions: Callable[[Hashable, Hashable], ScoreFunction] | None = None,
+    n_certificates: int | None = None,
+    confidence: float = 0.95,
+    delta: float = 1e-5,
+    folds: int = 5,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> list[EpsilonResult]:
+    """Reserved-test certificates for many pairs, all holding together at ``confidence``.
+
+    Parameters
+    ----------
+    groups : mapping identity -> array_like, shape (n_i, d)
+        Development rows (or all rows, split with ``test_size`` when ``test_groups`` is None).
+    pairs : sequence of (identity, identity)
+    test_groups : mapping, optional
+        Separate untouched test rows per identity (synthetic mechanisms draw fresh ones).
+    test_size : float
+        Fraction of each identity's rows reserved for testing when ``test_groups`` is None; the
+        split of pair ``k`` uses seed ``seed + 2 k``.
+    classifier : estimator, optional
+    score_functions : callable ``(A, B) -> score function``, optional
+        Fixed tests, e.g. ``mechanism.exact_score`` (then nothing is learned).
+    n_certificates : int, optional
+        Bonferroni family size; defaults to ``len(pairs)`` (every certificate of this call is
+        reported together).
+    confidence, delta, folds, seed, n_jobs, progress
+        As in :func:`reserved_test_certificate`; results do not depend on ``n_jobs``.
+
+    Returns
+    -------
+    list of EpsilonResult, one certificate per pair.
+    """
+    groups = as_groups(groups)
+    pairs = as_pairs(pairs, groups)
+    if test_groups is not None:
+        test_groups = as_groups(test_groups)
+        as_pairs(pairs, test_groups)
+    m = len(pairs) if n_certificates is None else int(n_certificates)
+    alpha = _check_options(m, confidence, delta)
+    if score_functions is None:
+        check_classifier(classifier)
+    def job(k, a, b):
+        if test_groups is None:
+            dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size, seed=seed + 2 * k)
+        else:
+            dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
+        fn = score_functions(a, b) if score_functions is not None else None
+        out = _certify(dev_a, dev_b, test_a, test_b, classifier, fn, alpha, delta, folds, seed)
+        out.update(n_test_a=len(test_a), n_test_b=len(test_b))
+        return out
+
+    outs = Parallel(n_jobs=n_jobs)(delayed(job)(k, a, b) for k, (a, b) in enumerate(progress_bar(pairs, progress, ROUTE)))
+    return [
+        _certificate(out, (a, b), classifier, score_functions, confidence, alpha, m, delta, folds, seed)
+        for (a, b), out in zip(pairs, outs)
+    ]
