@@ -1,0 +1,112 @@
+"""Closed-form values of the certificate and the epsilon conversions (SPEC section 2; paper 001 Tables 3, 7)."""
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from epsaudit.bounds import (
+    bonferroni_alpha,
+    certifiable_cap,
+    certified_epsilon,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    epsilon_from_mmd_hockey_stick,
+    epsilon_from_mmd_tv_chain,
+    epsilon_from_tv,
+    roc_point_epsilon,
+)
+
+A40 = 0.05 / 80  # 40 certificates reported together
+
+
+@pytest.mark.parametrize(
+    "tp, n, fp, expected",
+    [
+        (30, 30, 0, 1.277),  # zero errors, n = 30
+        (29, 29, 0, 1.239),  # zero errors, n = 29
+        (29, 30, 0, 1.192),  # one error, n = 30
+        (28, 29, 0, 1.151),  # one error, n = 29
+        (9, 9, 0, 0.0),  # n = 9 cannot certify
+        (10, 10, 0, 0.0),  # n = 10 cannot certify
+    ],
+)
+def test_certificate_closed_forms(tp, n, fp, expected):
+    assert certified_epsilon(tp, n, fp, n, A40, 1e-5) == pytest.approx(expected, abs=5e-4)
+
+
+def test_one_error_in_either_class_is_symmetric():
+    # a false positive costs the same as a false negative
+    assert certified_epsilon(30, 30, 1, 30, A40) == pytest.approx(certified_epsilon(29, 30, 0, 30, A40), rel=1e-12)
+
+
+def test_cap_at_n100():
+    assert certifiable_cap(100, 100, 1e-4, 1e-5) == pytest.approx(2.338, abs=5e-4)
+    assert bonferroni_alpha(250) == pytest.approx(1e-4)  # Table 7: 250 pair-pass bounds
+
+
+def test_bonferroni_alpha_values():
+    assert bonferroni_alpha(40) == pytest.approx(A40)
+    assert bonferroni_alpha(1, 0.9) == pytest.approx(0.05)
+    with pytest.raises(ValueError, match="n_certificates"):
+        bonferroni_alpha(0)
+    with pytest.raises(ValueError, match="confidence"):
+        bonferroni_alpha(3, 1.5)
+
+
+def test_perfect_separation_gives_the_finite_cap():
+    value = certified_epsilon(50, 50, 0, 50, 0.025, 0.0)
+    assert np.isfinite(value) and value > 0
+    assert value == pytest.approx(np.log((0.025 ** (1 / 50)) / (1 - 0.025 ** (1 / 50))))
+
+
+def test_mirrored_direction_uses_tnr_and_fnr():
+    # no false negatives but half the negatives above threshold: the TNR/FNR direction carries it
+    a = 0.025
+    tpr_lo, fpr_hi = clopper_pearson_lower(50, 50, a), clopper_pearson_upper(25, 50, a)
+    direct, mirrored = np.log(tpr_lo / fpr_hi), np.log((1 - fpr_hi) / (1 - tpr_lo))
+    assert mirrored > direct > 0
+    assert certified_epsilon(50, 50, 25, 50, a, 0.0) == pytest.approx(mirrored, rel=1e-12)
+
+
+def test_no_separation_certifies_zero():
+    assert certified_epsilon(15, 30, 15, 30, 0.025) == 0.0
+
+
+def test_clopper_pearson_matches_scipy_binomtest():
+    for k, n, a in [(0, 10, 0.05), (3, 10, 0.05), (10, 10, 0.01), (17, 40, 0.001)]:
+        lo = stats.binomtest(k, n, alternative="greater").proportion_ci(1 - a).low
+        hi = stats.binomtest(k, n, alternative="less").proportion_ci(1 - a).high
+        assert clopper_pearson_lower(k, n, a) == pytest.approx(lo, abs=1e-12)
+        assert clopper_pearson_upper(k, n, a) == pytest.approx(hi, abs=1e-12)
+
+
+def test_clopper_pearson_rounds_fractional_counts_conservatively():
+    assert clopper_pearson_lower(2.5, 10, 0.05) == clopper_pearson_lower(2, 10, 0.05)
+    assert clopper_pearson_upper(2.5, 10, 0.05) == clopper_pearson_upper(3, 10, 0.05)
+
+
+def test_clopper_pearson_rejects_bad_counts():
+    with pytest.raises(ValueError, match="0 <= k <= n"):
+        clopper_pearson_lower(11, 10, 0.05)
+    with pytest.raises(ValueError, match="alpha"):
+        clopper_pearson_upper(1, 10, 0.0)
+    with pytest.raises(ValueError, match="n must be >= 1"):
+        clopper_pearson_upper(0, 0, 0.05)
+
+
+def test_roc_point_epsilon_conventions():
+    tpr = np.array([0.0, 0.5, 1.0, 0.5, 0.8])
+    fpr = np.array([0.0, 0.0, 0.5, 0.25, 0.2])
+    eps = roc_point_epsilon(tpr, fpr)
+    assert eps[0] == 0.0  # the (0, 0) corner: no evidence, log(1/1) from the mirrored term
+    assert np.isinf(eps[1]) and np.isinf(eps[2])  # FPR = 0 with TPR > 0; TPR = 1 with FPR < 1
+    assert eps[3] == pytest.approx(np.log(2.0))
+    assert eps[4] == pytest.approx(np.log(4.0))  # max(log(0.8/0.2), log(0.8/0.2))
+
+
+def test_tv_and_mmd_conversions():
+    assert epsilon_from_tv(np.tanh(0.35)) == pytest.approx(0.7)
+    assert epsilon_from_mmd_tv_chain(0.5) == pytest.approx(2 * np.arctanh(0.25))
+    assert epsilon_from_mmd_hockey_stick(0.5) == pytest.approx(2 * np.arctanh(0.5 / np.sqrt(2)))
+    assert epsilon_from_mmd_hockey_stick(0.5) > epsilon_from_mmd_tv_chain(0.5)
+    assert np.isinf(epsilon_from_tv(1.0))
