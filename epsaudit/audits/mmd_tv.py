@@ -64,7 +64,7 @@ def _pair_statistics(sa: _Sample, sb: _Sample, bandwidth_scale: float, permutati
     m, n = len(sa.x), len(sb.x)
     d2_ab = cross_squared_distances(sa.x, sb.x, sa.sq, sb.sq)
     pooled = np.concatenate([sa.upper, sb.upper, d2_ab.ravel()])
-    s = float(np.sqrt(np.median(pooled))) * bandwidth_scale  # median heuristic (pooled, i < j)
+    s = float(np.median(np.sqrt(pooled))) * bandwidth_scale  # median heuristic (pooled, i < j)
     if s == 0.0:
         raise ValueError("the median pairwise distance is zero (most pooled points coincide); "
                          "the median-heuristic bandwidth is undefined")
