@@ -1,0 +1,99 @@
+# epsaudit compendium: environment, tests, executed notebooks and the book.
+#
+#   make book                      venv + execute notebooks (PROFILE=full) + build _build/html
+#   make test                      venv + pytest (includes the slow book test)
+#   make notebooks PROFILE=smoke   execute notebooks/*.py into book/executed/ with the small profile
+#
+# Notebook sources are the jupytext files notebooks/*.py. They are converted to a scratch .ipynb
+# under _build/notebooks/ and executed there by papermill, so the sources are never overwritten.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+PYTHON  ?= python3
+PROFILE ?= full
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.installed
+KERNEL  := epsaudit
+LOCK    := requirements-lock.txt
+
+NB_SOURCES  := $(sort $(wildcard notebooks/*.py))
+NB_EXECUTED := $(patsubst notebooks/%.py,book/executed/%.ipynb,$(NB_SOURCES))
+NB_SCRATCH  := _build/notebooks
+LIB_SOURCES := $(shell find epsaudit -name '*.py' -not -path '*/__pycache__/*' 2>/dev/null)
+PROFILE_STAMP := book/executed/.profile
+
+# Shared read-only LFW copy beside the repository (never committed; data/lfw is git-ignored).
+LFW_SHARED := $(abspath $(CURDIR)/../shared/data/lfw)
+
+.PHONY: help venv test notebooks book sync clean data-link lock FORCE
+
+help:
+	@echo "make book                     build the book (executes notebooks with PROFILE=$(PROFILE))"
+	@echo "make test                     run the test suite (includes the slow book test)"
+	@echo "make notebooks PROFILE=smoke  execute notebooks/*.py into book/executed/"
+	@echo "make venv | sync | clean | data-link | lock"
+
+# ---------------------------------------------------------------------------------------------
+# Environment
+
+venv: $(STAMP) data-link
+
+$(STAMP): pyproject.toml $(LOCK)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[test]"
+	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (epsaudit)" >/dev/null
+	@touch $@
+
+# Link data/lfw -> ../../shared/data/lfw when the shared copy exists and nothing is there yet.
+data-link:
+	@if [ -d "$(LFW_SHARED)" ] && [ ! -e data/lfw ] && [ ! -L data/lfw ]; then \
+		mkdir -p data && ln -s ../../shared/data/lfw data/lfw && echo "linked data/lfw -> ../../shared/data/lfw"; \
+	fi
+
+# Regenerate the lock file from a throwaway venv that resolves pyproject.toml afresh.
+lock:
+	rm -rf _build/lockvenv
+	$(PYTHON) -m venv _build/lockvenv
+	_build/lockvenv/bin/python -m pip install --quiet -e ".[test]"
+	{ echo "# Full pip freeze of a fresh venv made from pyproject.toml (pip install -e '.[test]'), Python 3.11."; \
+	  echo "# Used as a constraints file: pip install -c requirements-lock.txt -e '.[test]'. Regenerate with: make lock"; \
+	  _build/lockvenv/bin/python -m pip freeze --exclude-editable | grep -v -i '^epsaudit'; } > $(LOCK)
+	rm -rf _build/lockvenv
+
+# ---------------------------------------------------------------------------------------------
+# Tests
+
+test: venv
+	$(BIN)/python -m pytest -q
+
+# ---------------------------------------------------------------------------------------------
+# Notebooks and book
+
+# Rewritten only when PROFILE changes, so switching profile re-executes every notebook.
+$(PROFILE_STAMP): FORCE
+	@mkdir -p $(@D)
+	@if [ "$$(cat $@ 2>/dev/null)" != "$(PROFILE)" ]; then echo "$(PROFILE)" > $@; fi
+
+book/executed/%.ipynb: notebooks/%.py $(LIB_SOURCES) $(PROFILE_STAMP) $(STAMP) | data-link
+	@mkdir -p $(NB_SCRATCH) $(@D)
+	$(BIN)/jupytext --quiet --to ipynb --output $(NB_SCRATCH)/$*.ipynb $<
+	$(BIN)/papermill --kernel $(KERNEL) --cwd notebooks \
+		-p profile $(PROFILE) $(NB_SCRATCH)/$*.ipynb $(NB_SCRATCH)/$*.executed.ipynb
+	mv $(NB_SCRATCH)/$*.executed.ipynb $@
+
+notebooks: venv $(NB_EXECUTED)
+
+book: notebooks
+	$(BIN)/jupyter-book build . -W -n --keep-going --all
+	@echo "Book: $(CURDIR)/_build/html/index.html"
+
+sync: venv
+	@if [ -n "$(NB_SOURCES)" ]; then $(BIN)/jupytext --sync $(NB_SOURCES); else echo "no notebooks/*.py to sync"; fi
+
+clean:
+	rm -rf _build book/executed .pytest_cache
+	find . -name __pycache__ -type d -not -path './.venv/*' -prune -exec rm -rf {} +
+
+FORCE:
