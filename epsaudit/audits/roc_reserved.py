@@ -11,13 +11,14 @@ With ``m`` certificates reported together, ``a = (1 - confidence) / (2 m)`` (Bon
 two one-sided bounds of each certificate), so all ``m`` bounds hold together with probability at
 least ``confidence`` under the iid row model. A *certificate*.
 
-Threshold choice (ours; the paper leaves it open): the development scores are out-of-fold scores
-(5-fold ``StratifiedKFold``, seeded) for a learned classifier, or the fixed scores of a given score
-function (e.g. the exact likelihood ratio of a synthetic mechanism). Candidate thresholds are the
-midpoints between consecutive distinct development scores; the one maximising the same bound on
-the development counts wins (the middle one among ties); if no candidate certifies anything on
-development data, the one maximising ``TPR - FPR`` is used. The final classifier is refitted on
-all development rows.
+Threshold choice (ours; the paper leaves it open): a learned classifier is fitted on all
+development rows and scores them (in-sample), or a fixed score function (e.g. the exact likelihood
+ratio of a synthetic mechanism) scores them. Candidate thresholds are the midpoints between
+consecutive distinct development scores; the one maximising the same bound on the development
+counts wins (the middle one among ties); if no candidate certifies anything on development data,
+the one maximising ``|TPR - FPR|`` is used. When the development scores separate the classes, as
+they do for a linear classifier with fewer rows than dimensions, this is the middle of the gap.
+Choosing on in-sample scores can only cost power, never validity: the test rows are untouched.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from ..progress import progress_bar
 from ..results import EpsilonResult
 from ..scorers import check_classifier, classifier_name, positive_scores
 from ..validation import as_groups, as_pair, as_pairs, check_probability
-from .roc_oof import out_of_fold_scores, pair_design
+from .roc_oof import pair_design
 
 ROUTE = "roc_reserved"
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -75,16 +76,14 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     return float(candidates[best[len(best) // 2]])
 
 
-def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta, folds, seed) -> dict:
+def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta) -> dict:
     if score_function is not None:
-        dev_sa, dev_sb = score_function(dev_a), score_function(dev_b)
         score = score_function
     else:
-        oof = out_of_fold_scores(dev_a, dev_b, classifier=classifier, folds=folds, seed=seed)
-        dev_sa, dev_sb = oof[: len(dev_a)], oof[len(dev_a):]
         x, y = pair_design(dev_a, dev_b)
         fitted = clone(check_classifier(classifier)).fit(x, y)
         score = lambda rows: positive_scores(fitted, rows)  # noqa: E731
+    dev_sa, dev_sb = score(dev_a), score(dev_b)
     threshold = choose_threshold(np.asarray(dev_sa), np.asarray(dev_sb), alpha, delta)
     test_sa, test_sb = np.asarray(score(test_a)), np.asarray(score(test_b))
     tp, fp = int(np.sum(test_sa > threshold)), int(np.sum(test_sb > threshold))
@@ -102,7 +101,7 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
     }
 
 
-def _certificate(out: dict, pair, classifier, score_function, confidence, alpha, m, delta, folds, seed) -> EpsilonResult:
+def _certificate(out: dict, pair, classifier, score_function, confidence, alpha, m, delta, seed) -> EpsilonResult:
     details = dict(out)
     value = details.pop("epsilon")
     test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
@@ -111,8 +110,8 @@ def _certificate(out: dict, pair, classifier, score_function, confidence, alpha,
         n=(details.pop("n_test_a"), details.pop("n_test_b")),
         pair=pair, delta=delta, confidence=confidence, alpha_per_bound=alpha,
         correction=correction_label(m),
-        settings={"test": test_name, "threshold_rule": "max dev bound on out-of-fold dev scores",
-                  "dev_folds": folds, "seed": seed, "n_certificates": m},
+        settings={"test": test_name, "threshold_rule": "max bound on development scores",
+                  "seed": seed, "n_certificates": m},
         details=details,
     )
 
@@ -130,8 +129,6 @@ def reserved_test_certificate(
     n_certificates: int = 1,
     confidence: float = 0.95,
     delta: float = 1e-5,
-    folds: int = 5,
-    seed: int = 0,
     pair=None,
 ) -> EpsilonResult:
     """Reserved-test certificate for one pair from separate development and test samples.
@@ -154,8 +151,6 @@ def reserved_test_certificate(
         ``(1 - confidence) / (2 m)``.
     delta : float
         The delta of (epsilon, delta)-DP (default 1e-5).
-    folds, seed : int
-        Out-of-fold threshold selection on development data.
     pair : tuple, optional
 
     Returns
@@ -178,9 +173,9 @@ def reserved_test_certificate(
     alpha = _check_options(n_certificates, confidence, delta)
     if score_function is None:
         check_classifier(classifier)
-    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, folds, seed)
+    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta)
     out.update(n_test_a=len(ta), n_test_b=len(tb))
-    return _certificate(out, pair, classifier, score_function, confidence, alpha, n_certificates, delta, folds, seed)
+    return _certificate(out, pair, classifier, score_function, confidence, alpha, n_certificates, delta, None)
 
 
 def split_dev_test(x_a, x_b, *, test_size: float = 0.3, seed: int = 0):
@@ -217,7 +212,6 @@ def reserved_test_pairs(
     n_certificates: int | None = None,
     confidence: float = 0.95,
     delta: float = 1e-5,
-    folds: int = 5,
     seed: int = 0,
     n_jobs: int | None = None,
     progress: bool = False,
@@ -240,8 +234,13 @@ def reserved_test_pairs(
     n_certificates : int, optional
         Bonferroni family size; defaults to ``len(pairs)`` (every certificate of this call is
         reported together).
-    confidence, delta, folds, seed, n_jobs, progress
-        As in :func:`reserved_test_certificate`; results do not depend on ``n_jobs``.
+    confidence, delta : float
+        As in :func:`reserved_test_certificate`.
+    seed : int
+        Seed of the development/test splits.
+    n_jobs : int, optional
+        joblib workers; results do not depend on it.
+    progress : bool
 
     Returns
     -------
@@ -262,12 +261,12 @@ def reserved_test_pairs(
         else:
             dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
         fn = score_functions(a, b) if score_functions is not None else None
-        out = _certify(dev_a, dev_b, test_a, test_b, classifier, fn, alpha, delta, folds, seed)
+        out = _certify(dev_a, dev_b, test_a, test_b, classifier, fn, alpha, delta)
         out.update(n_test_a=len(test_a), n_test_b=len(test_b))
         return out
 
     outs = Parallel(n_jobs=n_jobs)(delayed(job)(k, a, b) for k, (a, b) in enumerate(progress_bar(pairs, progress, ROUTE)))
     return [
-        _certificate(out, (a, b), classifier, score_functions, confidence, alpha, m, delta, folds, seed)
+        _certificate(out, (a, b), classifier, score_functions, confidence, alpha, m, delta, seed)
         for (a, b), out in zip(pairs, outs)
     ]
