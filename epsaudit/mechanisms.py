@@ -1,0 +1,870 @@
+"""Synthetic mechanisms with exactly known epsilon: the known-epsilon benchmark (SPEC section 3).
+
+Paper 001 calibrates the audit routes on mechanisms whose privacy is known exactly. Each identity
+``i`` of a prototype set has a prototype ``mu_i`` on the unit sphere in ``R^d`` and the mechanism
+releases ``x = mu_i + noise``:
+
+* :class:`ProductLaplace` -- independent ``Laplace(0, b)`` noise per coordinate. The pairwise
+  privacy loss is bounded, so the pair is pure ``epsilon``-DP with exactly
+  ``epsilon = ||mu_a - mu_b||_1 / b``.
+* :class:`IsotropicGaussian` -- ``N(0, sigma^2 I)`` noise. The exact ``epsilon(delta)`` of the pair
+  is that of the analytic Gaussian mechanism (Balle & Wang 2018, Theorem 8) with standardised
+  separation ``D = ||mu_a - mu_b||_2 / sigma`` (:func:`epsaudit.bounds.gaussian_epsilon`).
+* :class:`AnisotropicGaussian` -- ``N(0, S)`` noise with a *diagonal* covariance
+  ``S = diag(variances)`` in the standard basis; the same formula with the Mahalanobis distance
+  ``D = ||S^{-1/2} (mu_a - mu_b)||_2``. Its exact test scores along the whitening direction
+  ``S^{-1} (mu_a - mu_b)``.
+
+:func:`calibrate` sets the noise scale so that the *worst* pair of a prototype set has exactly the
+requested global epsilon (``epsilon = 0`` is the exact null: every identity releases the same
+distribution); :func:`reference_epsilon` is the median exact pairwise epsilon over the audited
+pairs, the reference the paper compares each audit with.
+
+The released samples are the raw vectors ``mu_i + noise``; they are deliberately *not*
+L2-normalised. Normalising is post-processing, which can only lower the true epsilon, so the
+exact values here would become upper bounds rather than exact references.
+
+Every random step takes a ``seed``: an ``int``, a :class:`numpy.random.SeedSequence` or a
+:class:`numpy.random.Generator`. Integer seeds give reproducible draws; ``None`` is refused so
+that no draw depends on hidden global state.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+from scipy import special
+from scipy.spatial import distance
+
+from . import bounds
+from .pairs import identity_pairs
+
+__all__ = [
+    "AnisotropicGaussian",
+    "BENCHMARK_EPSILONS",
+    "BENCHMARK_SAMPLE_SIZES",
+    "GEOMETRIES",
+    "IsotropicGaussian",
+    "MECHANISMS",
+    "Mechanism",
+    "N_AUDITED_PAIRS",
+    "ProductLaplace",
+    "anisotropic_variance_shape",
+    "benchmark_pairs",
+    "calibrate",
+    "distance_spread",
+    "prototype_set",
+    "reference_epsilon",
+]
+
+#: Requested global epsilons of the benchmark (paper 001, Table 6; SPEC section 3).
+BENCHMARK_EPSILONS: tuple[float, ...] = (0.0, 0.5, 2.0, 8.0, 16.0, 32.0)
+#: Samples per class (identity) of the benchmark.
+BENCHMARK_SAMPLE_SIZES: tuple[int, ...] = (30, 100, 300)
+#: Number of identity pairs audited per setting.
+N_AUDITED_PAIRS: int = 40
+#: Prototype geometries accepted by :func:`prototype_set`.
+GEOMETRIES: tuple[str, ...] = ("dispersed", "face_like")
+#: Mechanism names accepted by :func:`calibrate`.
+MECHANISMS: tuple[str, ...] = ("laplace", "gaussian", "anisotropic_gaussian")
+
+#: Default delta of the approximate-DP (Gaussian) mechanisms.
+DEFAULT_DELTA: float = 1e-5
+
+# face_like geometry: rank of the dominant subspace, decay of its axis scales, tangent radius of
+# the most distinctive identity, and ratio of the largest to the smallest identity radius.
+_FACE_RANK = 5
+_FACE_AXIS_DECAY = 0.5
+_FACE_MAX_RADIUS = 0.5
+_FACE_RADIUS_SPAN = 100.0
+
+#: Orders of magnitude spanned by the anisotropic variance spectrum used by :func:`calibrate`.
+ANISOTROPY_ORDERS: float = 4.0
+
+# Rows per chunk when scoring Monte Carlo draws (bounds memory at ~ chunk * d * 8 bytes).
+_MC_CHUNK = 4096
+
+
+# ---------------------------------------------------------------------------------------------
+# Seeds
+# ---------------------------------------------------------------------------------------------
+
+
+def _rng(seed) -> np.random.Generator:
+    """A Generator from ``seed`` (int, SeedSequence or Generator; a Generator is used as is)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, np.random.SeedSequence):
+        return np.random.default_rng(seed)
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {seed}")
+        return np.random.default_rng(int(seed))
+    raise ValueError(
+        f"seed must be a non-negative int, a numpy SeedSequence or a numpy Generator, got {seed!r}"
+    )
+
+
+def _spawn(seed, k: int) -> list[np.random.Generator]:
+    """``k`` independent Generators derived from ``seed`` (``SeedSequence(seed).spawn(k)``).
+
+    For an int seed the children are the same on every call; a Generator or SeedSequence
+    spawns fresh children each time (its spawn counter advances).
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed.spawn(k)
+    if isinstance(seed, np.random.SeedSequence):
+        return [np.random.default_rng(s) for s in seed.spawn(k)]
+    _rng(seed)  # validates
+    return [np.random.default_rng(s) for s in np.random.SeedSequence(int(seed)).spawn(k)]
+
+
+# ---------------------------------------------------------------------------------------------
+# Prototype sets
+# ---------------------------------------------------------------------------------------------
+
+
+def _normalise_rows(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def prototype_set(
+    geometry: str, n_identities: int = 20, dim: int = 512, seed=0, *, radius_span: float = _FACE_RADIUS_SPAN
+) -> np.ndarray:
+    """Identity prototypes on the unit sphere (SPEC section 3).
+
+    ``"dispersed"``
+        Independent uniform directions on the sphere ``S^{d-1}`` (normalised standard normal
+        vectors). In ``d = 512`` every pairwise L2 distance is close to ``sqrt(2)``.
+    ``"face_like"``
+        Prototypes ``normalise(m0 + U z_i)`` around a common mean direction ``m0`` ("the mean
+        face"), with ``U`` a ``(d, r)`` orthonormal basis orthogonal to ``m0``, ``r = min(5, d-1)``.
+        ``z_i = rho_i g_i / ||g_i||`` with ``g_i ~ N(0, diag(s_1^2, ..., s_r^2))``,
+        ``s_k = 2^{-(k-1)}`` (a few dominant directions of decaying spread) and radii
+        ``rho_i`` log-spaced from 0.5 down to ``0.5 / radius_span`` (0.005) and assigned to
+        identities in random order: most identities are "typical" (close to the mean face) and a
+        few are distinctive. Pairwise distances therefore vary widely: for ``K = 20``, ``d = 512``
+        the ratio of the largest to the median pairwise distance (:func:`distance_spread`) is
+        4.48 at ``seed = 0`` (minimum 3.48, median 4.8 over seeds 0-299), against ~1.06 for
+        ``"dispersed"``. The largest distance is ~0.6-0.7 (an angle of ~35-40 degrees). The
+        ratio grows with ``K`` (median 5.7 at ``K = 50``); at ``K = 10`` it can fall below 3
+        (median 3.7, minimum 2.8).
+
+    Parameters
+    ----------
+    geometry : {"dispersed", "face_like"}
+    n_identities : int, >= 2
+        Number of identities ``K``.
+    dim : int, >= 1 (>= 2 for ``"face_like"``)
+        Embedding dimension ``d``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of every random step (directions, basis, radii and their assignment).
+    radius_span : float, >= 1, keyword-only
+        ``"face_like"`` only: ratio of the largest to the smallest identity radius. Smaller
+        values give a less spread set (1 puts every identity at the same distance from ``m0``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (K, d), float64
+        Unit-norm rows, one prototype per identity.
+
+    Raises
+    ------
+    ValueError
+        If ``geometry`` is unknown, ``n_identities < 2``, ``dim < 1`` (or ``dim < 2`` for
+        ``"face_like"``), ``radius_span`` is below 1 or not finite, or ``seed`` is not a valid seed.
+    """
+    if geometry not in GEOMETRIES:
+        raise ValueError(f"unknown geometry {geometry!r}; expected one of {GEOMETRIES}")
+    k = _check_int(n_identities, "n_identities", minimum=2)
+    d = _check_int(dim, "dim", minimum=1)
+    if isinstance(radius_span, bool) or not isinstance(radius_span, numbers.Real) or not (
+        np.isfinite(radius_span) and radius_span >= 1
+    ):
+        raise ValueError(f"radius_span must be a finite number >= 1, got {radius_span!r}")
+    rng = _rng(seed)
+    if geometry == "dispersed":
+        return _normalise_rows(rng.standard_normal((k, d)))
+    if d < 2:
+        raise ValueError("the face_like geometry needs dim >= 2 (a mean direction plus spread)")
+    r = min(_FACE_RANK, d - 1)
+    basis, _ = np.linalg.qr(rng.standard_normal((d, r + 1)))
+    m0, u = basis[:, 0], basis[:, 1:]
+    axis_scales = _FACE_AXIS_DECAY ** np.arange(r)
+    directions = _normalise_rows(rng.standard_normal((k, r)) * axis_scales)
+    radii = _FACE_MAX_RADIUS * np.geomspace(1.0, 1.0 / float(radius_span), k)[rng.permutation(k)]
+    return _normalise_rows(m0 + (directions * radii[:, None]) @ u.T)
+
+
+def distance_spread(prototypes) -> float:
+    """Ratio of the largest to the median pairwise L2 distance of a prototype set.
+
+    Parameters
+    ----------
+    prototypes : array_like, shape (K, d), K >= 2
+
+    Returns
+    -------
+    float
+        ``max / median`` over the ``K (K - 1) / 2`` pairwise distances (``inf`` if the median is 0).
+
+    Raises
+    ------
+    ValueError
+        If ``prototypes`` is not a finite ``(K, d)`` array with ``K >= 2``.
+    """
+    p = _check_prototypes(prototypes, minimum=2)
+    dist = _pairwise(p, "l2")[np.triu_indices(p.shape[0], 1)]
+    med = float(np.median(dist))
+    return float(dist.max() / med) if med > 0 else float("inf")
+
+
+# ---------------------------------------------------------------------------------------------
+# Mechanisms
+# ---------------------------------------------------------------------------------------------
+
+
+class Mechanism:
+    """Base class: identity ``i`` releases ``prototypes[i] + noise`` (SPEC section 3).
+
+    Subclasses define the noise and the exact pairwise privacy. Identities are the row indices
+    ``0 .. K-1`` of ``prototypes``.
+
+    Attributes
+    ----------
+    prototypes : numpy.ndarray, shape (K, d)
+        Mean of each identity's outputs (all rows equal at the exact null).
+    name : str
+        ``"laplace"``, ``"gaussian"`` or ``"anisotropic_gaussian"``.
+    delta : float
+        The delta of the exact ``(epsilon, delta)`` values: 0.0 for Laplace (pure DP).
+    null : bool
+        True when every identity releases the same distribution (all prototypes equal), so
+        every pairwise epsilon is exactly 0.
+    requested_epsilon : float or None
+        The global epsilon :func:`calibrate` fitted, ``None`` for a hand-built mechanism.
+    worst_pair : tuple of int or None
+        The pair that attains ``requested_epsilon`` (``None`` at the null or if not calibrated).
+    """
+
+    name: str = ""
+
+    def __init__(self, prototypes, delta: float) -> None:
+        self.prototypes = _check_prototypes(prototypes, minimum=1)
+        self.prototypes.setflags(write=False)
+        self.delta = float(delta)
+        self.null = bool(np.all(self.prototypes == self.prototypes[0]))
+        self.requested_epsilon: float | None = None
+        self.worst_pair: tuple[int, int] | None = None
+
+    # -- shape -----------------------------------------------------------------------------
+    @property
+    def n_identities(self) -> int:
+        """Number of identities ``K``."""
+        return int(self.prototypes.shape[0])
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension ``d``."""
+        return int(self.prototypes.shape[1])
+
+    # -- to be provided by subclasses ------------------------------------------------------
+    def _noise(self, rng: np.random.Generator, n: int) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _separation_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _epsilon_from_separation(self, sep):  # pragma: no cover
+        raise NotImplementedError
+
+    def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:  # pragma: no cover
+        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)``: a callable ``(n, d) -> (n,)``.
+
+        Thresholding it is the most powerful test of ``a`` against ``b`` (Neyman-Pearson), the
+        "exact" test of paper 001, Figure 3 and Table 6.
+        """
+        raise NotImplementedError
+
+    def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:  # pragma: no cover
+        """Population AUC of the exact likelihood-ratio test of ``a`` (positive) against ``b``."""
+        raise NotImplementedError
+
+    # -- sampling --------------------------------------------------------------------------
+    def sample(self, identity: int, n: int, seed=0) -> np.ndarray:
+        """Draw ``n`` outputs of one identity.
+
+        Parameters
+        ----------
+        identity : int
+            Row index of the identity in ``prototypes``, ``0 <= identity < K``.
+        n : int, >= 1
+            Number of outputs.
+        seed : int, numpy.random.SeedSequence or numpy.random.Generator
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d), float64
+            Raw outputs ``prototypes[identity] + noise`` (same units as the prototypes; not
+            normalised).
+
+        Raises
+        ------
+        ValueError
+            If ``identity`` is not a valid index, ``n < 1`` or ``seed`` is invalid.
+        """
+        i = self._check_identity(identity, "identity")
+        n = _check_int(n, "n", minimum=1)
+        return self.prototypes[i] + self._noise(_rng(seed), n)
+
+    def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
+        """Draw ``n`` outputs for each identity, on independent random streams.
+
+        The stream of identity ``i`` is child ``i`` of ``SeedSequence(seed).spawn(K)`` (for a
+        Generator seed: ``seed.spawn(K)``), so with an int seed identity ``i`` gets the same draw
+        whichever subset ``identities`` is requested, and
+        ``sample_groups(n, s)[i] == sample(i, n, np.random.default_rng(SeedSequence(s).spawn(K)[i]))``.
+
+        Parameters
+        ----------
+        n : int, >= 1
+            Outputs per identity.
+        seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        identities : iterable of int, optional
+            Identities to draw (default: all ``K``).
+
+        Returns
+        -------
+        dict of int to numpy.ndarray, each of shape (n, d)
+            Keys in the order requested.
+
+        Raises
+        ------
+        ValueError
+            If an identity is invalid or repeated, ``n < 1`` or ``seed`` is invalid.
+        """
+        n = _check_int(n, "n", minimum=1)
+        if identities is None:
+            ids = list(range(self.n_identities))
+        else:
+            ids = [self._check_identity(i, "identities") for i in identities]
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"identities contains repeated entries: {ids}")
+        streams = _spawn(seed, self.n_identities)
+        return {i: self.prototypes[i] + self._noise(streams[i], n) for i in ids}
+
+    # -- exact privacy ---------------------------------------------------------------------
+    def separation(self, a: int, b: int) -> float:
+        """The standardised distance that determines the pair's exact epsilon.
+
+        ``||mu_a - mu_b||_1 / b`` for Laplace (equal to its epsilon), ``||mu_a - mu_b||_2 / sigma``
+        for the isotropic Gaussian and the Mahalanobis distance for the anisotropic Gaussian.
+        """
+        a, b = self._check_identity(a, "a"), self._check_identity(b, "b")
+        return float(self._separation_pairs(np.array([a]), np.array([b]))[0])
+
+    def exact_epsilon(self, a: int, b: int) -> float:
+        """Exact pairwise epsilon of identities ``a`` and ``b`` (0 when their outputs are equal in law).
+
+        Pure epsilon for Laplace; ``epsilon(delta)`` at ``self.delta`` for the Gaussians.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a valid identity index.
+        """
+        return float(self._epsilon_from_separation(self.separation(a, b)))
+
+    def exact_epsilons(self, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+        """Exact epsilon of each pair, shape ``(len(pairs),)``.
+
+        Raises
+        ------
+        ValueError
+            If ``pairs`` is empty or names an invalid identity.
+        """
+        a, b = self._check_pairs(pairs)
+        out = self._epsilon_from_separation(self._separation_pairs(a, b))
+        return np.atleast_1d(np.asarray(out, dtype=np.float64))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _check_identity(self, i, name: str) -> int:
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+            raise ValueError(f"{name} must be an integer identity index, got {i!r}")
+        if not 0 <= int(i) < self.n_identities:
+            raise ValueError(
+                f"{name} = {i} is not an identity of this mechanism (valid: 0 .. {self.n_identities - 1})"
+            )
+        return int(i)
+
+    def _check_pairs(self, pairs) -> tuple[np.ndarray, np.ndarray]:
+        pairs = list(pairs)
+        if not pairs:
+            raise ValueError("pairs is empty; give at least one identity pair")
+        a, b = [], []
+        for k, pair in enumerate(pairs):
+            if len(pair) != 2:
+                raise ValueError(f"pairs[{k}] = {pair!r} is not a pair of two identities")
+            a.append(self._check_identity(pair[0], f"pairs[{k}][0]"))
+            b.append(self._check_identity(pair[1], f"pairs[{k}][1]"))
+        return np.array(a), np.array(b)
+
+    def _check_points(self, x) -> np.ndarray:
+        arr = np.asarray(x, dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[1] != self.dim:
+            raise ValueError(f"x must have shape (n, {self.dim}); got {arr.shape}")
+        return arr
+
+    def __repr__(self) -> str:
+        extra = "" if self.requested_epsilon is None else f", requested_epsilon={self.requested_epsilon:g}"
+        return (
+            f"{type(self).__name__}(K={self.n_identities}, d={self.dim}, {self._scale_repr()}, "
+            f"delta={self.delta:g}, null={self.null}{extra})"
+        )
+
+    def _scale_repr(self) -> str:  # pragma: no cover
+        return ""
+
+
+class ProductLaplace(Mechanism):
+    """Product Laplace mechanism: ``x_j = mu_j + Laplace(0, b)`` independently per coordinate.
+
+    Density ``p_i(x) = prod_j exp(-|x_j - mu_ij| / b) / (2 b)``. The log-likelihood ratio of a
+    pair is ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b``, bounded in absolute value by
+    ``||mu_a - mu_b||_1 / b`` and attaining that bound with positive probability, so the pair is
+    pure epsilon-DP with exactly ``epsilon = ||mu_a - mu_b||_1 / b`` (SPEC section 3).
+
+    Parameters
+    ----------
+    prototypes : array_like, shape (K, d)
+        Identity means.
+    scale : float, > 0
+        Laplace scale ``b`` (per-coordinate variance ``2 b^2``).
+
+    Raises
+    ------
+    ValueError
+        If ``prototypes`` is not a finite 2-D array or ``scale`` is not positive and finite.
+    """
+
+    name = "laplace"
+
+    def __init__(self, prototypes, scale: float) -> None:
+        super().__init__(prototypes, delta=0.0)
+        self.scale = _check_positive(scale, "scale")
+
+    def _scale_repr(self) -> str:
+        return f"scale={self.scale:.6g}"
+
+    def _noise(self, rng, n):
+        return rng.laplace(0.0, self.scale, size=(n, self.dim))
+
+    def _separation_pairs(self, a, b):
+        return np.abs(self.prototypes[a] - self.prototypes[b]).sum(axis=1) / self.scale
+
+    def _epsilon_from_separation(self, sep):
+        return np.asarray(sep, dtype=np.float64)
+
+    def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
+        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)`` of the pair (the exact LR test).
+
+        Returns
+        -------
+        callable
+            Maps an ``(n, d)`` array to the ``(n,)`` scores
+            ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b``; values lie in
+            ``[-epsilon, epsilon]``.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is invalid; the callable raises if its input is not ``(n, d)``.
+        """
+        mu_a = self.prototypes[self._check_identity(a, "a")]
+        mu_b = self.prototypes[self._check_identity(b, "b")]
+        keep = mu_a != mu_b  # coordinates with equal means contribute exactly 0
+        mu_a, mu_b, scale = mu_a[keep], mu_b[keep], self.scale
+
+        def score(x):
+            xk = self._check_points(x)[:, keep]
+            return (np.abs(xk - mu_b).sum(axis=1) - np.abs(xk - mu_a).sum(axis=1)) / scale
+
+        return score
+
+    def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:
+        """Population AUC of the exact likelihood-ratio test, by Monte Carlo (paper 001, Figure 2).
+
+        ``n_mc`` outputs of each identity are drawn on independent streams spawned from
+        ``seed``, scored with :meth:`exact_score` and the AUC (class ``a`` positive) is computed
+        by :func:`sklearn.metrics.roc_auc_score`. The Monte Carlo standard error is below
+        ``0.5 / sqrt(n_mc)`` (0.0035 at the default).
+
+        Returns
+        -------
+        float
+            AUC in [0.5, 1] up to Monte Carlo error; exactly 0.5 when the pair is identical.
+
+        Raises
+        ------
+        ValueError
+            If ``a``/``b`` is invalid, ``n_mc < 1`` or ``seed`` is invalid.
+        """
+        from sklearn.metrics import roc_auc_score
+
+        score = self.exact_score(a, b)
+        n_mc = _check_int(n_mc, "n_mc", minimum=1)
+        rng_a, rng_b = _spawn(seed, 2)
+        s_a = _chunked_scores(self, a, n_mc, rng_a, score)
+        s_b = _chunked_scores(self, b, n_mc, rng_b, score)
+        labels = np.r_[np.ones(n_mc), np.zeros(n_mc)]
+        return float(roc_auc_score(labels, np.r_[s_a, s_b]))
+
+
+class _GaussianBase(Mechanism):
+    """Shared code of the Gaussian mechanisms: noise ``N(0, diag(variances))``."""
+
+    def __init__(self, prototypes, variances: np.ndarray, delta: float) -> None:
+        if not (isinstance(delta, numbers.Real) and 0.0 < float(delta) < 1.0):
+            raise ValueError(f"delta must be in (0, 1) for a Gaussian mechanism, got {delta!r}")
+        super().__init__(prototypes, delta=float(delta))
+        self._var = variances
+        self._std = np.sqrt(variances)
+
+    def _noise(self, rng, n):
+        return rng.standard_normal((n, self.dim)) * self._std
+
+    def _separation_pairs(self, a, b):
+        diff = self.prototypes[a] - self.prototypes[b]
+        return np.sqrt(np.sum(diff * diff / self._var, axis=1))
+
+    def _epsilon_from_separation(self, sep):
+        return bounds.gaussian_epsilon(sep, self.delta)
+
+    def whitening_direction(self, a: int, b: int) -> np.ndarray:
+        """``S^{-1} (mu_a - mu_b)``, shape (d,): the direction of the exact likelihood-ratio test."""
+        a, b = self._check_identity(a, "a"), self._check_identity(b, "b")
+        return (self.prototypes[a] - self.prototypes[b]) / self._var
+
+    def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
+        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)`` of the pair (the exact LR test).
+
+        For Gaussian noise with covariance ``S`` it is linear along the whitening direction:
+        ``w^T (x - (mu_a + mu_b) / 2)`` with ``w = S^{-1} (mu_a - mu_b)``; under identity ``a`` it
+        is ``N(D^2/2, D^2)``, under ``b`` ``N(-D^2/2, D^2)`` (``D`` the standardised or Mahalanobis
+        distance).
+
+        Returns
+        -------
+        callable
+            Maps an ``(n, d)`` array to the ``(n,)`` scores.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is invalid; the callable raises if its input is not ``(n, d)``.
+        """
+        w = self.whitening_direction(a, b)
+        mid = 0.5 * (self.prototypes[a] + self.prototypes[b])
+
+        def score(x):
+            return (self._check_points(x) - mid) @ w
+
+        return score
+
+    def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:
+        """Population AUC of the exact likelihood-ratio test: ``Phi(D / sqrt(2))`` (closed form).
+
+        ``D`` is :meth:`separation`. ``n_mc`` and ``seed`` are accepted for a common signature
+        with :class:`ProductLaplace` and ignored.
+
+        Returns
+        -------
+        float
+            AUC in [0.5, 1); 0.5 when the pair is identical.
+        """
+        return float(special.ndtr(self.separation(a, b) / np.sqrt(2.0)))
+
+
+class IsotropicGaussian(_GaussianBase):
+    """Isotropic Gaussian mechanism: ``x = mu_i + N(0, sigma^2 I_d)``.
+
+    Exact pairwise ``epsilon(delta) = bounds.gaussian_epsilon(||mu_a - mu_b||_2 / sigma, delta)``,
+    the analytic Gaussian mechanism of Balle & Wang (2018, Theorem 8); SPEC section 3.
+
+    Parameters
+    ----------
+    prototypes : array_like, shape (K, d)
+    sigma : float, > 0
+        Noise standard deviation per coordinate (same units as the prototypes).
+    delta : float in (0, 1), default 1e-5
+        The delta at which exact epsilons are reported.
+
+    Raises
+    ------
+    ValueError
+        If ``prototypes`` is not a finite 2-D array, ``sigma`` is not positive and finite or
+        ``delta`` is outside (0, 1).
+    """
+
+    name = "gaussian"
+
+    def __init__(self, prototypes, sigma: float, delta: float = DEFAULT_DELTA) -> None:
+        sigma = _check_positive(sigma, "sigma")
+        p = _check_prototypes(prototypes, minimum=1)
+        super().__init__(p, np.full(p.shape[1], sigma**2), delta)
+        self.sigma = sigma
+
+    def _scale_repr(self) -> str:
+        return f"sigma={self.sigma:.6g}"
+
+
+class AnisotropicGaussian(_GaussianBase):
+    """Anisotropic Gaussian mechanism: ``x = mu_i + N(0, S)``, ``S = diag(variances)``.
+
+    The covariance is **diagonal in the standard basis** (coordinate ``j`` has variance
+    ``variances[j]``), so the outputs are product-form, like the other two mechanisms. Exact
+    pairwise ``epsilon(delta) = bounds.gaussian_epsilon(D_M, delta)`` with the Mahalanobis distance
+    ``D_M = ||S^{-1/2} (mu_a - mu_b)||_2`` (Balle & Wang 2018 after whitening; SPEC section 3). The
+    exact test scores along the whitening direction ``S^{-1} (mu_a - mu_b)``
+    (:meth:`whitening_direction`).
+
+    With the spread spectrum :func:`calibrate` uses (:func:`anisotropic_variance_shape`, four
+    orders of magnitude), ``D_M`` is dominated by the low-variance coordinates while the total
+    variance sits in the high-variance ones, so a learned linear test on raw outputs with an L2
+    penalty (paper's logistic regression, C = 1) looks in the wrong directions and fails where
+    the exact test succeeds (paper 001, Table 6). An L2-penalised logistic regression is
+    rotation-equivariant, so a random rotation of the basis would not change that; the standard
+    basis keeps the noise product-form for the per-coordinate routes.
+
+    Parameters
+    ----------
+    prototypes : array_like, shape (K, d)
+    variances : array_like, shape (d,), all > 0
+        Per-coordinate noise variances (squared prototype units).
+    delta : float in (0, 1), default 1e-5
+
+    Raises
+    ------
+    ValueError
+        If ``prototypes`` is not a finite 2-D array, ``variances`` does not have shape ``(d,)``
+        or has a non-positive or non-finite entry, or ``delta`` is outside (0, 1).
+    """
+
+    name = "anisotropic_gaussian"
+
+    def __init__(self, prototypes, variances, delta: float = DEFAULT_DELTA) -> None:
+        p = _check_prototypes(prototypes, minimum=1)
+        var = np.asarray(variances, dtype=np.float64)
+        if var.shape != (p.shape[1],):
+            raise ValueError(f"variances must have shape ({p.shape[1]},) to match prototypes; got {var.shape}")
+        if not np.all(np.isfinite(var)) or np.any(var <= 0):
+            raise ValueError("variances must all be finite and > 0")
+        var = var.copy()
+        var.setflags(write=False)
+        super().__init__(p, var, delta)
+        self.variances = var
+
+    def _scale_repr(self) -> str:
+        return f"variances in [{self.variances.min():.3g}, {self.variances.max():.3g}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibration and the benchmark protocol
+# ---------------------------------------------------------------------------------------------
+
+
+def anisotropic_variance_shape(dim: int, orders: float = ANISOTROPY_ORDERS) -> np.ndarray:
+    """The fixed anisotropic spectrum shape: variances log-spaced over ``orders`` decades, mean 1.
+
+    ``v_j = c * 10^(-orders * j / (d - 1))``, ``j = 0 .. d-1`` (decreasing), with ``c`` chosen so
+    that ``mean(v) = 1``. With ``orders = 4`` and ``d = 512``, ``v`` runs from ~9.2 to ~9.2e-4; the
+    quarter of coordinates with the smallest variances carries ~0.1% of the total variance but
+    ~90% of ``sum_j 1 / v_j``, i.e. of the Mahalanobis distance of a generic mean difference.
+
+    Raises
+    ------
+    ValueError
+        If ``dim < 1`` or ``orders`` is negative or not finite.
+    """
+    d = _check_int(dim, "dim", minimum=1)
+    if not (np.isfinite(orders) and orders >= 0):
+        raise ValueError(f"orders must be finite and >= 0, got {orders}")
+    v = 10.0 ** (-float(orders) * np.linspace(0.0, 1.0, d)) if d > 1 else np.ones(1)
+    return v / v.mean()
+
+
+def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFAULT_DELTA, seed=0) -> Mechanism:
+    """A mechanism whose worst pair over the prototype set has exactly the requested epsilon.
+
+    The noise scale is fitted to the pair with the largest separation among all
+    ``K (K - 1) / 2`` pairs (SPEC section 3):
+
+    * ``"laplace"``: ``b = max_{a,b} ||mu_a - mu_b||_1 / epsilon`` (pure DP; ``delta`` unused);
+    * ``"gaussian"``: ``sigma = max ||mu_a - mu_b||_2 / m`` with
+      ``m = bounds.gaussian_mu_for_epsilon(epsilon, delta)``;
+    * ``"anisotropic_gaussian"``: ``variances = s * anisotropic_variance_shape(d)`` with the scalar
+      ``s = (max D_shape / m)^2``, ``D_shape`` the Mahalanobis distances under the shape.
+
+    ``epsilon = 0`` is the exact null: every identity gets ``prototypes[0]``, so all identities
+    release the same distribution and every exact pairwise epsilon is 0; the noise then has unit
+    variance per coordinate on average (Laplace ``b = 1 / sqrt(2)``, ``sigma = 1``, anisotropic
+    variances equal to the mean-1 shape), and ``null`` is True.
+
+    Parameters
+    ----------
+    mechanism : {"laplace", "gaussian", "anisotropic_gaussian"}
+    prototypes : array_like, shape (K, d), K >= 2
+        Identity prototypes, e.g. from :func:`prototype_set`.
+    epsilon : float, >= 0
+        Requested global epsilon (natural-log units).
+    delta : float in (0, 1), default 1e-5
+        The delta of the Gaussian mechanisms' ``epsilon(delta)``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Accepted (and validated) for a uniform benchmark signature; calibration itself is
+        deterministic, all randomness is in the prototypes and in the sampling.
+
+    Returns
+    -------
+    Mechanism
+        With ``requested_epsilon = epsilon`` and ``worst_pair`` the ``(a, b)`` attaining it
+        (``None`` at the null).
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is unknown, ``epsilon`` is negative or not finite, ``delta`` is outside
+        (0, 1), ``prototypes`` has fewer than two rows, or ``epsilon > 0`` while all prototypes
+        coincide (no pair to calibrate).
+    """
+    if mechanism not in MECHANISMS:
+        raise ValueError(f"unknown mechanism {mechanism!r}; expected one of {MECHANISMS}")
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon < 0:
+        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
+    if not (isinstance(delta, numbers.Real) and 0.0 < float(delta) < 1.0):
+        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
+    _rng(seed)
+    p = _check_prototypes(prototypes, minimum=2)
+    k, d = p.shape
+    epsilon, delta = float(epsilon), float(delta)
+    shape = anisotropic_variance_shape(d)
+
+    if epsilon == 0.0:
+        null_p = np.repeat(p[:1], k, axis=0)
+        if mechanism == "laplace":
+            mech: Mechanism = ProductLaplace(null_p, 1.0 / np.sqrt(2.0))
+        elif mechanism == "gaussian":
+            mech = IsotropicGaussian(null_p, 1.0, delta=delta)
+        else:
+            mech = AnisotropicGaussian(null_p, shape, delta=delta)
+        mech.requested_epsilon = 0.0
+        return mech
+
+    if mechanism == "laplace":
+        dist = _pairwise(p, "l1")
+    elif mechanism == "gaussian":
+        dist = _pairwise(p, "l2")
+    else:
+        dist = _pairwise(p / np.sqrt(shape), "l2")
+    iu = np.triu_indices(k, 1)
+    worst = int(np.argmax(dist[iu]))
+    d_max = float(dist[iu][worst])
+    if d_max <= 0:
+        raise ValueError("all prototypes coincide; there is no pair to calibrate epsilon > 0 on")
+
+    if mechanism == "laplace":
+        mech = ProductLaplace(p, d_max / epsilon)
+    else:
+        m = bounds.gaussian_mu_for_epsilon(epsilon, delta)
+        if mechanism == "gaussian":
+            mech = IsotropicGaussian(p, d_max / m, delta=delta)
+        else:
+            mech = AnisotropicGaussian(p, shape * (d_max / m) ** 2, delta=delta)
+    mech.requested_epsilon = epsilon
+    mech.worst_pair = (int(iu[0][worst]), int(iu[1][worst]))
+    return mech
+
+
+def reference_epsilon(mechanism: Mechanism, pairs: Sequence[tuple[int, int]]) -> float:
+    """Median exact pairwise epsilon over ``pairs``: the paper's reference per setting.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    pairs : sequence of (int, int)
+        Audited identity pairs, e.g. :func:`benchmark_pairs`.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``pairs`` is empty or names an identity the mechanism does not have.
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise ValueError(f"mechanism must be a Mechanism, got {type(mechanism).__name__}")
+    return float(np.median(mechanism.exact_epsilons(pairs)))
+
+
+def benchmark_pairs(n_identities: int, seed=0) -> list[tuple[int, int]]:
+    """The audited pairs: the first :data:`N_AUDITED_PAIRS` (40) of the shuffled pair list.
+
+    ``pairs.identity_pairs(range(n_identities), seed)[:40]`` (all pairs if there are fewer than
+    40, i.e. ``n_identities <= 9``).
+
+    Raises
+    ------
+    ValueError
+        If ``n_identities < 2``.
+    """
+    k = _check_int(n_identities, "n_identities", minimum=2)
+    return [(int(a), int(b)) for a, b in identity_pairs(range(k), seed)[:N_AUDITED_PAIRS]]
+
+
+# ---------------------------------------------------------------------------------------------
+# Internals
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_int(value, name: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_positive(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _check_prototypes(prototypes, *, minimum: int) -> np.ndarray:
+    try:
+        p = np.array(prototypes, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"prototypes must be a numeric (K, d) array: {exc}") from None
+    if p.ndim != 2 or p.shape[1] < 1:
+        raise ValueError(f"prototypes must be a two-dimensional (K, d) array; got shape {p.shape}")
+    if p.shape[0] < minimum:
+        raise ValueError(f"prototypes needs at least {minimum} identities (rows); got {p.shape[0]}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError("prototypes holds NaN or infinite values")
+    return p
+
+
+def _pairwise(p: np.ndarray, metric: str) -> np.ndarray:
+    """(K, K) matrix of pairwise L1 or L2 distances between the rows of ``p``."""
+    return distance.cdist(p, p, "cityblock" if metric == "l1" else "euclidean")
+
+
+def _chunked_scores(mech: Mechanism, identity: int, n: int, rng: np.random.Generator, score) -> np.ndarray:
+    out = np.empty(n)
+    for start in range(0, n, _MC_CHUNK):
+        stop = min(n, start + _MC_CHUNK)
+        out[start:stop] = score(mech.prototypes[identity] + mech._noise(rng, stop - start))
+    return out
