@@ -7,10 +7,10 @@ from typing import Iterable, TypeVar
 T = TypeVar("T")
 
 
-def progress_bar(items: Iterable[T], enabled: bool, desc: str) -> Iterable[T]:
+def progress_bar(items: Iterable[T], enabled: bool, desc: str, total: int | None = None) -> Iterable[T]:
     """Wrap ``items`` in a tqdm bar labelled ``desc`` when ``enabled``; otherwise return them unchanged."""
     if not enabled:
         return items
     from tqdm.auto import tqdm
 
-    return tqdm(items, desc=desc)
+    return tqdm(items, desc=desc, total=total)
