@@ -123,7 +123,7 @@ def _write_kernelspec(root: Path) -> tuple[str, dict]:
     )
     env = dict(os.environ)
     env["JUPYTER_PATH"] = os.pathsep.join(filter(None, [str(root), env.get("JUPYTER_PATH")]))
-    env.setdefault("MPLBACKEND", "Agg")
+    env.pop("MPLBACKEND", None)  # a non-interactive backend would hide the inline figures
     return name, env
 
 
