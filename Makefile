@@ -41,7 +41,12 @@ help:
 venv: $(STAMP) data-link
 
 $(STAMP): pyproject.toml $(LOCK)
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@if [ ! -x $(BIN)/python ]; then \
+		$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11, 5))' || { \
+			echo "$(PYTHON) is $$($(PYTHON) --version 2>&1); $(LOCK) needs Python >= 3.11.5 (it was made on 3.11.7)." >&2; \
+			echo "Run e.g. 'make PYTHON=python3.11 ...'." >&2; exit 1; }; \
+		$(PYTHON) -m venv $(VENV); \
+	fi
 	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[test]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (epsaudit)" >/dev/null
 	@touch $@
