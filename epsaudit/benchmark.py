@@ -17,7 +17,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 
 from .audits import audit_pairs, reserved_test_pairs
-from .mechanisms import Mechanism, benchmark_pairs, calibrate, prototype_set
+from .mechanisms import N_AUDITED_PAIRS, Mechanism, benchmark_pairs, calibrate, prototype_set
 from .progress import progress_bar
 from .results import results_frame
 from .scorers import logistic_regression, shrinkage_lda
@@ -40,6 +40,7 @@ class Setting:
     seed: int = 0
     dim: int = 512
     n_identities: int = N_IDENTITIES
+    n_pairs: int = N_AUDITED_PAIRS
 
     def seed_sequence(self, stream: int = 0) -> np.random.SeedSequence:
         """Independent stream ``stream`` of this setting (0: routes, 1: development, 2: test)."""
@@ -51,7 +52,7 @@ class Setting:
         """Calibrated mechanism (prototypes seeded by ``seed`` only) and its 40 audited pairs."""
         prototypes = prototype_set(self.geometry, self.n_identities, self.dim, seed=self.seed)
         mechanism = calibrate(self.mechanism, prototypes, self.epsilon, seed=self.seed)
-        return mechanism, benchmark_pairs(self.n_identities, seed=self.seed)
+        return mechanism, benchmark_pairs(self.n_identities, seed=self.seed)[: self.n_pairs]
 
 
 def hash_name(name: str) -> int:
@@ -60,10 +61,11 @@ def hash_name(name: str) -> int:
 
 
 def settings_grid(geometries: Iterable[str], mechanisms: Iterable[str], epsilons: Iterable[float],
-                  sizes: Iterable[int], reps: int, seed: int = 0, dim: int = 512) -> list[Setting]:
+                  sizes: Iterable[int], reps: int, seed: int = 0, dim: int = 512,
+                  n_pairs: int = N_AUDITED_PAIRS) -> list[Setting]:
     """All combinations, in a fixed order."""
     return [
-        Setting(g, m, float(e), int(n), r, seed, dim)
+        Setting(g, m, float(e), int(n), r, seed, dim, N_IDENTITIES, n_pairs)
         for g in geometries for m in mechanisms for e in epsilons for n in sizes for r in range(reps)
     ]
 
@@ -73,7 +75,7 @@ def _annotate(frame: pd.DataFrame, setting: Setting, mechanism: Mechanism, pairs
     audited = list(zip(frame["identity_a"], frame["identity_b"]))
     frame.insert(3, "exact_epsilon", mechanism.exact_epsilons(audited) if audited else [])
     for key, value in reversed(list(asdict(setting).items())):
-        if key not in ("seed", "n_identities"):
+        if key not in ("seed", "n_identities", "n_pairs"):
             frame.insert(0, key, value)
     frame.insert(0, "reference_epsilon", float(np.median(mechanism.exact_epsilons(pairs))))
     return frame
@@ -152,3 +154,50 @@ def run(settings: Sequence[Setting], task, *, n_jobs: int | None = None, progres
     frames = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
     frames = list(progress_bar(frames, progress, desc, total=len(settings)))
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def optimal_auc_reference(setting: Setting, *, n_mc: int = 20_000) -> dict[str, float]:
+    """Population-optimal AUC (exact likelihood-ratio test) of the setting's median-epsilon pair.
+
+    Closed form ``Phi(D / sqrt 2)`` for Gaussian noise; Monte Carlo with ``n_mc`` draws per class
+    for product Laplace noise (paper 001, Figure 2).
+    """
+    mechanism, pairs = setting.build()
+    exact = mechanism.exact_epsilons(pairs)
+    k = int(np.argsort(exact)[(len(exact) - 1) // 2])
+    a, b = pairs[k]
+    return {"mechanism": setting.mechanism, "geometry": setting.geometry, "epsilon": setting.epsilon,
+            "reference_epsilon": float(np.median(exact)),
+            "optimal_auc": float(mechanism.optimal_auc(a, b, n_mc=n_mc, seed=setting.seed_sequence(3)))}
+
+
+def per_setting_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Collapse the 40 pairs of each setting and route: median value, median AUC, +inf count.
+
+    Returns one row per (setting, route, KDE alpha) with ``median``, ``median_auc``,
+    ``n_infinite``, ``n_exact_corner``, ``pairs`` and the reference epsilon.
+    """
+    keys = ["geometry", "mechanism", "epsilon", "n", "rep", "route", "reference_epsilon"]
+    frame = frame.copy()
+    frame["alpha"] = frame["setting_alpha"] if "setting_alpha" in frame else np.nan
+    frame["is_inf"] = np.isinf(frame["value"])
+    corner = frame["exact_corner"] if "exact_corner" in frame else pd.Series(False, index=frame.index)
+    frame["is_corner"] = corner.fillna(False).astype(bool)
+    auc = frame["auc"] if "auc" in frame else pd.Series(np.nan, index=frame.index)
+    frame["auc_"] = auc
+    frame["hockey_"] = frame["epsilon_hockey_stick"] if "epsilon_hockey_stick" in frame else np.nan
+    grouped = frame.groupby(keys + ["alpha"], dropna=False)
+    return grouped.agg(
+        median=("value", "median"), median_auc=("auc_", "median"), n_infinite=("is_inf", "sum"),
+        n_exact_corner=("is_corner", "sum"), hockey_stick=("hockey_", "median"), pairs=("value", "size"),
+    ).reset_index()
+
+
+def certification_summary(frame: pd.DataFrame) -> pd.DataFrame:
+    """Fraction of pairs certified above zero and median certified epsilon per setting and test."""
+    keys = ["geometry", "mechanism", "test", "epsilon", "n", "rep", "reference_epsilon"]
+    out = frame.assign(positive=frame["value"] > 0).groupby(keys).agg(
+        fraction_positive=("positive", "mean"), median_certified=("value", "median"),
+        violations=("violation", "sum"), certificates=("value", "size"), cap=("cap", "max"),
+    )
+    return out.reset_index()

@@ -1,0 +1,284 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (epsaudit)
+#     language: python
+#     name: epsaudit
+# ---
+
+# %% [markdown]
+# # The known-epsilon benchmark
+#
+# Four audit routes return a number called "epsilon". Here every number is compared with the
+# *exact* epsilon of a mechanism built to have it (paper 001, Section 5; SPEC section 3):
+# identity prototypes on the unit sphere in $d = 512$, released through product Laplace noise
+# (pure DP, $\varepsilon_{AB} = \lVert\mu_A - \mu_B\rVert_1 / b$), isotropic Gaussian noise
+# (approximate DP, the analytic Gaussian mechanism at $\delta = 10^{-5}$ {cite}`balle2018improving`),
+# anisotropic Gaussian noise, and the exact null where every identity releases the same distribution.
+# The noise is calibrated so that the worst pair of a 20-identity prototype set has the requested
+# global epsilon; the reference for a setting is the median exact pairwise epsilon over the 40
+# audited pairs.
+#
+# What this chapter reproduces, each beside the paper's numbers: Table 4 (the null), Figure 2 (each
+# route against the exact epsilon), Figure 3 (how often the reserved test certifies anything) and
+# Table 6 (the anisotropic gap between a learned and the exact test), with a shrinkage-LDA scorer
+# added as a third test.
+#
+# Choices the paper leaves open, made here: 20 identities per prototype set; the "face-like" set
+# spreads prototypes along five dominant directions so pairwise distances vary widely; the
+# reserved test draws $n$ fresh *development* rows and $n$ fresh *test* rows per identity, so
+# $n$ is the test size; the threshold maximises the bound on the development scores.
+
+# %% tags=["parameters"]
+profile = "full"  # "smoke" (CI, about a minute), "full" (the book), "paper" (3 repetitions everywhere)
+seed = 0  # base seed: prototypes, pair order and every draw derive from it
+n_jobs = 2  # settings run in parallel (joblib); tables do not depend on it
+
+# %%
+import time
+
+import numpy as np
+import pandas as pd
+from IPython.display import display
+from myst_nb import glue
+
+from epsaudit import benchmark as bm
+from epsaudit import paper_values, plotting
+from epsaudit.bounds import bonferroni_alpha, certifiable_cap
+from epsaudit.mechanisms import BENCHMARK_EPSILONS, BENCHMARK_SAMPLE_SIZES
+from scipy import stats
+
+PROFILES = {
+    # sizes: samples per class; reps_null / reps: repetitions at the null / elsewhere;
+    # pairs: audited pairs per setting (the paper: 40); fig2_n: sample size of Figure 2
+    "smoke": dict(sizes=(30,), epsilons=(0.0, 8.0, 32.0), reps_null=1, reps=1, pairs=10, fig2_n=30, mc=2000),
+    "full": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=2, reps=1, pairs=40,
+                 fig2_n=100, mc=20_000),
+    "paper": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=3, reps=3, pairs=40,
+                  fig2_n=100, mc=20_000),
+}
+if profile not in PROFILES:
+    raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
+P = PROFILES[profile]
+GEOMETRIES = ("dispersed", "face_like")
+MECHANISMS = ("gaussian", "laplace")
+plotting.set_style()
+started = time.perf_counter()
+print(f"profile={profile}: {P}")
+
+# %% [markdown]
+# ## Table 4: the exact null
+#
+# Every identity releases the same distribution, so the true pairwise epsilon is zero. At the
+# null the two prototype geometries coincide (all prototypes are the same point), so one geometry
+# is run; the table averages the per-setting medians over both noise mechanisms and the repetitions.
+
+# %%
+null_settings = bm.settings_grid(["dispersed"], MECHANISMS, [0.0], P["sizes"], P["reps_null"], seed, n_pairs=P["pairs"])
+null_runs = bm.run(null_settings, bm.audit_setting, n_jobs=n_jobs, desc="null settings")
+null_summary = bm.per_setting_summary(null_runs)
+
+
+def route_mean(summary, route, column="median", mechanism=None, alpha=None):
+    rows = summary[summary["route"] == route]
+    if mechanism is not None:
+        rows = rows[rows["mechanism"] == mechanism]
+    if alpha is not None:
+        rows = rows[np.isclose(rows["alpha"], alpha)]
+    return rows.groupby("n")[column].mean()
+
+
+table4 = pd.DataFrame({
+    "AUC": route_mean(null_summary, "roc_oof", "median_auc"),
+    "Div.": route_mean(null_summary, "roc_oof", "n_infinite") * 40 / P["pairs"],
+    "MMD-TV": route_mean(null_summary, "mmd_tv", mechanism="laplace"),
+    "GaussMech": route_mean(null_summary, "gaussmech"),
+    "KDE-LR a=.01": route_mean(null_summary, "kde_lr", alpha=0.01),
+})
+paper4 = paper_values.TABLE4.loc[table4.index]
+table4_side = pd.concat({(c, src): frame[c] for c in table4 for src, frame in (("ours", table4), ("paper", paper4))}, axis=1)
+display(table4_side.round(3))
+for n in table4.index:
+    glue(f"t4_gaussmech_{n}", float(table4.loc[n, "GaussMech"]), display=False)
+    glue(f"t4_kde_{n}", float(table4.loc[n, "KDE-LR a=.01"]), display=False)
+    glue(f"t4_div_{n}", float(table4.loc[n, "Div."]), display=False)
+    glue(f"t4_auc_{n}", float(table4.loc[n, "AUC"]), display=False)
+n0 = table4.index[0]
+glue("t4_n0", int(n0), display=False)
+
+# %% [markdown]
+# At $n = ${glue:text}`t4_n0` per class, GaussMech gives {glue:text}`t4_gaussmech_30:.1f` (paper
+# 28.60) and KDE-LR at $\alpha = 0.01$ gives {glue:text}`t4_kde_30:.0f` (paper 1526) although the true
+# epsilon is zero; the out-of-fold ROC conversion is $+\infty$ on {glue:text}`t4_div_30:.1f` of 40
+# pairs (paper 29.3) while the AUC is {glue:text}`t4_auc_30:.3f`, i.e. chance.
+#
+# **What carries over and why numbers differ.** GaussMech agrees to within a few percent: at the
+# null it is $\approx \sqrt{2d/(n-1)} \cdot 4.845$ whatever the noise. The ROC-HT counts and AUCs agree
+# within their repetition-to-repetition spread. Our KDE-LR is 10-20% below the paper's (1526 / 1210 / 962):
+# the paper's reference implementation is not available, the SPEC's own reference gives 1100-1400 /
+# 850-1200 / 650-950, and the value is dominated by grid and tail details that the text does not pin
+# down (the KDE-LR test checks the SPEC band and agreement with scipy's `gaussian_kde` to $10^{-4}$).
+# MMD-TV is of order $10^{-3}$ at the null in both.
+
+# %% [markdown]
+# ## Figure 2: each route against the exact epsilon
+#
+# Both geometries, both mechanisms, every requested epsilon, at one sample size. Lines are means over
+# geometries and repetitions; bands span them. MMD-TV is a pure-DP route and is drawn for the
+# Laplace mechanism only, with the tighter hockey-stick form dashed. The ROC panel shows the
+# population-optimal AUC of the exact likelihood-ratio test for the median-epsilon pair (closed form
+# for Gaussian noise, Monte Carlo for Laplace).
+
+# %%
+fig2_eps = [e for e in P["epsilons"] if e > 0]
+fig2_settings = bm.settings_grid(GEOMETRIES, MECHANISMS, fig2_eps, [P["fig2_n"]], P["reps"], seed, n_pairs=P["pairs"])
+fig2_runs = bm.run(fig2_settings, bm.audit_setting, n_jobs=n_jobs, desc="Figure 2 settings")
+fig2_summary = pd.concat([bm.per_setting_summary(fig2_runs),
+                          null_summary[null_summary["n"] == P["fig2_n"]]], ignore_index=True)
+auc_reference = pd.DataFrame([bm.optimal_auc_reference(s, n_mc=P["mc"]) for s in fig2_settings if s.rep == 0])
+fig = plotting.routes_against_reference(fig2_summary, auc_reference)
+
+# %%
+fig2_table = (fig2_summary[(fig2_summary["route"] != "kde_lr") | np.isclose(fig2_summary["alpha"], 0.01)]
+              .assign(value=lambda f: np.where(f["route"] == "roc_oof", f["median_auc"], f["median"]))
+              .pivot_table(index=["mechanism", "epsilon"], columns="route", values="value", aggfunc="mean"))
+fig2_table.insert(0, "reference epsilon", fig2_summary.groupby(["mechanism", "epsilon"])["reference_epsilon"].mean())
+display(fig2_table.rename(columns={"roc_oof": "roc_oof AUC"}).round(3))
+top = fig2_summary[(fig2_summary["epsilon"] == max(fig2_eps)) & (fig2_summary["mechanism"] == "laplace")]
+glue("f2_mmd_top", float(top[top["route"] == "mmd_tv"]["median"].mean()), display=False)
+glue("f2_ref_top", float(top["reference_epsilon"].mean()), display=False)
+glue("f2_gm_null", float(route_mean(null_summary, "gaussmech").loc[P["fig2_n"]]), display=False)
+
+# %% [markdown]
+# The diagnostics start high at the null (GaussMech {glue:text}`f2_gm_null:.1f`) and barely
+# respond until the signal is large; MMD-TV rises with the exact epsilon but stays far below it
+# (median {glue:text}`f2_mmd_top:.3f` against an exact median of {glue:text}`f2_ref_top:.1f` at the
+# largest setting for Laplace noise). This is the paper's picture: MMD-TV is a valid population
+# inequality evaluated at a sample value, not an estimate of epsilon. The out-of-fold AUC tracks
+# the population-optimal AUC from below for Gaussian noise; for product Laplace noise in $d = 512$
+# even the optimal test has modest AUC, because the privacy loss is spread over 512 bounded terms.
+
+# %% [markdown]
+# ## Figure 3: how often does the reserved test certify anything?
+#
+# Dispersed prototype set; the learned test (logistic regression, solid) against the exact
+# likelihood-ratio test with a threshold chosen on development data (dashed), at three sample sizes.
+# All 40 certificates of a setting hold together at 95%: each one-sided bound is at
+# $0.05 / 80 = $ {glue:text}`alpha40:.2e`, so a test of $n$ rows per class can certify at most the
+# cap {glue:text}`cap30:.3f` ($n = 30$), {glue:text}`cap100:.3f` ($n = 100$), {glue:text}`cap300:.3f` ($n = 300$).
+
+# %%
+alpha40 = bonferroni_alpha(40)
+glue("alpha40", alpha40, display=False)
+for n in (30, 100, 300):
+    glue(f"cap{n}", certifiable_cap(n, n, alpha40, 1e-5), display=False)
+fig3_settings = bm.settings_grid(["dispersed"], MECHANISMS, P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"])
+fig3_runs = pd.concat([bm.run(fig3_settings, bm.certify_setting, test=test, n_jobs=n_jobs, desc=f"Figure 3 ({test})")
+                       for test in ("logistic", "exact")], ignore_index=True)
+fig3 = bm.certification_summary(fig3_runs)
+fig = plotting.certification_curves(fig3)
+
+# %%
+fig3_table = fig3.pivot_table(index=["mechanism", "test", "n"], columns="epsilon", values="fraction_positive", aggfunc="mean")
+display(fig3_table.round(2))
+gauss_exact = fig3[(fig3.mechanism == "gaussian") & (fig3.test == "exact")]
+gauss_learned = fig3[(fig3.mechanism == "gaussian") & (fig3.test == "logistic")]
+glue("f3_exact_max", float(gauss_exact["fraction_positive"].max()), display=False)
+glue("f3_learned_max", float(gauss_learned["fraction_positive"].max()), display=False)
+
+# %% [markdown]
+# More samples raise both the fraction of positive bounds and their largest possible value, as in
+# the paper. With Gaussian noise the exact test certifies up to {glue:text}`f3_exact_max:.2f` of the
+# pairs and the learned logistic test up to {glue:text}`f3_learned_max:.2f`. Product Laplace noise
+# in 512 dimensions is hard for both: its exact epsilon is an $L_1$ quantity that no single
+# threshold test at these sample sizes comes near. Certified values never exceed the cap of their
+# test size; the paper's curves have the same ceiling.
+
+# %% [markdown]
+# ## Table 6: the anisotropic gap, and how much shrinkage closes it
+#
+# Anisotropic Gaussian noise with a diagonal covariance whose variances span four orders of
+# magnitude; the signal lives mostly in the low-variance coordinates. The exact test scores along
+# the whitening direction $S^{-1}(\mu_A - \mu_B)$; the learned logistic test (L2 penalty, $C = 1$)
+# is dominated by the high-variance coordinates. The third row is linear discriminant analysis with
+# a Ledoit-Wolf-shrunk covariance {cite}`ledoit2004well`, which estimates the whitening direction.
+
+# %%
+t6_settings = {
+    "exact": bm.settings_grid(GEOMETRIES, ["anisotropic_gaussian"], P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"]),
+    "logistic": bm.settings_grid(GEOMETRIES, ["anisotropic_gaussian"], P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"]),
+    "shrinkage_lda": bm.settings_grid(GEOMETRIES, ["anisotropic_gaussian"], P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"]),
+}
+t6_runs = pd.concat([bm.run(s, bm.certify_setting, test=test, n_jobs=n_jobs, desc=f"Table 6 ({test})")
+                     for test, s in t6_settings.items()], ignore_index=True)
+t6 = bm.certification_summary(t6_runs)
+table6 = t6.pivot_table(index=["test", "n"], columns="epsilon", values="fraction_positive", aggfunc="mean")
+paper6 = paper_values.TABLE6.reindex(table6.index)[table6.columns]
+# "n/a": the paper has no such row (it reports no learned test at n = 300 and no shrinkage LDA)
+display(pd.concat({"ours": table6, "paper": paper6}, axis=1).round(2).astype(object).where(lambda f: f.notna(), "n/a"))
+
+# %%
+def gap_closed(n, eps):
+    """Share of the exact-vs-logistic gap in certified fraction that shrinkage LDA recovers."""
+    row = table6.xs(n, level="n")[eps]
+    gap = row["exact"] - row["logistic"]
+    return float((row["shrinkage_lda"] - row["logistic"]) / gap) if gap > 0 else float("nan")
+
+
+big_n, big_eps = max(P["sizes"]), max(e for e in P["epsilons"] if e <= 8.0)
+glue("t6_n", int(big_n), display=False)
+glue("t6_eps", float(big_eps), display=False)
+for test in ("exact", "logistic", "shrinkage_lda"):
+    glue(f"t6_{test}", float(table6.loc[(test, big_n), big_eps]), display=False)
+glue("t6_gap_closed", gap_closed(big_n, big_eps) * 100, display=False)
+
+# %% [markdown]
+# At requested $\varepsilon = $ {glue:text}`t6_eps:.0f` and $n = $ {glue:text}`t6_n` the exact test
+# certifies {glue:text}`t6_exact:.2f` of the pairs (paper 0.88), the learned logistic test
+# {glue:text}`t6_logistic:.2f` (paper 0.00-0.02 at every setting), and shrinkage LDA
+# {glue:text}`t6_shrinkage_lda:.2f`: it closes {glue:text}`t6_gap_closed:.0f`% of the gap. A learned
+# test is only as good as its scorer; a certificate from a weak scorer is valid but says little.
+#
+# **Why our numbers differ from the paper's.** The paper's covariance and prototype sets are not
+# published; ours are documented in `epsaudit.mechanisms`. The ordering (exact far above learned
+# logistic; both zero at small epsilon; more samples certify more) is what carries over.
+
+# %% [markdown]
+# ## Validity: no certificate above the truth more often than promised
+#
+# Every certificate in this chapter is compared with the exact epsilon of its pair. Within a
+# setting the 40 certificates form one Bonferroni family at 95%; the family-wise error rate may be
+# at most 5%. The test suite (`tests/test_validity.py`) runs a larger, dedicated simulation.
+
+# %%
+all_certs = pd.concat([fig3_runs, t6_runs], ignore_index=True)
+families = all_certs.groupby(["geometry", "mechanism", "test", "epsilon", "n", "rep"])["violation"].any()
+tolerance = int(stats.binom.ppf(0.999, len(families), 0.05))
+validity = pd.Series({
+    "certificates": len(all_certs),
+    "certificates above exact epsilon": int(all_certs["violation"].sum()),
+    "families (one setting's certificates, at 95%)": len(families),
+    "families with any violation": int(families.sum()),
+    "binomial tolerance (families)": tolerance,
+})
+display(validity.to_frame("count"))
+glue("v_certs", int(validity.iloc[0]), display=False)
+glue("v_viol", int(validity.iloc[1]), display=False)
+glue("v_fam", int(validity.iloc[2]), display=False)
+glue("v_fam_viol", int(validity.iloc[3]), display=False)
+elapsed = time.perf_counter() - started
+glue("elapsed_minutes", elapsed / 60, display=False)
+print(f"notebook time: {elapsed:.0f} s")
+
+# %% [markdown]
+# Of {glue:text}`v_certs` certificates, {glue:text}`v_viol` exceed the exact epsilon of their pair,
+# and {glue:text}`v_fam_viol` of {glue:text}`v_fam` families contain any violation. The paper
+# reports none of 324 DP-Sniper bounds above the truth; the same holds here for the reserved test.
+# This chapter ran in {glue:text}`elapsed_minutes:.1f` minutes.
