@@ -233,6 +233,15 @@ def gap_closed(n, eps):
 
 
 big_n, big_eps = max(P["sizes"]), max(e for e in P["epsilons"] if e <= 8.0)
+by_geometry = (t6[t6["n"] == big_n]
+               .pivot_table(index=["test", "geometry"], columns="epsilon", values="fraction_positive", aggfunc="mean"))
+print(f"fraction certified > 0 at n = {big_n}, by prototype geometry:")
+display(by_geometry.round(2))
+learned = t6_runs[t6_runs["test"] == "logistic"]
+glue("t6_exact_dispersed", float(by_geometry.loc[("exact", "dispersed"), big_eps]), display=False)
+glue("t6_exact_face", float(by_geometry.loc[("exact", "face_like"), big_eps]), display=False)
+glue("t6_stopped", int((learned["convergence_warnings"] > 0).sum()), display=False)
+glue("t6_learned", int(len(learned)), display=False)
 glue("t6_n", int(big_n), display=False)
 glue("t6_eps", float(big_eps), display=False)
 for test in ("exact", "logistic", "shrinkage_lda"):
@@ -247,8 +256,15 @@ glue("t6_gap_closed", gap_closed(big_n, big_eps) * 100, display=False)
 # test is only as good as its scorer; a certificate from a weak scorer is valid but says little.
 #
 # **Why our numbers differ from the paper's.** The paper's covariance and prototype sets are not
-# published; ours are documented in `epsaudit.mechanisms`. The ordering (exact far above learned
-# logistic; both zero at small epsilon; more samples certify more) is what carries over.
+# published; ours are documented in `epsaudit.mechanisms`. By geometry, the exact test certifies
+# {glue:text}`t6_exact_dispersed:.2f` of the dispersed pairs but {glue:text}`t6_exact_face:.2f` of
+# the face-like pairs at this setting: our face-like set spreads pairwise distances widely (largest
+# to median distance about 4.5), so most of its pairs are far weaker than the worst pair that fixes
+# the noise; the paper's average of 0.88 implies a less spread second set. The ordering (exact far
+# above learned logistic; both zero at small epsilon; more samples certify more) is what carries
+# over. Logistic regression keeps the paper's `max_iter=1000`; on this badly scaled data
+# {glue:text}`t6_stopped` of {glue:text}`t6_learned` learned fits stopped there (counted in each
+# certificate's `convergence_warnings`), which is part of why the learned test is weak.
 
 # %% [markdown]
 # ## Validity: no certificate above the truth more often than promised

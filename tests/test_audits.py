@@ -319,3 +319,17 @@ def test_same_seed_same_table_and_new_seed_new_table():
     parallel = results_frame(audit_pairs(groups, pairs, permutations=50, seed=0, n_jobs=2))
     assert parallel.equals(results_frame(audit_pairs(groups, pairs, permutations=50, seed=0)))
     assert identity_pairs(groups, seed=5) == pairs and identity_pairs(groups, seed=6) != pairs
+
+
+def test_convergence_warnings_are_counted_not_printed(recwarn):
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(1)
+    a, b = rng.normal(size=(30, 20)) * 50 + 1, rng.normal(size=(30, 20)) * 50
+    stopped = LogisticRegression(max_iter=2)
+    cert = reserved_test_certificate(a, b, a[:10], b[:10], classifier=stopped)
+    oof = roc_oof_epsilon(a, b, classifier=stopped)
+    assert cert.details["convergence_warnings"] == 1
+    assert oof.details["convergence_warnings"] == 5  # one per fold
+    assert roc_oof_epsilon(a, b).details["convergence_warnings"] == 0
+    assert not [w for w in recwarn if "converge" in str(w.message)]

@@ -22,7 +22,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from ..bounds import roc_point_epsilon
 from ..progress import progress_bar
 from ..results import EpsilonResult
-from ..scorers import check_classifier, classifier_name
+from ..scorers import check_classifier, classifier_name, count_convergence_warnings
 from ..validation import as_groups, as_pair, as_pairs
 
 ROUTE = "roc_oof"
@@ -101,9 +101,10 @@ def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[s
 
 
 def _oof_job(a, b, classifier, folds, seed, delta) -> dict:
-    scores = out_of_fold_scores(a, b, classifier=classifier, folds=folds, seed=seed)
+    scores, warned = count_convergence_warnings(
+        lambda: out_of_fold_scores(a, b, classifier=classifier, folds=folds, seed=seed))
     _, y = pair_design(a, b)
-    return roc_summary(y, scores, delta)
+    return {**roc_summary(y, scores, delta), "convergence_warnings": warned}
 
 
 def _result(summary: dict, n_a, n_b, pair, classifier, folds, seed, delta) -> EpsilonResult:
@@ -132,7 +133,8 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
     -------
     EpsilonResult
         ``kind="estimate"``; ``value`` may be ``+inf`` (documented: the paper reports the count);
-        details ``auc``, ``infinite``, ``exact_corner``, ``tv_witness``.
+        details ``auc``, ``infinite``, ``exact_corner``, ``tv_witness``, ``convergence_warnings``
+        (fits that stopped at ``max_iter``).
 
     Raises
     ------

@@ -34,7 +34,7 @@ from sklearn.model_selection import train_test_split
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
 from ..progress import progress_bar
 from ..results import EpsilonResult
-from ..scorers import check_classifier, classifier_name, positive_scores
+from ..scorers import check_classifier, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_groups, as_pair, as_pairs, check_probability
 from .roc_oof import pair_design
 
@@ -77,11 +77,12 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
 
 
 def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta) -> dict:
+    warned = 0
     if score_function is not None:
         score = score_function
     else:
         x, y = pair_design(dev_a, dev_b)
-        fitted = clone(check_classifier(classifier)).fit(x, y)
+        fitted, warned = count_convergence_warnings(lambda: clone(check_classifier(classifier)).fit(x, y))
         score = lambda rows: positive_scores(fitted, rows)  # noqa: E731
     dev_sa, dev_sb = score(dev_a), score(dev_b)
     threshold = choose_threshold(np.asarray(dev_sa), np.asarray(dev_sb), alpha, delta)
@@ -97,7 +98,7 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
         "test_auc": float(roc_auc_score(y_test, np.r_[test_sa, test_sb])),
         "censored": bool(tp == n1 and fp == 0),
         "cap": certifiable_cap(n1, n0, alpha, delta),
-        "n_dev_a": len(dev_a), "n_dev_b": len(dev_b),
+        "n_dev_a": len(dev_a), "n_dev_b": len(dev_b), "convergence_warnings": warned,
     }
 
 
