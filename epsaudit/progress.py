@@ -11,6 +11,6 @@ def progress_bar(items: Iterable[T], enabled: bool, desc: str, total: int | None
     """Wrap ``items`` in a tqdm bar labelled ``desc`` when ``enabled``; otherwise return them unchanged."""
     if not enabled:
         return items
-    from tqdm.auto import tqdm
+    from tqdm import tqdm  # text bars: no ipywidgets needed; the book hides stderr
 
     return tqdm(items, desc=desc, total=total)
