@@ -1,0 +1,902 @@
+"""DP-Sniper for one fixed input pair: a classifier-based threshold attack and its certificate.
+
+DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper: Black-Box Discovery of Differential
+Privacy Violations using Classifiers", IEEE S&P 2021; SPEC section 4; paper 001, Table 5) audits
+a mechanism ``M`` on a fixed input pair ``(a, b)`` and direction ``a -> b``:
+
+1. **train** a probabilistic classifier on outputs of ``M(a)`` (label 1) and ``M(b)`` (label 0);
+2. **threshold**: on fresh outputs of ``M(b)``, choose a threshold ``t`` and a tie probability
+   ``q`` so that the randomised attack ``S`` -- fire when the score exceeds ``t``, fire with
+   probability ``q`` when it equals ``t`` -- fires with probability exactly ``c`` on that sample;
+3. **final estimate**: on fresh outputs of ``M(a)`` and ``M(b)`` count how often ``S`` fires and
+   report ``log(CP_lower(P[S(M(a))]) / CP_upper(P[S(M(b))]))`` with one-sided Clopper-Pearson
+   bounds joined by a union bound. A certificate: with the stated confidence, ``M`` is not
+   ``eps``-DP for any smaller ``eps`` (pure DP).
+
+What this implementation does, and where it departs from the original code (whose behaviour is
+described in the project's issue 4 and in the book, chapter "DP-Sniper"):
+
+* **Both directions.** One call tests ``a -> b`` and ``b -> a`` and returns a certificate for
+  each. They share the classifier (trained once on both inputs' outputs; the reverse direction
+  scores with the negated score) and the final samples; each direction has its own threshold
+  sample (``M(b)`` for ``a -> b``, ``M(a)`` for ``b -> a``). All ``2 x 2`` one-sided bounds form
+  one Bonferroni family of ``n_certificates`` (default 2) certificates at ``confidence``.
+* **Ties are drawn.** ``S`` is a randomised test: each tied output fires with probability ``q``,
+  drawn with the seeded generator (the number of tied outputs that fire is drawn as
+  ``Binomial(n_tied, q)``, the same law as one Bernoulli per output). Counts are then integers
+  and exactly binomial, so Clopper-Pearson is exact. ``ties="expected"`` reproduces the original's
+  expected fraction ``n_above + q * n_tied``; such fractional counts are rounded conservatively
+  (down for the lower bound, *up* for the upper bound -- the original truncates both).
+* **Scores without artificial ties.** A linear classifier is scored by its decision function
+  (the log-odds, a strictly increasing transform of its probability, so the same attack family)
+  instead of probabilities rounded to 3 decimals, which tie heavily in ``d = 512``.
+* **c is enforced in the final estimate.** The denominator is ``max(CP_upper, c)``: raising an
+  upper confidence bound keeps it valid, and it bounds the c-restricted attack DP-Sniper
+  targets, so no certificate exceeds ``log(1 / c)`` (4.6 at ``c = 0.01``). ``raw`` keeps the
+  unclamped log ratio (negative values occur, as the paper's -0.03); the certificate is
+  ``max(0, raw)``. ``enforce_c=False`` gives the unenforced bound.
+* **Streamed batches, bounded memory.** Threshold and final stages draw and score mechanism
+  calls in batches of about ``2**18`` values; the threshold stage keeps only the top tail of the
+  scores it needs (``floor(c n) + 1`` values plus ties). Training uses at most ``max_train``
+  outputs per input (the surplus goes to the final estimate).
+* **Seeded.** Every draw derives from ``seed`` through :class:`numpy.random.SeedSequence`
+  (seven independent streams per call); rows run in parallel with joblib
+  (:func:`run_tasks`) and do not depend on ``n_jobs``.
+
+Mechanisms. Any :class:`epsaudit.mechanisms.Mechanism` (inputs are identity indices), with fast
+paths for :class:`~epsaudit.mechanisms.ProductLaplace` (float32 Laplace noise from 32 random bits
+per coordinate) and :class:`~epsaudit.mechanisms.RandomizedResponse` (integer codes; the
+classifier sees one-hot rows, and because the attack depends on a call's output only through its
+category, per-category counts of the drawn calls are scored once per category), or a callable
+``mechanism(input, n, rng) -> (n, d) array`` with arbitrary inputs.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.utils.validation import has_fit_parameter
+
+from .bounds import bonferroni_alpha, clopper_pearson_lower, clopper_pearson_upper
+from .mechanisms import Mechanism, ProductLaplace, RandomizedResponse
+from .progress import progress_bar
+from .results import EpsilonResult, results_frame
+from .scorers import check_classifier, classifier_name, count_convergence_warnings, positive_scores
+
+__all__ = [
+    "DEFAULT_C",
+    "DEFAULT_MAX_TRAIN",
+    "DEFAULT_SPLIT",
+    "ROUTE",
+    "SniperBudget",
+    "SniperTask",
+    "attack_cap",
+    "design_cap",
+    "dp_sniper",
+    "run_tasks",
+    "sniper_bound",
+    "sniper_frame",
+    "sniper_threshold",
+    "split_budget",
+]
+
+ROUTE = "dp_sniper"
+#: Target firing probability of the attack under the reference input (Bichsel et al. default).
+DEFAULT_C = 0.01
+#: Fractions of the call budget for training, threshold and final stages (each split evenly
+#: between the two inputs).
+DEFAULT_SPLIT: tuple[float, float, float] = (0.1, 0.05, 0.85)
+#: Most training outputs per input; beyond it the budget goes to the final estimate
+#: (at d = 512 this bounds the training matrix to 2 * 1e5 * 512 float32 values, 410 MB).
+DEFAULT_MAX_TRAIN = 100_000
+#: Values (calls x output dimension) per streamed batch: 2**18 float32 values = 1 MiB (stays in
+#: cache across the sampling passes; larger batches were slower).
+BATCH_VALUES = 2**18
+TIES = ("draw", "expected")
+DIRECTIONS = ("a->b", "b->a")
+
+_SIGN = np.uint32(0x80000000)
+_LOW31 = np.uint32(0x7FFFFFFF)
+
+
+# ---------------------------------------------------------------------------------------------
+# Budget
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SniperBudget:
+    """Mechanism calls per input and stage; ``calls`` is the total over both inputs.
+
+    Attributes
+    ----------
+    train, threshold, final : int
+        Calls of *each* input in the training, threshold and final stages.
+    calls : int
+        ``2 * (train + threshold + final)`` (one call is left unused when the budget is odd).
+    """
+
+    train: int
+    threshold: int
+    final: int
+
+    @property
+    def calls(self) -> int:
+        return 2 * (self.train + self.threshold + self.final)
+
+
+def split_budget(calls: int, split: Sequence[float] = DEFAULT_SPLIT, max_train: int = DEFAULT_MAX_TRAIN,
+                 *, train: bool = True) -> SniperBudget:
+    """Split a budget of mechanism calls into training, threshold and final stages.
+
+    Each input gets ``calls // 2`` calls: ``floor(split[0] * calls/2)`` for training (at most
+    ``max_train``; the surplus goes to the final stage), ``floor(split[1] * calls/2)`` for the
+    threshold and the rest for the final estimate.
+
+    Parameters
+    ----------
+    calls : int
+        Total mechanism calls for the pair, both inputs and both directions together.
+    split : (float, float, float)
+        Positive fractions for training, threshold and final stages, summing to 1.
+    max_train : int, >= 2
+        Most training calls per input.
+    train : bool, keyword-only
+        False when a fixed score function replaces the classifier: no training calls, and the
+        training fraction goes to the final stage.
+
+    Returns
+    -------
+    SniperBudget
+
+    Raises
+    ------
+    ValueError
+        If ``calls`` is not a positive integer, ``split`` is not three positive fractions summing
+        to 1, ``max_train < 2``, or the budget is too small to split (fewer than 2 training, 1
+        threshold or 1 final call per input).
+    """
+    if isinstance(calls, bool) or not isinstance(calls, numbers.Integral) or calls < 1:
+        raise ValueError(f"calls must be a positive integer (mechanism calls for the pair), got {calls!r}")
+    fractions = _check_split(split)
+    if isinstance(max_train, bool) or not isinstance(max_train, numbers.Integral) or max_train < 2:
+        raise ValueError(f"max_train must be an integer >= 2, got {max_train!r}")
+    per_input = int(calls) // 2
+    n_train = int(math.floor(fractions[0] * per_input)) if train else 0
+    n_threshold = int(math.floor(fractions[1] * per_input))
+    n_final = per_input - n_train - n_threshold
+    if (train and n_train < 2) or n_threshold < 1 or n_final < 1:
+        need = "2 training, " if train else ""
+        raise ValueError(
+            f"calls = {calls} is too small to split with split = {tuple(fractions)}: each input gets "
+            f"{per_input} calls -> {n_train} training, {n_threshold} threshold and {n_final} final "
+            f"calls; need at least {need}1 threshold and 1 final call per input"
+        )
+    if n_train > max_train:
+        n_final += n_train - int(max_train)
+        n_train = int(max_train)
+    return SniperBudget(n_train, n_threshold, n_final)
+
+
+def _check_split(split) -> tuple[float, float, float]:
+    try:
+        fractions = tuple(float(s) for s in split)
+    except (TypeError, ValueError):
+        raise ValueError(f"split must be three fractions (train, threshold, final), got {split!r}") from None
+    if len(fractions) != 3 or any(not (0.0 < s < 1.0) for s in fractions) or abs(sum(fractions) - 1.0) > 1e-9:
+        raise ValueError(
+            f"split must be three fractions in (0, 1) for (train, threshold, final) summing to 1, got {split!r}"
+        )
+    return fractions  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------
+# Threshold and bound (pure functions)
+# ---------------------------------------------------------------------------------------------
+
+
+class _TopTail:
+    """The largest ``m`` values of a stream (with multiplicity), kept as exact (value, count) pairs.
+
+    Every value >= the running cutoff is kept with its full count, so after the stream the
+    ``m``-th largest value and the number of values above and equal to it are exact, in memory
+    ``O(m + distinct tied values)``.
+    """
+
+    def __init__(self, m: int) -> None:
+        self.m = int(m)
+        self.values = np.empty(0)  # descending
+        self.counts = np.empty(0, dtype=np.int64)
+        self.n = 0
+
+    def update(self, values: np.ndarray, counts: np.ndarray | None = None) -> None:
+        values = np.asarray(values, dtype=np.float64).ravel()
+        counts = np.ones(values.shape, dtype=np.int64) if counts is None else np.asarray(counts, dtype=np.int64).ravel()
+        if np.isnan(values).any():
+            raise ValueError("the classifier returned NaN scores; cannot set a threshold")
+        self.n += int(counts.sum())
+        if self.counts.sum() >= self.m:  # full: only values at or above the cutoff can matter
+            keep = values >= self.values[-1]
+            values, counts = values[keep], counts[keep]
+        if values.size == 0:
+            return
+        merged = np.concatenate([self.values, values])
+        weights = np.concatenate([self.counts, counts])
+        uniq, inverse = np.unique(merged, return_inverse=True)
+        totals = np.bincount(inverse, weights=weights).astype(np.int64)
+        uniq, totals = uniq[::-1], totals[::-1]
+        cum = np.cumsum(totals)
+        stop = int(np.searchsorted(cum, self.m)) + 1  # first index with cum >= m, inclusive
+        self.values, self.counts = uniq[:stop], totals[:stop]
+
+    def threshold(self, c: float) -> tuple[float, float, int, int]:
+        """``(t, q, n_above, n_equal)`` with ``n_above + q * n_equal = c * n`` exactly."""
+        target = c * self.n
+        cum = np.cumsum(self.counts)
+        idx = int(np.searchsorted(cum, math.floor(target) + 1))  # (floor(target)+1)-th largest
+        n_above = int(cum[idx - 1]) if idx > 0 else 0
+        n_equal = int(self.counts[idx])
+        q = (target - n_above) / n_equal
+        return float(self.values[idx]), float(q), n_above, n_equal
+
+
+def sniper_threshold(scores, c: float = DEFAULT_C, counts=None) -> tuple[float, float]:
+    """Threshold ``t`` and tie probability ``q`` so the attack fires on exactly a fraction ``c``.
+
+    The attack fires when a score exceeds ``t`` and with probability ``q`` when it equals ``t``.
+    ``t`` is the ``(floor(c n) + 1)``-th largest score (Bichsel et al., Algorithm 1) and
+    ``q = (c n - n_above) / n_equal`` in ``[0, 1)``, so ``n_above + q n_equal = c n``: the expected
+    firing fraction on these scores is exactly ``c``, however heavily they tie.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n,)
+        Scores of the reference input's outputs (higher = "more like the other input").
+    c : float in (0, 1)
+        Target firing probability.
+    counts : array_like of int, shape (n,), optional
+        Multiplicity of each score (for scores of a finite output space); default 1 each.
+
+    Returns
+    -------
+    (float, float)
+        ``(t, q)``.
+
+    Raises
+    ------
+    ValueError
+        If ``c`` is outside (0, 1), ``scores`` is empty, not one-dimensional or holds NaN, or
+        ``counts`` does not match ``scores`` or is negative.
+    """
+    c = _check_c(c)
+    s = np.asarray(scores, dtype=np.float64)
+    if s.ndim != 1 or s.size == 0:
+        raise ValueError(f"scores must be a non-empty one-dimensional array, got shape {s.shape}")
+    if counts is not None:
+        counts = np.asarray(counts)
+        if counts.shape != s.shape or np.any(counts < 0) or not np.issubdtype(counts.dtype, np.integer):
+            raise ValueError("counts must be non-negative integers, one per score")
+        if counts.sum() == 0:
+            raise ValueError("counts sum to zero: no scores to set a threshold on")
+    m = int(math.floor(c * (s.size if counts is None else int(np.sum(counts))))) + 1
+    tail = _TopTail(m)
+    tail.update(s, counts)
+    t, q, _, _ = tail.threshold(c)
+    return t, q
+
+
+def sniper_bound(k_num, n_num, k_den, n_den, alpha: float, c: float | None = None) -> dict[str, float]:
+    """DP-Sniper's lower bound from final-stage counts (conservative rounding, optional c floor).
+
+    ``raw = log(CP_lower(k_num; n_num)) - log(max(CP_upper(k_den; n_den), c))`` with one-sided
+    Clopper-Pearson bounds at level ``alpha`` each (Clopper & Pearson 1934). Fractional counts (the
+    ``"expected"`` tie handling) are rounded conservatively: ``k_num`` **down** and ``k_den``
+    **up** (:func:`epsaudit.bounds.clopper_pearson_lower` / ``_upper``). With ``c`` given the
+    denominator is at least ``c`` (the attack is tuned to fire with probability ``c``; raising an
+    upper bound keeps it valid), so ``raw <= log(1 / c)``.
+
+    Parameters
+    ----------
+    k_num, n_num : float, int
+        Attack firings and calls under the numerator input (the one the attack should detect).
+    k_den, n_den : float, int
+        Attack firings and calls under the reference input (where it fires with probability ~c).
+    alpha : float in (0, 1)
+        Level of each one-sided bound.
+    c : float in (0, 1), optional
+        Floor of the denominator; ``None`` for the unenforced bound.
+
+    Returns
+    -------
+    dict
+        ``raw`` (may be negative, ``-inf`` when ``k_num`` rounds to 0), ``certificate``
+        (``max(0, raw)``), ``num_lower``, ``den_upper`` (the Clopper-Pearson bounds, before the
+        floor) and ``denominator`` (after it).
+
+    Raises
+    ------
+    ValueError
+        From the Clopper-Pearson functions (counts outside ``[0, n]``, ``alpha`` outside (0, 1)),
+        or if ``c`` is outside (0, 1).
+    """
+    lower = float(clopper_pearson_lower(k_num, n_num, alpha))
+    upper = float(clopper_pearson_upper(k_den, n_den, alpha))
+    denominator = upper if c is None else max(upper, _check_c(c))
+    raw = math.log(lower) - math.log(denominator) if lower > 0 else -math.inf
+    return {"raw": raw, "certificate": max(0.0, raw), "num_lower": lower, "den_upper": upper,
+            "denominator": denominator}
+
+
+def attack_cap(n_final, alpha, c: float | None = DEFAULT_C):
+    """Largest bound ``n_final`` final calls per input can certify (closed form).
+
+    The best case fires on every call of the numerator input and on none of the reference input:
+    ``CP_lower(n; n) = alpha^(1/n)`` and ``CP_upper(0; n) = 1 - alpha^(1/n)``, so
+
+        cap(n) = log(alpha^(1/n) / max(1 - alpha^(1/n), c)),
+
+    which rises with ``n`` to ``log(1/c)`` (to ``+inf`` without the c floor).
+
+    Parameters
+    ----------
+    n_final : int or array_like of int, >= 1
+    alpha : float in (0, 1)
+        Level of each one-sided bound.
+    c : float in (0, 1) or None
+
+    Returns
+    -------
+    float or numpy.ndarray
+    """
+    n = np.asarray(n_final, dtype=np.float64)
+    if np.any(n < 1):
+        raise ValueError("n_final must be >= 1")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    lower = np.exp(np.log(alpha) / n)
+    upper = -np.expm1(np.log(alpha) / n)
+    den = upper if c is None else np.maximum(upper, _check_c(c))
+    out = np.log(lower) - np.log(den)
+    return out[()] if out.ndim == 0 else out
+
+
+def design_cap(n_final, alpha, c: float = DEFAULT_C):
+    """Bound of an attack that fires always under the numerator input and with probability ``c``
+    under the reference input, when the counts equal their expectations (``n`` and ``c n``).
+
+    ``log(CP_lower(n; n) / max(CP_upper(ceil(c n); n), c))``: what DP-Sniper certifies against a
+    mechanism it breaks completely, given ``n_final`` final calls per input; it approaches
+    ``log(1/c)`` as ``n`` grows, more slowly than :func:`attack_cap`.
+    """
+    n = np.atleast_1d(np.asarray(n_final, dtype=np.float64))
+    out = np.array([sniper_bound(k, k, c * k, k, alpha, c)["raw"] for k in n])
+    return out[0] if np.ndim(n_final) == 0 else out
+
+
+def _check_c(c) -> float:
+    if isinstance(c, bool) or not isinstance(c, numbers.Real) or not (0.0 < float(c) < 1.0):
+        raise ValueError(f"c (the attack's target firing probability) must be in (0, 1), got {c!r}")
+    return float(c)
+
+
+# ---------------------------------------------------------------------------------------------
+# Mechanism adapters: draw calls in batches, expose features for training
+# ---------------------------------------------------------------------------------------------
+
+
+class _Source:
+    """Draws outputs of the two inputs (0 = a, 1 = b)."""
+
+    discrete = False
+    dim: int | None = None
+    n_outputs = 0
+
+    def draw(self, which: int, n: int, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def features(self, batch: np.ndarray) -> np.ndarray:
+        return batch
+
+
+class _LaplaceSource(_Source):
+    """Product Laplace outputs in float32: ``mu + b * s * E`` with ``E = -log U`` and a random sign.
+
+    Each coordinate uses 32 random bits: 31 for ``U = (k + 1/2) 2^-31`` (rounded to float32) and 1
+    for the sign. The law is that of :meth:`ProductLaplace.sample` up to float32 rounding
+    (relative 6e-8) and a tail cut at ``|x - mu| > 22.2 b`` (probability 2^-32 per coordinate).
+    """
+
+    def __init__(self, mech: ProductLaplace, a: int, b: int) -> None:
+        self.mu = (mech.prototypes[a].astype(np.float32), mech.prototypes[b].astype(np.float32))
+        self.scale = np.float32(mech.scale)
+        self.dim = mech.dim
+
+    def draw(self, which, n, rng):
+        d = self.dim
+        words = rng.integers(0, 2**64, size=(n * d + 1) // 2, dtype=np.uint64).view(np.uint32)[: n * d]
+        u = (words & _LOW31).astype(np.float32)
+        words &= _SIGN
+        u += np.float32(0.5)
+        u *= np.float32(2.0**-31)
+        np.log(u, out=u)  # -E <= 0
+        u.view(np.uint32)[...] ^= words  # random sign
+        u *= self.scale
+        x = u.reshape(n, d)
+        x += self.mu[which]
+        return x
+
+
+class _CodeSource(_Source):
+    """Randomized response: integer category codes; the classifier sees one-hot rows."""
+
+    discrete = True
+
+    def __init__(self, mech: RandomizedResponse, a: int, b: int) -> None:
+        self.mech, self.inputs = mech, (a, b)
+        self.n_outputs = mech.n_categories
+        self.dim = mech.n_categories
+
+    def draw(self, which, n, rng):
+        return self.mech.sample_codes(self.inputs[which], n, rng)
+
+    def features(self, batch):
+        return self.mech.encode(batch)
+
+
+class _MechanismSource(_Source):
+    """Any :class:`Mechanism`: ``mechanism.sample(identity, n, rng)``."""
+
+    def __init__(self, mech: Mechanism, a: int, b: int) -> None:
+        self.mech, self.inputs = mech, (a, b)
+        self.dim = mech.dim
+
+    def draw(self, which, n, rng):
+        return self.mech.sample(self.inputs[which], n, rng)
+
+
+class _CallableSource(_Source):
+    """A callable ``mechanism(input, n, rng) -> (n, d)`` (or ``(n,)``); every batch is checked."""
+
+    def __init__(self, fn: Callable, a: Any, b: Any) -> None:
+        self.fn, self.inputs = fn, (a, b)
+        self.shapes: dict[int, tuple[int, ...]] = {}
+
+    def draw(self, which, n, rng):
+        try:
+            x = np.asarray(self.fn(self.inputs[which], n, rng), dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"mechanism output for input {'ab'[which]} is not a numeric array: {exc}") from None
+        if x.ndim == 1:
+            x = x[:, None]
+        if x.ndim != 2 or x.shape[0] != n:
+            raise ValueError(
+                f"mechanism(input {'ab'[which]}, n={n}, rng) must return an array of shape (n,) or (n, d); "
+                f"got shape {x.shape}"
+            )
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"mechanism output for input {'ab'[which]} holds NaN or infinite values")
+        if self.dim is None:
+            self.dim = x.shape[1]
+            self.shapes[which] = x.shape[1:]
+        elif x.shape[1] != self.dim:
+            first = "a" if 0 in self.shapes else "b"
+            raise ValueError(
+                f"mechanism outputs have mismatched shapes: input {first} gave rows of length {self.dim}, "
+                f"input {'ab'[which]} gave {x.shape[1]} (shape {x.shape})"
+            )
+        else:
+            self.shapes.setdefault(which, x.shape[1:])
+        return x
+
+
+def _source(mechanism, a, b) -> _Source:
+    if isinstance(mechanism, Mechanism):
+        for name, value in (("a", a), ("b", b)):
+            mechanism._check_identity(value, name)
+        if int(a) == int(b):
+            raise ValueError(f"a and b are the same input ({a}); DP-Sniper audits two different inputs")
+        if type(mechanism) is ProductLaplace:
+            return _LaplaceSource(mechanism, int(a), int(b))
+        if isinstance(mechanism, RandomizedResponse):
+            return _CodeSource(mechanism, int(a), int(b))
+        return _MechanismSource(mechanism, int(a), int(b))
+    if callable(mechanism):
+        return _CallableSource(mechanism, a, b)
+    raise ValueError(
+        f"mechanism must be an epsaudit Mechanism or a callable (input, n, rng) -> (n, d) array, "
+        f"got {type(mechanism).__name__}"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Scoring
+# ---------------------------------------------------------------------------------------------
+
+
+def _linear_parts(fitted) -> tuple[np.ndarray, float] | None:
+    """``(w, b)`` of a fitted binary linear classifier whose probability increases with ``x @ w + b``."""
+    if not isinstance(fitted, LinearClassifierMixin):
+        return None
+    coef = np.asarray(getattr(fitted, "coef_", None))
+    classes = list(getattr(fitted, "classes_", []))
+    if coef.ndim != 2 or coef.shape[0] != 1 or classes != [0, 1]:
+        return None
+    intercept = np.ravel(getattr(fitted, "intercept_", [0.0]))
+    return coef[0], float(intercept[0]) if intercept.size else 0.0
+
+
+def _fit(source: _Source, classifier, train_a: np.ndarray, train_b: np.ndarray):
+    """Fit ``classifier`` on ``a`` (label 1) against ``b`` (label 0); return (fitted, warnings)."""
+    estimator = check_classifier(classifier)
+    if source.discrete and isinstance(estimator, LogisticRegression) and has_fit_parameter(estimator, "sample_weight"):
+        # A finite output space: the weighted distinct rows give logistic regression the same loss
+        # as the duplicated rows, at cost O(K) instead of O(n).
+        k = source.n_outputs
+        counts = np.r_[np.bincount(train_a, minlength=k), np.bincount(train_b, minlength=k)]
+        rows = np.arange(2 * k) % k
+        y = np.r_[np.ones(k), np.zeros(k)]
+        keep = counts > 0
+        x = source.features(rows[keep])
+        return count_convergence_warnings(lambda: estimator.fit(x, y[keep], sample_weight=counts[keep]))
+    x = np.concatenate([source.features(train_a), source.features(train_b)])
+    y = np.r_[np.ones(len(train_a)), np.zeros(len(train_b))]
+    return count_convergence_warnings(lambda: estimator.fit(x, y))
+
+
+def _scorer(source: _Source, fitted=None, score_function=None) -> Callable[[np.ndarray], np.ndarray]:
+    """Score function on *drawn batches*; higher means "more like input a"."""
+    if score_function is not None:
+        def raw(x):
+            s = np.asarray(score_function(x), dtype=np.float64)
+            if s.shape != (len(x),):
+                raise ValueError(f"score_function must map (n, d) to shape (n,), got {s.shape} for n = {len(x)}")
+            return s
+    else:
+        parts = _linear_parts(fitted)
+        if parts is not None:
+            w, b0 = parts
+            dtype = np.float32 if isinstance(source, _LaplaceSource) else np.float64
+            w = w.astype(dtype)
+            b0 = dtype(b0)
+
+            def raw(x):
+                return x @ w + b0
+        else:
+            def raw(x):
+                return np.asarray(positive_scores(fitted, x), dtype=np.float64)
+    if source.discrete:
+        table = np.asarray(raw(source.features(np.arange(source.n_outputs))), dtype=np.float64)
+        return lambda codes: table[codes]
+    return raw
+
+
+# ---------------------------------------------------------------------------------------------
+# The attack
+# ---------------------------------------------------------------------------------------------
+
+
+def _seed_sequence(seed) -> np.random.SeedSequence:
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if isinstance(seed, np.random.Generator):
+        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return np.random.SeedSequence(int(seed))
+    raise ValueError(f"seed must be a non-negative int, a numpy SeedSequence or a Generator, got {seed!r}")
+
+
+def _stream_scores(source: _Source, which: int, n: int, rng, score, batch: int | None, per_batch: Callable) -> None:
+    """Draw ``n`` calls of one input in batches and hand each batch's scores to ``per_batch``.
+
+    For a finite output space the scores of the distinct outputs and their counts are passed
+    (``per_batch(values, counts)``); otherwise one score per call (``per_batch(scores, None)``).
+    """
+    done = 0
+    while done < n:
+        if batch is not None:
+            size = batch
+        elif source.dim is not None:
+            size = max(1, BATCH_VALUES // source.dim)
+        else:  # a callable whose output dimension is not known yet
+            size = 1024
+        size = min(size, n - done)
+        done += size
+        out = source.draw(which, size, rng)
+        if source.discrete:
+            counts = np.bincount(out, minlength=source.n_outputs)
+            per_batch(score(np.arange(source.n_outputs)), counts)
+        else:
+            per_batch(score(out), None)
+
+
+class _Counter:
+    """Final-stage firing counts of one attack ``score > t`` (ties at ``t`` counted apart)."""
+
+    def __init__(self, t: float) -> None:
+        self.t, self.above, self.equal = t, 0, 0
+
+    def add(self, s: np.ndarray, counts: np.ndarray | None) -> None:
+        above, equal = s > self.t, s == self.t
+        if counts is None:
+            self.above += int(np.count_nonzero(above))
+            self.equal += int(np.count_nonzero(equal))
+        else:
+            self.above += int(counts[above].sum())
+            self.equal += int(counts[equal].sum())
+
+    def fired(self, q: float, ties: str, rng: np.random.Generator) -> float:
+        if ties == "draw":
+            return float(self.above + rng.binomial(self.equal, q))
+        return self.above + q * self.equal
+
+
+def dp_sniper(
+    mechanism,
+    a,
+    b,
+    calls: int,
+    *,
+    c: float = DEFAULT_C,
+    classifier: Any = None,
+    score_function: Callable[[np.ndarray], np.ndarray] | None = None,
+    confidence: float = 0.95,
+    n_certificates: int = 2,
+    split: Sequence[float] = DEFAULT_SPLIT,
+    max_train: int = DEFAULT_MAX_TRAIN,
+    ties: str = "draw",
+    enforce_c: bool = True,
+    batch_size: int | None = None,
+    seed=0,
+) -> tuple[EpsilonResult, EpsilonResult]:
+    """DP-Sniper certificates for the fixed input pair ``(a, b)`` in both directions.
+
+    Parameters
+    ----------
+    mechanism : Mechanism or callable
+        An :class:`epsaudit.mechanisms.Mechanism` (``a``, ``b`` identity indices), or a callable
+        ``mechanism(input, n, rng) -> array`` of shape ``(n, d)`` (or ``(n,)`` for ``d = 1``) with
+        any inputs ``a``, ``b``; ``rng`` is a :class:`numpy.random.Generator` it must use for all
+        randomness.
+    a, b : input
+        The two inputs (must differ).
+    calls : int
+        Budget: mechanism calls for the pair in total, both inputs and both directions
+        (:func:`split_budget`). Paper 001, Table 5 uses 6.5e6 per row.
+    c : float in (0, 1), default 0.01
+        Target firing probability of the attack under the reference input.
+    classifier : scikit-learn estimator, optional
+        Probabilistic classifier (``predict_proba`` or ``decision_function``); default
+        :func:`epsaudit.scorers.logistic_regression` (C = 1, lbfgs). Linear classifiers are
+        scored by their decision function (same ordering as their probability, no saturation).
+    score_function : callable, optional
+        A fixed score ``(n, d) -> (n,)`` (higher = more like ``a``), e.g. a mechanism's
+        ``exact_score(a, b)``; then nothing is trained and the training budget goes to the final
+        estimate. For randomized response it receives one-hot rows.
+    confidence : float in (0, 1), default 0.95
+        Family-wise confidence of the ``n_certificates`` certificates reported together.
+    n_certificates : int, default 2
+        Bonferroni family size; each of the two one-sided bounds of a certificate is at
+        ``(1 - confidence) / (2 n_certificates)``. The default covers the two directions of this
+        call, so both hold together (and so does their maximum).
+    split : (float, float, float)
+        Budget fractions for training, threshold and final stages (see :func:`split_budget`).
+    max_train : int
+        Most training calls per input.
+    ties : {"draw", "expected"}
+        ``"draw"``: tied outputs fire with probability ``q``, drawn (integer, exactly binomial
+        counts). ``"expected"``: the original's fractional count ``n_above + q n_tied``, rounded
+        conservatively in the bounds.
+    enforce_c : bool, default True
+        Floor the denominator's upper bound at ``c`` (caps the certificate at ``log(1/c)``).
+    batch_size : int, optional
+        Mechanism calls per streamed batch; default ``max(1, 2**18 // d)``.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of every draw (seven independent child streams: training, threshold and final
+        outputs of each input, and the tie draws).
+
+    Returns
+    -------
+    (EpsilonResult, EpsilonResult)
+        Certificates for ``a -> b`` and ``b -> a`` (route ``"dp_sniper"``, ``kind="certificate"``,
+        ``delta=0``: pure DP; ``n`` = final calls per input). ``value = max(0, raw)``. Details:
+        ``direction``, ``raw`` (unclamped log ratio, c floor applied when enforced),
+        ``raw_without_c``, ``k_num``/``k_den`` (firings under the detected / reference input),
+        ``n_num``/``n_den``, ``p_num_hat``/``p_den_hat``, ``num_lower``/``den_upper`` (the
+        Clopper-Pearson bounds), ``threshold``, ``q``, ``threshold_tied``, ``calls``,
+        ``n_train``/``n_threshold``/``n_final`` (per input), ``cap`` (:func:`attack_cap` at this
+        size), ``convergence_warnings``.
+
+    Raises
+    ------
+    ValueError
+        If ``c`` or ``confidence`` is outside (0, 1), the budget is too small to split, ``ties``
+        is unknown, ``a == b`` or an identity is invalid, the mechanism's outputs for ``a`` and
+        ``b`` have mismatched shapes (or wrong row counts, or NaN), the classifier is unusable,
+        ``batch_size < 1`` or ``seed`` is invalid.
+
+    References
+    ----------
+    Bichsel, Steffen, Bogunovic & Vechev (2021), "DP-Sniper: Black-Box Discovery of Differential
+    Privacy Violations using Classifiers", IEEE S&P. Paper 001, Appendix Table 5.
+    """
+    c = _check_c(c)
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real) or not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    if isinstance(n_certificates, bool) or not isinstance(n_certificates, numbers.Integral) or n_certificates < 1:
+        raise ValueError(f"n_certificates must be an integer >= 1, got {n_certificates!r}")
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1):
+        raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if score_function is not None and not callable(score_function):
+        raise ValueError("score_function must be callable: (n, d) array -> (n,) scores")
+    if score_function is None:
+        check_classifier(classifier)
+    budget = split_budget(calls, split, max_train, train=score_function is None)
+    alpha = bonferroni_alpha(int(n_certificates), float(confidence))
+    source = _source(mechanism, a, b)
+    streams = [np.random.default_rng(s) for s in _seed_sequence(seed).spawn(7)]
+    train_rng = streams[0:2]
+    thresh_rng = streams[2:4]
+    final_rng = streams[4:6]
+    tie_rng = streams[6]
+
+    # 1. training (materialised: at most max_train calls per input)
+    warned = 0
+    fitted = None
+    if score_function is None:
+        train = [source.draw(i, budget.train, train_rng[i]) for i in (0, 1)]
+        fitted, warned = _fit(source, classifier, train[0], train[1])
+        del train
+    score = _scorer(source, fitted, score_function)
+    batch = int(batch_size) if batch_size is not None else None
+
+    # 2. thresholds: a -> b on M(b) with the score; b -> a on M(a) with the negated score
+    m = int(math.floor(c * budget.threshold)) + 1
+    tails = (_TopTail(m), _TopTail(m))  # index = direction
+    _stream_scores(source, 1, budget.threshold, thresh_rng[1], score, batch, lambda s, k: tails[0].update(s, k))
+    _stream_scores(source, 0, budget.threshold, thresh_rng[0], score, batch, lambda s, k: tails[1].update(-s, k))
+    thresholds = [tail.threshold(c) for tail in tails]
+
+    # 3. final estimate on fresh calls of both inputs; each direction's attack counted on both
+    counters = {(d, i): _Counter(thresholds[d][0]) for d in (0, 1) for i in (0, 1)}
+
+    def counter_for(i):
+        def add(s, k):
+            counters[(0, i)].add(s, k)
+            counters[(1, i)].add(-s, k)
+        return add
+
+    for i in (0, 1):
+        _stream_scores(source, i, budget.final, final_rng[i], score, batch, counter_for(i))
+
+    test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
+    settings = {"test": test_name, "c": c, "ties": ties, "enforce_c": bool(enforce_c), "split": tuple(_check_split(split)),
+                "max_train": int(max_train), "calls": int(calls),
+                "batch_size": batch if batch is not None else max(1, BATCH_VALUES // max(1, source.dim or 1)),
+                "seed": seed if isinstance(seed, numbers.Integral) else repr(seed), "n_certificates": int(n_certificates)}
+    cap = float(attack_cap(budget.final, alpha, c if enforce_c else None))
+    results = []
+    for d, (num, den) in enumerate(((0, 1), (1, 0))):
+        t, q, n_above, n_equal = thresholds[d]
+        k_num = counters[(d, num)].fired(q, ties, tie_rng)
+        k_den = counters[(d, den)].fired(q, ties, tie_rng)
+        n = budget.final
+        bound = sniper_bound(k_num, n, k_den, n, alpha, c if enforce_c else None)
+        unenforced = sniper_bound(k_num, n, k_den, n, alpha, None)
+        details = {
+            "direction": DIRECTIONS[d], "raw": bound["raw"], "raw_without_c": unenforced["raw"],
+            "k_num": k_num, "k_den": k_den, "n_num": n, "n_den": n,
+            "p_num_hat": k_num / n, "p_den_hat": k_den / n,
+            "num_lower": bound["num_lower"], "den_upper": bound["den_upper"],
+            "threshold": t, "q": q, "threshold_tied": n_equal, "calls": budget.calls,
+            "n_train": budget.train, "n_threshold": budget.threshold, "n_final": n,
+            "cap": cap, "convergence_warnings": warned,
+        }
+        results.append(EpsilonResult(
+            value=bound["certificate"], kind="certificate", route=ROUTE, n=(n, n), pair=(a, b), delta=0.0,
+            confidence=float(confidence), alpha_per_bound=alpha,
+            correction=f"bonferroni (union bound): 2 one-sided Clopper-Pearson bounds x {int(n_certificates)} certificate(s)",
+            settings=settings, details=details,
+        ))
+    return results[0], results[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# Many rows in parallel
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SniperTask:
+    """One DP-Sniper row: a mechanism, an input pair, a budget, a seed and options.
+
+    ``meta`` is copied into the table :func:`sniper_frame` makes (e.g. requested epsilon,
+    repetition); ``options`` are keyword arguments of :func:`dp_sniper`.
+    """
+
+    mechanism: Any
+    a: Any
+    b: Any
+    calls: int
+    seed: Any = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def run(self) -> tuple[EpsilonResult, EpsilonResult]:
+        return dp_sniper(self.mechanism, self.a, self.b, self.calls, seed=self.seed, **dict(self.options))
+
+
+def _run_task(task: SniperTask):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # one core per row: rows are the unit of parallelism
+        return task.run()
+
+
+def run_tasks(tasks: Sequence[SniperTask], *, n_jobs: int | None = None, progress: bool = False,
+              desc: str = "DP-Sniper rows") -> list[tuple[EpsilonResult, EpsilonResult]]:
+    """Run DP-Sniper rows in parallel with joblib (one core per row).
+
+    Each row is seeded by its own ``seed``, so results do not depend on ``n_jobs`` or on the
+    order of execution. BLAS is pinned to one thread inside each row.
+
+    Parameters
+    ----------
+    tasks : sequence of SniperTask
+    n_jobs : int, optional
+        joblib workers (``None``: one, sequential).
+    progress : bool
+        tqdm bar over rows.
+
+    Returns
+    -------
+    list of (EpsilonResult, EpsilonResult)
+        One pair of direction certificates per task, in task order.
+    """
+    tasks = list(tasks)
+    for i, task in enumerate(tasks):
+        if not isinstance(task, SniperTask):
+            raise ValueError(f"tasks[{i}] is a {type(task).__name__}, not a SniperTask")
+    if not tasks:
+        return []
+    jobs = (delayed(_run_task)(t) for t in tasks)
+    out = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
+    return list(progress_bar(out, progress, desc, total=len(tasks)))
+
+
+def sniper_frame(tasks: Sequence[SniperTask], results: Sequence[tuple[EpsilonResult, EpsilonResult]]):
+    """One table row per certificate (two per task), with each task's ``meta`` and exact epsilon.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`epsaudit.results.results_frame` columns plus the task's ``meta`` fields,
+        ``exact_epsilon`` (when the mechanism knows it, else NaN) and ``above_exact``
+        (certificate above the exact value beyond 1e-9).
+    """
+    import pandas as pd
+
+    if len(tasks) != len(results):
+        raise ValueError(f"{len(tasks)} tasks but {len(results)} results")
+    frames = []
+    for task, pair in zip(tasks, results):
+        frame = results_frame(pair)
+        exact = np.nan
+        if isinstance(task.mechanism, Mechanism):
+            exact = task.mechanism.exact_epsilon(task.a, task.b)
+        frame.insert(3, "exact_epsilon", exact)
+        for key, value in reversed(list(dict(task.meta).items())):
+            frame.insert(0, key, value)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    table["above_exact"] = table["value"] > table["exact_epsilon"] + 1e-9
+    return table
