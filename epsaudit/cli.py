@@ -1,0 +1,209 @@
+"""Command line: ``epsaudit audit EMBEDDINGS.csv ...`` and ``epsaudit check EMBEDDINGS.csv ...``.
+
+Both load each file with :func:`epsaudit.data.load_embeddings` and print what the loader decided
+and filtered to stderr. ``audit`` then runs :func:`epsaudit.condition.audit_condition` on each
+file separately (the same function the face notebook calls, so the numbers agree for the same
+seed), prints the summary table to stdout and, with ``--out PREFIX``, writes ``PREFIX.csv`` (every
+per-pair result, with a ``condition`` column naming the file) and ``PREFIX.json`` (settings, input
+SHA-256, filter counts, dropped rows, summary, certificate selection).
+
+Exit status: 0 on success, 2 on bad input or bad options (the message names the file, line and
+column).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import pandas as pd
+
+from . import __version__
+from .condition import audit_condition
+from .data import EmbeddingTable, check_same_dimension, jsonable, load_embeddings
+
+DETECTION_HELP = """\
+input format
+  A delimited text file (',' ';' or tab, auto-detected; UTF-8 with or without BOM; .gz is fine)
+  with a header line and one row per generated image: identity label, optional image id, and the
+  embedding in columns e0..e{d-1} (or emb_0.., x0.., 0..; any one prefix).
+
+column detection (override with --label-col / --embedding-cols / --image-col)
+  image id   first column named image_id, image, filename, path, ... (read as text)
+  label      first non-numeric column named identity, label, id, person, name, subject, class;
+             else the first non-numeric column. Never a numeric column: pass --label-col for
+             numeric labels (they are then read as text).
+  embedding  the one block <prefix>0..<prefix>{d-1} (or 1..d) of numeric columns; several blocks
+             or a block with a gap is an error; without a block, all numeric columns except the
+             label, image id and columns named like them.
+
+row filter (every count is printed; dropped rows are listed in --out PREFIX.json)
+  drop rows with a missing label, a missing/NaN/inf embedding cell, or norm <= 1e-6; then
+  L2-normalise. Identities with fewer than --min-rows rows (default 5) are left out of the audit
+  and counted. A non-numeric cell in an embedding column is an error, not a filter.
+"""
+
+AUDIT_HELP = """\
+protocol (paper 000, Section 4)
+  All unordered identity pairs are shuffled once with --seed. GaussMech and MMD-TV audit the first
+  --pairs (500), KDE-LR (alpha 0 and 0.01) the first --kde-pairs (100), ROC-HT out-of-fold the
+  first --roc-pairs (200). Reserved-test certificates: each identity's rows are split once into
+  development and test parts (--test-size); the first --selection-pool (100) pairs are ranked by
+  out-of-fold AUC on development rows only (ties: max(TPR - FPR), then the shuffled order); the top --certificates are certified on the untouched test rows with a
+  Bonferroni correction, so all of them hold together at --confidence (95%).
+
+output table (stdout), one row per route (KDE-LR per alpha) and per certificate
+  kind        diagnostic | estimate | certificate (what the number is)
+  value, max  median and maximum over the route's pairs; the certificate's lower bound
+  n_infinite  ROC-HT OOF pairs whose value is +inf (the median is +inf when most are)
+  median_auc  ROC-HT OOF median AUC
+  confidence, alpha_per_bound, n_test_a/b   the certificate's family-wise level, level of each
+              one-sided Clopper-Pearson bound, and test rows per identity
+  cap         the most the certificate's test size could certify (zero test errors)
+  Cells that do not apply are <NA>.
+"""
+
+
+def _add_loader_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="EMBEDDINGS.csv",
+                   help="embedding table(s); several files are audited separately and must share d")
+    p.add_argument("--label-col", metavar="C", help="identity-label column (default: auto-detected)")
+    p.add_argument("--embedding-cols", metavar="SPEC",
+                   help='embedding columns: "e0:e127" (inclusive range in file order), "e0,e1,e2", or both '
+                        "comma-separated (default: auto-detected)")
+    p.add_argument("--image-col", metavar="C", help="image-id column (default: auto-detected by name)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``epsaudit`` argument parser (subcommands ``audit`` and ``check``)."""
+    parser = argparse.ArgumentParser(
+        prog="epsaudit",
+        description="Audit epsilon-like privacy numbers for face images in embedding space.\n"
+                    "Every number printed says whether it is a diagnostic, an estimate or a certificate.",
+        epilog=DETECTION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"epsaudit {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    audit = sub.add_parser(
+        "audit", help="run GaussMech, KDE-LR, MMD-TV, ROC-HT and reserved-test certificates on embedding tables",
+        description="Run the paper's four audit routes and reserved-test certificates on each embedding table.",
+        epilog=AUDIT_HELP + "\n" + DETECTION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_loader_options(audit)
+    audit.add_argument("--pairs", type=int, default=500, metavar="N",
+                       help="GaussMech and MMD-TV audit the first N shuffled pairs (default 500)")
+    audit.add_argument("--kde-pairs", type=int, default=100, metavar="N",
+                       help="KDE-LR audits the first N pairs (default 100)")
+    audit.add_argument("--roc-pairs", type=int, default=200, metavar="N",
+                       help="ROC-HT out-of-fold audits the first N pairs (default 200)")
+    audit.add_argument("--certificates", type=int, default=5, metavar="K",
+                       help="reserved-test certificates reported together (default 5; 0 = none)")
+    audit.add_argument("--selection-pool", type=int, default=100, metavar="N",
+                       help="certificates are chosen among the first N pairs (default 100)")
+    audit.add_argument("--test-size", type=float, default=0.3, metavar="F",
+                       help="fraction of each identity's rows reserved for the certificates' test (default 0.3)")
+    audit.add_argument("--confidence", type=float, default=0.95, metavar="P",
+                       help="family-wise confidence of the certificates (default 0.95)")
+    audit.add_argument("--min-rows", type=int, default=5, metavar="N",
+                       help="identities with fewer rows are left out and counted (default 5 = ROC-HT folds)")
+    audit.add_argument("--seed", type=int, default=0,
+                       help="seed of the pair shuffle, folds, permutations and dev/test split (default 0)")
+    audit.add_argument("--permutations", type=int, default=0, metavar="B",
+                       help="MMD permutation-test size per pair (default 0 = no test; the paper uses 10000)")
+    audit.add_argument("--jobs", type=int, default=2, metavar="J",
+                       help="parallel workers (joblib; -1 = all cores; default 2); numbers do not depend on it")
+    audit.add_argument("--out", metavar="PREFIX",
+                       help="write PREFIX.csv (all per-pair results) and PREFIX.json (summary, settings, "
+                            "input SHA-256, filter counts)")
+    audit.add_argument("--progress", action="store_true", help="show progress bars on stderr")
+
+    check = sub.add_parser("check", help="load embedding tables and report detection and filter counts only",
+                           description="Load each file as 'audit' would and print what was detected and filtered.",
+                           epilog=DETECTION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    _add_loader_options(check)
+    return parser
+
+
+def _load(args: argparse.Namespace) -> list[EmbeddingTable]:
+    tables = []
+    for f in args.files:
+        table = load_embeddings(f, label_col=args.label_col, embedding_cols=args.embedding_cols,
+                                image_col=args.image_col)
+        print(table.summary(), file=sys.stderr)
+        tables.append(table)
+    if len(tables) > 1:
+        check_same_dimension(tables)
+    return tables
+
+
+def format_summary(summary: pd.DataFrame) -> str:
+    """The summary table as text: columns that are <NA> throughout are left out, floats to 4 digits."""
+    frame = summary.loc[:, [c for c in summary.columns if c in ("route", "kind") or summary[c].notna().any()]]
+    return frame.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="<NA>")
+
+
+def _input_record(table: EmbeddingTable) -> dict[str, Any]:
+    return {
+        "path": table.source, "sha256": table.sha256, "label_col": table.label_col,
+        "image_col": table.image_col, "embedding_cols": [table.embedding_cols[0], table.embedding_cols[-1]],
+        "delimiter": table.delimiter, "bom": table.bom, "notes": list(table.notes),
+        "dropped": table.dropped[["file_line", "reason", "detail"]].to_dict(orient="records"),
+        "single_row_identities": list(table.single_row_identities),
+    }
+
+
+def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    tables = _load(args)
+    frames, records = [], []
+    for table in tables:
+        print(f"auditing {table.source} ...", file=sys.stderr)
+        start = time.perf_counter()
+        audit = audit_condition(
+            table, pairs=args.pairs, kde_pairs=args.kde_pairs, roc_pairs=args.roc_pairs,
+            certificates=args.certificates, selection_pool=args.selection_pool, test_size=args.test_size,
+            confidence=args.confidence,
+            min_rows=args.min_rows, seed=args.seed, permutations=args.permutations, n_jobs=args.jobs,
+            progress=args.progress)
+        seconds = time.perf_counter() - start
+        c = audit.counts
+        print(f"  {c['identities']} identities audited ({c['identities_below_min_rows']} with < {args.min_rows} rows "
+              f"left out), {c['candidate_pairs']} candidate pairs, {c['certificates']} certificate(s); "
+              f"{seconds:.1f} s", file=sys.stderr)
+        if len(tables) > 1:
+            print(f"== {table.source}")
+        print(format_summary(audit.summary))
+        frames.append(audit.per_pair.assign(condition=table.source))
+        records.append({**audit.to_dict(), "input": _input_record(table), "seconds": round(seconds, 2)})
+    if args.out:
+        prefix = Path(args.out)
+        prefix.parent.mkdir(parents=True, exist_ok=True)
+        csv_path, json_path = Path(f"{prefix}.csv"), Path(f"{prefix}.json")
+        per_pair = pd.concat(frames, ignore_index=True)
+        per_pair = per_pair[["condition"] + [c for c in per_pair.columns if c != "condition"]]
+        per_pair.to_csv(csv_path, index=False)
+        doc = {"epsaudit_version": __version__, "command": ["epsaudit", *argv], "conditions": records}
+        json_path.write_text(json.dumps(jsonable(doc), indent=2, allow_nan=False) + "\n", encoding="utf-8")
+        print(f"wrote {csv_path} and {json_path}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``epsaudit`` command; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            _load(args)
+            return 0
+        return _audit(args, argv)
+    except (ValueError, OSError) as exc:  # EmbeddingFileError is a ValueError
+        print(f"epsaudit: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

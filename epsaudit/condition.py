@@ -1,0 +1,363 @@
+"""Audit one condition (one embedding table) with the paper's full protocol (paper 000, Section 4).
+
+:func:`audit_condition` is what the face notebook and ``epsaudit audit`` both call, so both print
+the same numbers for the same table and seed:
+
+1. identities with at least ``min_rows`` rows (default 5, the ROC-HT fold count) form the groups;
+   the others are left out and counted;
+2. the pair protocol: all unordered identity pairs shuffled once with ``seed``
+   (:func:`epsaudit.pairs.identity_pairs`); GaussMech and MMD-TV audit the first ``pairs`` (500),
+   KDE-LR (alpha 0 and 0.01) the first ``kde_pairs`` (100), ROC-HT out-of-fold the first
+   ``roc_pairs`` (200);
+3. reserved-test certificates for ``certificates`` pairs, chosen on development data only:
+   each identity's rows are split *once* into development and test parts
+   (:func:`split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
+   out-of-fold AUC of the ROC-HT classifier on development rows (ties: the larger witness
+   ``max(TPR - FPR)``, then the shuffled order); the top ``k`` are certified on the untouched
+   test rows with a Bonferroni correction over the ``k`` certificates, so all ``k`` hold together
+   at ``confidence`` (95%) under the iid row model. Test rows are never looked at before the
+   certificates are computed, so the selection costs no validity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Hashable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .audits import audit_pairs, reserved_test_pairs, roc_oof_pairs
+from .audits.kde_lr import DEFAULT_ALPHAS
+from .audits.roc_oof import DEFAULT_FOLDS
+from .data import EmbeddingTable
+from .pairs import PAIRS_PER_ROUTE, identity_pairs
+from .results import EpsilonResult, results_frame
+from .validation import as_groups, check_probability
+
+SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "value", "max", "kde_alpha", "n_infinite",
+                   "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
+                   "alpha_per_bound", "cap")
+
+
+@dataclass(frozen=True, eq=False)
+class ConditionAudit:
+    """Everything :func:`audit_condition` computed for one table.
+
+    Attributes
+    ----------
+    results : tuple of EpsilonResult
+        Per pair and route: GaussMech, KDE-LR (one per alpha), MMD-TV, ROC-HT OOF, then the
+        certificates.
+    per_pair : pandas.DataFrame
+        ``results_frame(results)`` (one row per result, a ``kind`` column). Detail columns that do
+        not apply to a row's route are empty; ``value`` is ``+inf`` only for ROC-HT OOF rows with
+        ``infinite`` True. MMD's ``p_value`` column is omitted when no permutation test was run.
+    summary : pandas.DataFrame
+        Columns :data:`SUMMARY_COLUMNS`; one row per route (KDE-LR: per alpha) with the median
+        ``value`` and the ``max`` over its pairs, then one row per certificate. ROC-HT OOF's
+        median may be ``+inf`` (documented; ``n_infinite`` counts the +inf pairs). ``cap`` is the
+        largest value a certificate's test size can certify (zero test errors). ``statistic``
+        says which (``"median"`` or, for certificates, ``"lower bound"``); ``pairs`` is the number
+        of pairs it summarises. Cells that do not apply are ``<NA>``.
+    selection : pandas.DataFrame
+        The development-only ranking of the candidate pairs: ``rank``, ``identity_a``,
+        ``identity_b``, ``dev_auc``, ``dev_tv_witness``, ``selected``.
+    settings : dict
+        Every parameter, including seeds and the resolved pair counts.
+    counts : dict
+        Identities audited / left out, candidate pairs, pairs per route.
+    source : str
+    """
+
+    results: tuple[EpsilonResult, ...]
+    per_pair: pd.DataFrame
+    summary: pd.DataFrame
+    selection: pd.DataFrame
+    settings: dict[str, Any]
+    counts: dict[str, int]
+    source: str = "<groups>"
+    table_counts: dict[str, int] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready record: source, settings, counts, summary and selection rows."""
+        return {
+            "source": self.source,
+            "settings": dict(self.settings),
+            "filter_counts": dict(self.table_counts),
+            "counts": dict(self.counts),
+            "summary": _records(self.summary),
+            "selection": _records(self.selection),
+        }
+
+
+def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for row in frame.astype(object).to_dict(orient="records"):
+        out.append({k: (None if v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v) for k, v in row.items()})
+    return out
+
+
+def split_identities(
+    groups: Mapping[Hashable, np.ndarray], *, test_size: float = 0.3, seed: int = 0, min_part: int = 2,
+) -> tuple[dict[Hashable, np.ndarray], dict[Hashable, np.ndarray], list[Hashable]]:
+    """Split each identity's rows once into development and test parts.
+
+    Identity ``j`` (in sorted label order) is permuted with ``numpy.random.default_rng([seed, j])``;
+    its test part has ``round(test_size * n_j)`` rows, clipped to ``[min_part, n_j - min_part]``.
+
+    Parameters
+    ----------
+    groups : mapping identity -> ndarray, shape (n_j, d)
+    test_size : float in (0, 1)
+    seed : int
+    min_part : int
+        Fewest rows in each part; identities with fewer than ``2 * min_part`` rows are not split.
+
+    Returns
+    -------
+    dev, test : dict identity -> ndarray
+        Development rows ``(n_j - t_j, d)`` and test rows ``(t_j, d)``.
+    too_small : list
+        Identities left out because they have fewer than ``2 * min_part`` rows.
+
+    Raises
+    ------
+    ValueError
+        If ``test_size`` is outside (0, 1).
+    """
+    check_probability(test_size, "test_size")
+    labels = sorted(groups, key=str)
+    dev, test, too_small = {}, {}, []
+    for j, label in enumerate(labels):
+        x = np.asarray(groups[label])
+        n = len(x)
+        if n < 2 * min_part:
+            too_small.append(label)
+            continue
+        t = int(min(max(round(test_size * n), min_part), n - min_part))
+        order = np.random.default_rng([seed, j]).permutation(n)
+        test[label], dev[label] = x[np.sort(order[:t])], x[np.sort(order[t:])]
+    return dev, test, too_small
+
+
+def select_pairs(
+    dev_groups: Mapping[Hashable, np.ndarray],
+    candidates: Sequence[tuple[Hashable, Hashable]],
+    k: int,
+    *,
+    seed: int = 0,
+    folds: int = DEFAULT_FOLDS,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> tuple[list[tuple[Hashable, Hashable]], pd.DataFrame]:
+    """Rank candidate pairs by development-only out-of-fold AUC and take the top ``k``.
+
+    Parameters
+    ----------
+    dev_groups : mapping identity -> ndarray, shape (n_j, d)
+        Development rows only.
+    candidates : sequence of (identity, identity)
+        In the shuffled order; pairs with an identity missing from ``dev_groups`` or with fewer
+        than ``folds`` development rows are skipped (they get no rank).
+    k : int
+        How many pairs to select (fewer if fewer candidates qualify).
+    seed, folds, n_jobs, progress
+        As in :func:`epsaudit.audits.roc_oof_pairs`.
+
+    Returns
+    -------
+    selected : list of (identity, identity)
+        Best first.
+    ranking : pandas.DataFrame
+        One row per ranked candidate: ``rank`` (1 = best), ``identity_a``, ``identity_b``,
+        ``order`` (position in ``candidates``), ``dev_auc``, ``dev_tv_witness``, ``selected``.
+    """
+    usable = [(i, p) for i, p in enumerate(candidates)
+              if all(lab in dev_groups and len(dev_groups[lab]) >= folds for lab in p)]
+    columns = ["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected"]
+    if not usable or k < 1:
+        return [], pd.DataFrame(columns=columns)
+    res = roc_oof_pairs(dev_groups, [p for _, p in usable], folds=folds, seed=seed, n_jobs=n_jobs, progress=progress)
+    ranking = pd.DataFrame({
+        "identity_a": [p[0] for _, p in usable], "identity_b": [p[1] for _, p in usable],
+        "order": [i for i, _ in usable],
+        "dev_auc": [r.details["auc"] for r in res], "dev_tv_witness": [r.details["tv_witness"] for r in res],
+    })
+    ranking = ranking.sort_values(["dev_auc", "dev_tv_witness", "order"], ascending=[False, False, True],
+                                  kind="stable").reset_index(drop=True)
+    ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
+    ranking["selected"] = ranking["rank"] <= k
+    chosen = ranking[ranking["selected"]]
+    return list(zip(chosen["identity_a"], chosen["identity_b"])), ranking[columns]
+
+
+def _route_row(frame: pd.DataFrame, route: str, kind: str, **extra: Any) -> dict[str, Any]:
+    values = frame["value"].to_numpy(dtype=float)
+    return {"route": route, "kind": kind, "statistic": "median", "pairs": len(values),
+            "value": float(np.median(values)), "max": float(np.max(values)), **extra}
+
+
+def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
+    """Condense a per-pair frame (as in :class:`ConditionAudit`) into the summary table.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable).
+    """
+    rows = []
+    for route in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof"):
+        part = per_pair[per_pair["route"] == route]
+        if part.empty:
+            continue
+        kind = part["kind"].iloc[0]
+        if route == "kde_lr":
+            for alpha, sub in part.groupby("setting_alpha", sort=True):
+                rows.append(_route_row(sub, route, kind, kde_alpha=float(alpha)))
+        elif route == "roc_oof":
+            rows.append(_route_row(part, route, kind, n_infinite=int(part["infinite"].astype(bool).sum()),
+                                   median_auc=float(part["auc"].astype(float).median())))
+        else:
+            rows.append(_route_row(part, route, kind))
+    certs = per_pair[per_pair["route"] == "roc_reserved"]
+    for _, r in certs.iterrows():
+        rows.append({"route": "roc_reserved", "kind": r["kind"], "statistic": "lower bound",
+                     "pairs": 1, "value": float(r["value"]), "identity_a": r["identity_a"],
+                     "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
+                     "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
+                     "cap": float(r["cap"])})
+    frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    dtypes = {"pairs": "Int64", "value": "Float64", "max": "Float64", "kde_alpha": "Float64",
+              "n_infinite": "Int64", "median_auc": "Float64", "n_test_a": "Int64", "n_test_b": "Int64",
+              "confidence": "Float64", "alpha_per_bound": "Float64", "cap": "Float64"}
+    frame = frame.astype(dtypes)
+    for col in ("identity_a", "identity_b"):
+        frame[col] = frame[col].astype(object).where(frame[col].notna(), pd.NA)
+    return frame
+
+
+def audit_condition(
+    table: EmbeddingTable | Mapping[Hashable, np.ndarray],
+    *,
+    pairs: int = PAIRS_PER_ROUTE["gaussmech"],
+    kde_pairs: int = PAIRS_PER_ROUTE["kde_lr"],
+    roc_pairs: int = PAIRS_PER_ROUTE["roc_oof"],
+    certificates: int = 5,
+    selection_pool: int = PAIRS_PER_ROUTE["common"],
+    test_size: float = 0.3,
+    confidence: float = 0.95,
+    delta: float = 1e-5,
+    kde_alphas: Sequence[float] = DEFAULT_ALPHAS,
+    min_rows: int = DEFAULT_FOLDS,
+    seed: int = 0,
+    permutations: int = 0,
+    n_jobs: int | None = None,
+    progress: bool = False,
+) -> ConditionAudit:
+    """Run the four routes and the reserved-test certificates on one condition (module docstring).
+
+    Parameters
+    ----------
+    table : EmbeddingTable or mapping identity -> ndarray (n_i, d)
+        Filtered, L2-normalised embeddings (e.g. from :func:`epsaudit.data.load_embeddings`).
+    pairs : int
+        GaussMech and MMD-TV audit the first ``pairs`` shuffled pairs (paper: 500).
+    kde_pairs : int
+        KDE-LR audits the first ``kde_pairs`` (paper: 100).
+    roc_pairs : int
+        ROC-HT out-of-fold audits the first ``roc_pairs`` (paper: 200).
+    certificates : int
+        Number ``k`` of reserved-test certificates reported together (0 = none). If fewer
+        candidate pairs qualify (both identities need ``folds`` development rows), fewer are
+        certified and the Bonferroni family is the number actually certified
+        (``counts["certificates"]``).
+    selection_pool : int
+        Certificates are chosen among the first ``selection_pool`` pairs (paper: 100).
+    test_size : float
+        Fraction of each identity's rows reserved for the certificates' test.
+    confidence : float
+        Family-wise confidence of the ``k`` certificates (per bound ``(1 - confidence) / (2 k)``).
+    delta : float
+        Delta of GaussMech and of the certificates (ROC-HT OOF and MMD-TV use pure DP).
+    kde_alphas : sequence of float
+        KDE-LR smoothing weights (paper: 0 and 0.01).
+    min_rows : int
+        Identities with fewer kept rows are left out (counted in ``counts``); the default, 5, is
+        the ROC-HT fold count.
+    seed : int
+        Seed of the pair shuffle, the folds, the permutations and the development/test split.
+    permutations : int
+        MMD permutation-test size (0 = no test; the paper uses 10^4 on the first 100 pairs).
+    n_jobs : int, optional
+        joblib workers; the numbers do not depend on it.
+    progress : bool
+        tqdm bars (on stderr).
+
+    Returns
+    -------
+    ConditionAudit
+
+    Raises
+    ------
+    ValueError
+        Fewer than two identities with ``min_rows`` rows, a negative pair count, bad
+        ``test_size``/``confidence``/``delta``, or the routes' own input errors.
+    """
+    if isinstance(table, EmbeddingTable):
+        source, table_counts = table.source, table.counts
+        all_groups = table.groups(min_rows=1)
+    else:
+        source, table_counts = "<groups>", {}
+        all_groups = {k: np.asarray(v, dtype=np.float64) for k, v in as_groups(table, min_rows=1).items()}
+    for name, value in (("pairs", pairs), ("kde_pairs", kde_pairs), ("roc_pairs", roc_pairs),
+                        ("certificates", certificates), ("selection_pool", selection_pool)):
+        if int(value) < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+    check_probability(confidence, "confidence")
+    check_probability(delta, "delta", open_interval=False)
+    groups = {k: v for k, v in all_groups.items() if len(v) >= min_rows}
+    left_out = sorted((str(k) for k in all_groups if k not in groups))
+    if len(groups) < 2:
+        raise ValueError(f"{source}: only {len(groups)} identity(ies) with >= {min_rows} rows "
+                         f"({len(left_out)} left out with fewer); an audit needs >= 2 identities (min_rows, "
+                         f"--min-rows, defaults to the {DEFAULT_FOLDS} ROC-HT folds)")
+    shuffled = identity_pairs(groups, seed=seed)
+    counts = {"gaussmech": pairs, "mmd_tv": pairs, "kde_lr": kde_pairs, "roc_oof": roc_pairs}
+    routes = [r for r in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof") if counts[r] > 0]
+    results = audit_pairs(groups, shuffled, routes=routes, pair_counts=counts, delta=delta, kde_alphas=kde_alphas,
+                          permutations=permutations, seed=seed, n_jobs=n_jobs, progress=progress) if routes else []
+
+    selected: list = []
+    ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected"])
+    too_small: list = []
+    if certificates > 0:
+        dev, test, too_small = split_identities(groups, test_size=test_size, seed=seed)
+        selected, ranking = select_pairs(dev, shuffled[:selection_pool], certificates, seed=seed, n_jobs=n_jobs,
+                                         progress=progress)
+        if selected:
+            results += reserved_test_pairs(dev, selected, test_groups=test, n_certificates=len(selected),
+                                           confidence=confidence, delta=delta, seed=seed, n_jobs=n_jobs,
+                                           progress=progress)
+
+    per_pair = results_frame(results)
+    if permutations == 0 and "p_value" in per_pair.columns:
+        per_pair = per_pair.drop(columns=["p_value"])  # NaN by construction without a test
+    settings = {
+        "seed": seed, "pairs": pairs, "kde_pairs": kde_pairs, "roc_pairs": roc_pairs,
+        "certificates": certificates, "selection_pool": selection_pool, "test_size": test_size,
+        "confidence": confidence, "delta": delta, "kde_alphas": [float(a) for a in kde_alphas],
+        "min_rows": min_rows, "permutations": permutations,
+        "selection_rule": "development-only out-of-fold AUC (ties: dev max(TPR-FPR), then shuffled order)",
+        "split_rule": "each identity split once: numpy default_rng([seed, j]) permutation, j = sorted label index",
+    }
+    audit_counts = {
+        "identities": len(groups), "identities_below_min_rows": len(left_out),
+        "candidate_pairs": len(shuffled),
+        **{f"pairs_{r}": min(counts[r], len(shuffled)) for r in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof")},
+        "selection_candidates": int(len(ranking)), "identities_too_small_to_split": len(too_small),
+        "certificates": len(selected),
+    }
+    return ConditionAudit(results=tuple(results), per_pair=per_pair, summary=summarize(per_pair),
+                          selection=ranking.reset_index(drop=True), settings=settings, counts=audit_counts,
+                          source=source, table_counts=table_counts)
