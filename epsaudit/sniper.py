@@ -900,3 +900,179 @@ def sniper_frame(tasks: Sequence[SniperTask], results: Sequence[tuple[EpsilonRes
     table = pd.concat(frames, ignore_index=True)
     table["above_exact"] = table["value"] > table["exact_epsilon"] + 1e-9
     return table
+
+
+# ---------------------------------------------------------------------------------------------
+# The comparison protocol of paper 001, Table 5, and the matched-budget duel
+# ---------------------------------------------------------------------------------------------
+
+#: Requested global epsilons of paper 001, Table 5.
+TABLE5_EPSILONS: tuple[float, ...] = (0.5, 2.0, 8.0, 32.0)
+#: Mechanism calls per row in paper 001, Table 5.
+TABLE5_CALLS = 6_500_000
+#: Categories of the randomized-response mechanism (= identities; the original's 16-ary RR).
+RR_CATEGORIES = 16
+#: Mechanisms of the comparison: product Laplace on dispersed identity prototypes (d = 512,
+#: 20 identities, as in the known-epsilon benchmark) and 16-ary randomized response.
+COMPARISON_MECHANISMS: tuple[str, ...] = ("laplace", "randomized_response")
+#: Scores of the attack: a learned classifier (DP-Sniper proper) or the exact likelihood ratio.
+SCORES: tuple[str, ...] = ("learned", "exact")
+
+
+def comparison_mechanism(kind: str, epsilon: float, *, seed: int = 0, dim: int = 512, n_identities: int = 20) -> Mechanism:
+    """A mechanism of the DP-Sniper comparison with requested global ``epsilon``.
+
+    ``"laplace"``: :func:`~epsaudit.mechanisms.calibrate` of the product Laplace mechanism on the
+    ``"dispersed"`` prototype set (``n_identities`` x ``dim``, seeded by ``seed``), so its worst
+    pair has exactly ``epsilon`` and every pair is close to it. ``"randomized_response"``:
+    :class:`~epsaudit.mechanisms.RandomizedResponse` with ``K = 16`` (every pair exactly
+    ``epsilon``). ``epsilon = 0`` is the exact null.
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is unknown or ``epsilon`` is negative.
+    """
+    from .mechanisms import calibrate, prototype_set
+
+    if kind == "laplace":
+        return calibrate("laplace", prototype_set("dispersed", n_identities, dim, seed=seed), float(epsilon), seed=seed)
+    if kind == "randomized_response":
+        return RandomizedResponse(RR_CATEGORIES, float(epsilon))
+    raise ValueError(f"unknown mechanism kind {kind!r}; expected one of {COMPARISON_MECHANISMS}")
+
+
+def comparison_pairs(mechanism: Mechanism, n_pairs: int = 3, seed: int = 0) -> list[tuple[int, int]]:
+    """The fixed pairs: the first ``n_pairs`` of the benchmark's shuffled pair list."""
+    from .mechanisms import benchmark_pairs
+
+    return benchmark_pairs(mechanism.n_identities, seed=seed)[:n_pairs]
+
+
+def _stream_key(*fields) -> tuple[int, ...]:
+    from .benchmark import hash_name
+
+    return tuple(hash_name(f) if isinstance(f, str) else int(f) % 2**31 for f in fields)
+
+
+def comparison_tasks(kinds: Sequence[str], epsilons: Sequence[float], calls: int, *, n_pairs: int = 3, reps: int = 3,
+                     score: str = "learned", seed: int = 0, dim: int = 512, **options) -> list[SniperTask]:
+    """DP-Sniper rows of the Table 5 protocol: every mechanism x epsilon x fixed pair x repetition.
+
+    Each row's seed is ``SeedSequence(seed, spawn_key=(kind, epsilon, pair, rep, calls, score))``,
+    so any row can be re-run on its own and rows are independent.
+
+    Parameters
+    ----------
+    kinds : sequence of {"laplace", "randomized_response"}
+    epsilons : sequence of float
+        Requested global epsilons (0 = the exact null).
+    calls : int
+        Mechanism calls per row (pair, both directions).
+    n_pairs, reps : int
+        Fixed pairs per mechanism and repetitions per pair (paper: 3 and 3).
+    score : {"learned", "exact"}
+        Learned classifier (``options["classifier"]``, default logistic regression) or the
+        mechanism's exact likelihood ratio as a fixed score (the best any classifier can do).
+    seed : int
+        Base seed (prototypes, pair order and every draw).
+    dim : int
+        Output dimension of the product Laplace mechanism.
+    **options
+        Further keyword arguments of :func:`dp_sniper`.
+
+    Returns
+    -------
+    list of SniperTask
+        ``meta``: ``mechanism``, ``requested_epsilon``, ``pair_index``, ``rep``, ``score`` (the budget
+        is the ``calls`` detail of each result).
+    """
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+    tasks = []
+    for kind in kinds:
+        for eps in epsilons:
+            mech = comparison_mechanism(kind, eps, seed=seed, dim=dim)
+            for p, (a, b) in enumerate(comparison_pairs(mech, n_pairs, seed)):
+                opts = dict(options)
+                if score == "exact":
+                    opts["score_function"] = mech.exact_score(a, b)
+                for rep in range(reps):
+                    key = _stream_key(kind, round(float(eps) * 1000), p, rep, calls, score)
+                    tasks.append(SniperTask(
+                        mech, a, b, int(calls), seed=np.random.SeedSequence(seed, spawn_key=key), options=opts,
+                        meta={"mechanism": kind, "requested_epsilon": float(eps), "pair_index": p, "rep": rep,
+                              "score": score},
+                    ))
+    return tasks
+
+
+def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: float = DEFAULT_C,
+                 classifier: Any = None, confidence: float = 0.95) -> tuple[EpsilonResult, EpsilonResult, EpsilonResult]:
+    """DP-Sniper and the reserved ROC test on the same budget: ``2 n`` calls of each input.
+
+    The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, as in the benchmark)
+    draws ``n`` development and ``n`` test outputs per input; DP-Sniper gets the same ``4 n``
+    calls for the pair (:func:`dp_sniper` with ``calls = 4 n``). Both use ``classifier`` (default
+    logistic regression), pure DP (``delta = 0``) and hold at ``confidence`` for the pair: the
+    reserved certificate alone (two one-sided bounds), DP-Sniper's two directions together (four).
+
+    Returns
+    -------
+    (EpsilonResult, EpsilonResult, EpsilonResult)
+        DP-Sniper ``a -> b``, ``b -> a`` and the reserved-test certificate.
+    """
+    from .audits.roc_reserved import reserved_test_certificate
+
+    s_sniper, s_dev, s_test = _seed_sequence(seed).spawn(3)
+    ab, ba = dp_sniper(mechanism, a, b, 4 * int(n), seed=s_sniper, c=c, classifier=classifier, confidence=confidence)
+    dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
+    test = mechanism.sample_groups(int(n), seed=s_test, identities=[a, b])
+    reserved = reserved_test_certificate(dev[a], dev[b], test[a], test[b], classifier=classifier,
+                                         n_certificates=1, confidence=confidence, delta=0.0, pair=(a, b))
+    return ab, ba, reserved
+
+
+def _duel_job(mechanism, a, b, n, seed, options):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):
+        return matched_duel(mechanism, a, b, n, seed=seed, **options)
+
+
+def run_duels(kinds: Sequence[str], epsilons: Sequence[float], sizes: Sequence[int], *, n_pairs: int = 3, reps: int = 3,
+              seed: int = 0, dim: int = 512, n_jobs: int | None = None, progress: bool = False, **options):
+    """The matched-budget comparison over mechanisms x epsilons x sizes x fixed pairs x repetitions.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per certificate (three per duel): ``mechanism``, ``requested_epsilon``, ``n``,
+        ``pair_index``, ``rep`` and :func:`epsaudit.results.results_frame` columns, plus
+        ``exact_epsilon``, ``above_exact`` and ``direction`` (``"both"`` for the reserved test).
+    """
+    import pandas as pd
+
+    specs = []
+    for kind in kinds:
+        for eps in epsilons:
+            mech = comparison_mechanism(kind, eps, seed=seed, dim=dim)
+            for n in sizes:
+                for p, (a, b) in enumerate(comparison_pairs(mech, n_pairs, seed)):
+                    for rep in range(reps):
+                        key = _stream_key(kind, round(float(eps) * 1000), p, rep, n, "duel")
+                        meta = {"mechanism": kind, "requested_epsilon": float(eps), "n": int(n), "pair_index": p, "rep": rep}
+                        specs.append((mech, a, b, int(n), np.random.SeedSequence(seed, spawn_key=key), meta))
+    jobs = (delayed(_duel_job)(m, a, b, n, s, options) for m, a, b, n, s, _ in specs)
+    outs = list(progress_bar(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), progress, "duels", total=len(specs)))
+    frames = []
+    for (mech, a, b, n, _, meta), results in zip(specs, outs):
+        frame = results_frame(results)
+        frame.insert(3, "exact_epsilon", mech.exact_epsilon(a, b))
+        for key, value in reversed(list(meta.items())):
+            frame.insert(0, key, value)
+        frames.append(frame)
+    table = pd.concat(frames, ignore_index=True)
+    table["direction"] = table["direction"].fillna("both")
+    table["above_exact"] = table["value"] > table["exact_epsilon"] + 1e-9
+    return table
