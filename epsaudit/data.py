@@ -329,7 +329,7 @@ def _filter(labels: np.ndarray, label_missing: np.ndarray, image_ids: np.ndarray
         counts = dropped["reason"].value_counts().to_dict()
         raise EmbeddingFileError(
             f"{source}: every one of the {rows_read} rows was dropped by the filter "
-            f"({', '.join(f'{n} with {r}' for r, n in counts.items())}; min_norm = {min_norm:g}); "
+            f"({', '.join(f'{n} with ' + r.replace('min_norm', f'{min_norm:g}') for r, n in counts.items())}); "
             "nothing is left to audit")
     emb = x[keep] / norms[keep, None]
     return EmbeddingTable(
@@ -405,7 +405,7 @@ def _check_header(path: Path, header: list[str]) -> list[str]:
     dups = {n: pos for n, pos in seen.items() if len(pos) > 1}
     if dups:
         text = "; ".join(f"{n!r} (columns {', '.join(map(str, pos))})" for n, pos in dups.items())
-        raise EmbeddingFileError(f"{path}: duplicate column names in the header (line 1): {text}; "
+        raise EmbeddingFileError(f"{path}: duplicate column names in the header: {text}; "
                                  "every column needs a distinct name")
     return names
 
