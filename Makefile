@@ -27,13 +27,14 @@ PROFILE_STAMP := book/executed/.profile
 # Shared read-only LFW copy beside the repository (never committed; data/lfw is git-ignored).
 LFW_SHARED := $(abspath $(CURDIR)/../shared/data/lfw)
 
-.PHONY: help venv test notebooks book sync clean data-link lock FORCE
+.PHONY: help venv test notebooks book sync clean data-link lock data FORCE
 
 help:
 	@echo "make book                     build the book (executes notebooks with PROFILE=$(PROFILE))"
 	@echo "make test                     run the test suite (includes the slow book test)"
 	@echo "make notebooks PROFILE=smoke  execute notebooks/*.py into book/executed/"
 	@echo "make venv | sync | clean | data-link | lock"
+	@echo "make data                     regenerate the face-condition CSVs + data/manifest.json from the LFW images"
 
 # ---------------------------------------------------------------------------------------------
 # Environment
@@ -66,6 +67,17 @@ lock:
 	  echo "# Used as a constraints file: pip install -c requirements-lock.txt -e '.[test]'. Regenerate with: make lock"; \
 	  _build/lockvenv/bin/python -m pip freeze --exclude-editable | grep -v -i '^epsaudit'; } > $(LOCK)
 	rm -rf _build/lockvenv
+
+# ---------------------------------------------------------------------------------------------
+# Face data: LFW images (data/lfw/images, never committed) -> generators -> encoders -> data/*.csv
+# and data/manifest.json (committed). Both cores; about half an hour. FACES_ARGS adds options
+# (python -m epsaudit.faces.pipeline --help), e.g. FACES_ARGS=--smoke OUT=/tmp/faces.
+
+FACES_ARGS ?=
+OUT        ?= data
+
+data: venv data-link
+	$(BIN)/python -m epsaudit.faces.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)
 
 # ---------------------------------------------------------------------------------------------
 # Tests

