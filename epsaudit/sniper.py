@@ -533,22 +533,54 @@ def _linear_parts(fitted) -> tuple[np.ndarray, float] | None:
     return coef[0], float(intercept[0]) if intercept.size else 0.0
 
 
-def _fit(source: _Source, classifier, train_a: np.ndarray, train_b: np.ndarray):
-    """Fit ``classifier`` on ``a`` (label 1) against ``b`` (label 0); return (fitted, warnings)."""
+def _batch_size(source: _Source, batch: int | None) -> int:
+    if batch is not None:
+        return batch
+    if source.dim is not None:
+        return max(1, BATCH_VALUES // source.dim)
+    return 1024  # a callable whose output dimension is not known yet
+
+
+def _fit(source: _Source, classifier, n: int, rngs, batch: int | None):
+    """Draw ``n`` training calls per input and fit ``classifier`` on ``a`` (label 1) against ``b`` (0).
+
+    Outputs are drawn in batches straight into one ``(2 n, d)`` training matrix (no second copy).
+    Returns ``(fitted, convergence warnings)``.
+    """
     estimator = check_classifier(classifier)
-    if source.discrete and isinstance(estimator, LogisticRegression) and has_fit_parameter(estimator, "sample_weight"):
-        # A finite output space: the weighted distinct rows give logistic regression the same loss
-        # as the duplicated rows, at cost O(K) instead of O(n).
-        k = source.n_outputs
-        counts = np.r_[np.bincount(train_a, minlength=k), np.bincount(train_b, minlength=k)]
-        rows = np.arange(2 * k) % k
-        y = np.r_[np.ones(k), np.zeros(k)]
-        keep = counts > 0
-        x = source.features(rows[keep])
-        return count_convergence_warnings(lambda: estimator.fit(x, y[keep], sample_weight=counts[keep]))
-    x = np.concatenate([source.features(train_a), source.features(train_b)])
-    y = np.r_[np.ones(len(train_a)), np.zeros(len(train_b))]
+    if source.discrete:
+        codes = [np.concatenate([source.draw(i, size, rngs[i]) for size in _sizes(source, n, batch)]) for i in (0, 1)]
+        if isinstance(estimator, LogisticRegression) and has_fit_parameter(estimator, "sample_weight"):
+            # A finite output space: the weighted distinct rows give logistic regression the same
+            # loss as the duplicated rows, at cost O(K) instead of O(n).
+            k = source.n_outputs
+            counts = np.r_[np.bincount(codes[0], minlength=k), np.bincount(codes[1], minlength=k)]
+            rows = np.arange(2 * k) % k
+            y = np.r_[np.ones(k), np.zeros(k)]
+            keep = counts > 0
+            x = source.features(rows[keep])
+            return count_convergence_warnings(lambda: estimator.fit(x, y[keep], sample_weight=counts[keep]))
+        x = source.features(np.concatenate(codes))
+    else:
+        x = None
+        row = 0
+        for i in (0, 1):
+            for size in _sizes(source, n, batch):
+                out = source.features(source.draw(i, size, rngs[i]))
+                if x is None:
+                    x = np.empty((2 * n, out.shape[1]), dtype=out.dtype)
+                x[row:row + size] = out
+                row += size
+    y = np.r_[np.ones(n), np.zeros(n)]
     return count_convergence_warnings(lambda: estimator.fit(x, y))
+
+
+def _sizes(source: _Source, n: int, batch: int | None):
+    done = 0
+    while done < n:
+        size = min(_batch_size(source, batch), n - done)
+        done += size
+        yield size
 
 
 def _scorer(source: _Source, fitted=None, score_function=None) -> Callable[[np.ndarray], np.ndarray]:
@@ -599,16 +631,7 @@ def _stream_scores(source: _Source, which: int, n: int, rng, score, batch: int |
     For a finite output space the scores of the distinct outputs and their counts are passed
     (``per_batch(values, counts)``); otherwise one score per call (``per_batch(scores, None)``).
     """
-    done = 0
-    while done < n:
-        if batch is not None:
-            size = batch
-        elif source.dim is not None:
-            size = max(1, BATCH_VALUES // source.dim)
-        else:  # a callable whose output dimension is not known yet
-            size = 1024
-        size = min(size, n - done)
-        done += size
+    for size in _sizes(source, n, batch):
         out = source.draw(which, size, rng)
         if source.discrete:
             counts = np.bincount(out, minlength=source.n_outputs)
@@ -693,7 +716,8 @@ def dp_sniper(
     ties : {"draw", "expected"}
         ``"draw"``: tied outputs fire with probability ``q``, drawn (integer, exactly binomial
         counts). ``"expected"``: the original's fractional count ``n_above + q n_tied``, rounded
-        conservatively in the bounds.
+        conservatively in the bounds; that count is not binomial (its variance is smaller), so the
+        Clopper-Pearson level is not exact for it, though conservative in our simulations.
     enforce_c : bool, default True
         Floor the denominator's upper bound at ``c`` (caps the certificate at ``log(1/c)``).
     batch_size : int, optional
@@ -750,14 +774,12 @@ def dp_sniper(
     tie_rng = streams[6]
 
     # 1. training (materialised: at most max_train calls per input)
+    batch = int(batch_size) if batch_size is not None else None
     warned = 0
     fitted = None
     if score_function is None:
-        train = [source.draw(i, budget.train, train_rng[i]) for i in (0, 1)]
-        fitted, warned = _fit(source, classifier, train[0], train[1])
-        del train
+        fitted, warned = _fit(source, classifier, budget.train, train_rng, batch)
     score = _scorer(source, fitted, score_function)
-    batch = int(batch_size) if batch_size is not None else None
 
     # 2. thresholds: a -> b on M(b) with the score; b -> a on M(a) with the negated score
     m = int(math.floor(c * budget.threshold)) + 1
@@ -781,7 +803,7 @@ def dp_sniper(
     test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
     settings = {"test": test_name, "c": c, "ties": ties, "enforce_c": bool(enforce_c), "split": tuple(_check_split(split)),
                 "max_train": int(max_train), "calls": int(calls),
-                "batch_size": batch if batch is not None else max(1, BATCH_VALUES // max(1, source.dim or 1)),
+                "batch_size": _batch_size(source, batch),
                 "seed": seed if isinstance(seed, numbers.Integral) else repr(seed), "n_certificates": int(n_certificates)}
     cap = float(attack_cap(budget.final, alpha, c if enforce_c else None))
     results = []
