@@ -7,7 +7,12 @@ detector (not upsampled, for speed), aligned with the 5-point shape predictor an
 (``num_jitters=0``, padding 0.25). If neither detector finds a face, the whole image, resized to
 150x150, is encoded as if it were an aligned chip. The vector is dlib's raw output (norm ~0.6-0.7;
 not unit, and far from zero-mean: every coordinate has a large common offset, so raw cosines of
-different people are ~0.8 -- see :func:`cosine_separation`).
+different people are ~0.8 -- see :func:`cosine_separation`). The CSVs keep the raw vectors. The
+audit routes do not need them centred: the loader L2-normalises, and every route is unchanged by a
+common offset (GaussMech uses mean differences and residuals, MMD-TV's RBF kernel distances,
+ROC-HT's logistic regression has an intercept, KDE-LR works per coordinate). Raw cosines are not:
+cosine-based leakage scores (membership inference) should centre on a reference mean first; the
+manifest reports both raw and centred same/different-identity cosines.
 
 :class:`SFaceEncoder` -- SFace (``face_recognition_sface_2021dec_int8bq``, 128-D) with the YuNet
 detector (``face_detection_yunet_2023mar_int8bq``), both ONNX files shipped inside the PyPI wheel
