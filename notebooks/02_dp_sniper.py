@@ -30,11 +30,11 @@
 # shared final samples; the four one-sided bounds form one Bonferroni family at 95%, so each
 # direction's bound and their maximum hold together. Tied scores fire with a *drawn* probability
 # $q$, so the counts are exactly binomial; the reference input's upper bound is floored at $c$
-# (a valid upper bound stays valid when raised), so no bound exceeds $\log(1/c) = 4.6$; a linear
-# classifier is scored by its log-odds rather than probabilities rounded to three decimals;
-# every draw is seeded. The budget $B$ counts mechanism calls for the pair: 10% for training (at most
-# $10^5$ per input, the surplus goes to the final stage), 5% for the thresholds and 85% for the
-# final estimate, split evenly between the inputs. The raw log ratio may be negative; the
+# (a valid upper bound stays valid when raised), so no bound exceeds $\log(1/c) =$
+# {glue:text}`log_inv_c:.2f`; a linear classifier is scored by its log-odds rather than
+# probabilities rounded to three decimals; every draw is seeded. The budget counts mechanism
+# calls for the pair: 10% for training (at most $10^5$ per input, the surplus goes to the final
+# stage), 5% for the thresholds and 85% for the final estimate, split evenly between the inputs. The raw log ratio may be negative; the
 # certificate is $\max(0, \text{raw})$, and tables of bounds show the raw value, as the paper does.
 #
 # **Mechanisms.** Product Laplace noise on the benchmark's dispersed identity prototypes
@@ -181,16 +181,16 @@ glue("t5_n_train", int(learned[learned.mechanism == "laplace"]["n_train"].iloc[0
 # **Randomized response** ($K = 16$). The bounds are {glue:text}`t5_rr_0p5:.2f`,
 # {glue:text}`t5_rr_2:.2f`, {glue:text}`t5_rr_8:.2f` and {glue:text}`t5_rr_32:.2f` (paper 0.12, 0.93,
 # 4.47, 4.60): at 0.5 and 2 ours come close to the exact value (ratios
-# {glue:text}`t5_rr_0p5_ratio:.2f` and {glue:text}`t5_rr_2_ratio:.2f`; the rest is the Clopper–Pearson
-# width), far above the paper's. With
-# one-hot features a linear classifier gives each category its own weight, and the attack that
-# fires on category $a$ (ties broken with $q$) has population log ratio exactly $\varepsilon$;
+# {glue:text}`t5_rr_0p5_ratio:.2f` and {glue:text}`t5_rr_2_ratio:.2f`; the rest is the
+# Clopper–Pearson width), far above the paper's. With one-hot features a linear classifier gives
+# each category its own weight, and at these $\varepsilon$ the attack that fires on category $a$
+# (ties broken with $q$) has population log ratio exactly $\varepsilon$;
 # the paper does not state its feature encoding, and an encoding that mixes categories (an
 # integer code, or scores rounded so that categories tie) loses exactly this. At 8 and 32 both
 # are held by the cap $\log(1/c) =$ {glue:text}`log_inv_c:.2f`: the attack fires with probability
 # about $c$ under $a'$ and at most 1 under $a$, so no bound can exceed it whatever the true
-# $\varepsilon$: {glue:text}`t5_cap_hits` of the {glue:text}`t5_cap_rows` bounds at 8 and 32 lie within
-# 0.1 of it.
+# $\varepsilon$: {glue:text}`t5_cap_hits` of the {glue:text}`t5_cap_rows` bounds at 8 and 32 lie
+# within 0.1 of it.
 #
 # **The null.** At $\varepsilon = 0$ the largest certificate is {glue:text}`t5_lap_null_max:.3f`
 # (product Laplace) and {glue:text}`t5_rr_null_max:.3f` (randomized response).
