@@ -103,8 +103,8 @@ def gaussmech_pairs(
     labels = list(groups)
     index = {label: i for i, label in enumerate(labels)}
     means = np.stack([groups[k].mean(axis=0) for k in labels])
-    sigmas = np.array([residual_scale(groups[k]) for k in labels])
-    sizes = np.array([len(groups[k]) for k in labels])
+    sigmas = np.array([np.sqrt(np.mean((groups[k] - means[i]) ** 2)) for i, k in enumerate(labels)])
+    sizes = [len(groups[k]) for k in labels]
     ia = np.array([index[a] for a, _ in pairs])
     ib = np.array([index[b] for _, b in pairs])
     scale = np.maximum(sigmas[ia], sigmas[ib])
@@ -112,8 +112,9 @@ def gaussmech_pairs(
         bad = pairs[int(np.argmax(scale == 0.0))]
         raise ValueError(f"pair {bad!r}: both samples are constant (zero residual scale)")
     distance = np.linalg.norm(means[ia] - means[ib], axis=1)
-    values = distance * c / scale
+    values = (distance * c / scale).tolist()
+    sig, dist = sigmas.tolist(), distance.tolist()  # plain floats: cheap to index per pair
     return [
-        _result(values[k], sizes[ia[k]], sizes[ib[k]], delta, pairs[k], distance[k], sigmas[ia[k]], sigmas[ib[k]])
-        for k in range(len(pairs))
+        _result(values[k], sizes[i], sizes[j], delta, pairs[k], dist[k], sig[i], sig[j])
+        for k, (i, j) in enumerate(zip(ia.tolist(), ib.tolist()))
     ]
