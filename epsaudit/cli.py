@@ -53,8 +53,10 @@ protocol (paper 000, Section 4)
   --pairs (500), KDE-LR (alpha 0 and 0.01) the first --kde-pairs (100), ROC-HT out-of-fold the
   first --roc-pairs (200). Reserved-test certificates: each identity's rows are split once into
   development and test parts (--test-size); the first --selection-pool (100) pairs are ranked by
-  out-of-fold AUC on development rows only (ties: max(TPR - FPR), then the shuffled order); the top --certificates are certified on the untouched test rows with a
-  Bonferroni correction, so all of them hold together at --confidence (95%).
+  out-of-fold AUC on development rows only (ties: max(TPR - FPR), then the shuffled order; with
+  --prefer-certifiable first the larger cap of the pair's test sizes); the top --certificates are
+  certified on the untouched test rows with a Bonferroni correction over --certificates (or over
+  --family-size certificates reported together), so all of them hold together at --confidence (95%).
 
 output table (stdout), one row per route (KDE-LR per alpha) and per certificate
   kind        diagnostic | estimate | certificate (what the number is)
@@ -101,6 +103,12 @@ def build_parser() -> argparse.ArgumentParser:
                        help="ROC-HT out-of-fold audits the first N pairs (default 200)")
     audit.add_argument("--certificates", type=int, default=5, metavar="K",
                        help="reserved-test certificates reported together (default 5; 0 = none)")
+    audit.add_argument("--family-size", type=int, default=None, metavar="M",
+                       help="Bonferroni family size when these certificates are reported together with others "
+                            "(e.g. 60 = 5 per file x 12 files); default: the certificates of this file")
+    audit.add_argument("--prefer-certifiable", action="store_true",
+                       help="among pairs with equal development AUC, prefer the one whose test sizes can certify "
+                            "more (the cap, from the sizes alone)")
     audit.add_argument("--selection-pool", type=int, default=100, metavar="N",
                        help="certificates are chosen among the first N pairs (default 100)")
     audit.add_argument("--test-size", type=float, default=0.3, metavar="F",
@@ -163,7 +171,8 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         start = time.perf_counter()
         audit = audit_condition(
             table, pairs=args.pairs, kde_pairs=args.kde_pairs, roc_pairs=args.roc_pairs,
-            certificates=args.certificates, selection_pool=args.selection_pool, test_size=args.test_size,
+            certificates=args.certificates, family_size=args.family_size,
+            prefer_certifiable=args.prefer_certifiable, selection_pool=args.selection_pool, test_size=args.test_size,
             confidence=args.confidence,
             min_rows=args.min_rows, seed=args.seed, permutations=args.permutations, n_jobs=args.jobs,
             progress=args.progress)

@@ -13,10 +13,14 @@ the same numbers for the same table and seed:
    each identity's rows are split *once* into development and test parts
    (:func:`split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
    out-of-fold AUC of the ROC-HT classifier on development rows (ties: the larger witness
-   ``max(TPR - FPR)``, then the shuffled order); the top ``k`` are certified on the untouched
-   test rows with a Bonferroni correction over the ``k`` certificates, so all ``k`` hold together
-   at ``confidence`` (95%) under the iid row model. Test rows are never looked at before the
-   certificates are computed, so the selection costs no validity.
+   ``max(TPR - FPR)``, then the shuffled order; with ``prefer_certifiable`` ties in AUC first go
+   to the pair whose test *sizes* allow the larger certificate, :func:`epsaudit.bounds.certifiable_cap`);
+   the top ``k`` are certified on the untouched test rows with a Bonferroni correction over the
+   ``k`` certificates (or over ``family_size`` certificates when this condition's ``k`` are part
+   of a larger family reported together, e.g. 5 per condition over 12 conditions), so all hold
+   together at ``confidence`` (95%) under the iid row model. Test rows are never looked at before
+   the certificates are computed (the test sizes follow from the split alone), so the selection
+   costs no validity.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import pandas as pd
 from .audits import audit_pairs, reserved_test_pairs, roc_oof_pairs
 from .audits.kde_lr import DEFAULT_ALPHAS
 from .audits.roc_oof import DEFAULT_FOLDS
+from .bounds import bonferroni_alpha, certifiable_cap
 from .data import EmbeddingTable
 from .pairs import PAIRS_PER_ROUTE, identity_pairs
 from .results import EpsilonResult, results_frame
@@ -148,6 +153,7 @@ def select_pairs(
     *,
     seed: int = 0,
     folds: int = DEFAULT_FOLDS,
+    test_caps: Mapping[tuple[Hashable, Hashable], float] | None = None,
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> tuple[list[tuple[Hashable, Hashable]], pd.DataFrame]:
@@ -164,6 +170,10 @@ def select_pairs(
         How many pairs to select (fewer if fewer candidates qualify).
     seed, folds, n_jobs, progress
         As in :func:`epsaudit.audits.roc_oof_pairs`.
+    test_caps : mapping (identity, identity) -> float, optional
+        The largest bound each pair's *test size* can certify (a function of the sizes only, never
+        of the test rows). When given, ties in development AUC go to the larger cap before the
+        witness and the shuffled order are consulted, and the ranking gets a ``test_cap`` column.
 
     Returns
     -------
@@ -171,7 +181,8 @@ def select_pairs(
         Best first.
     ranking : pandas.DataFrame
         One row per ranked candidate: ``rank`` (1 = best), ``identity_a``, ``identity_b``,
-        ``order`` (position in ``candidates``), ``dev_auc``, ``dev_tv_witness``, ``selected``.
+        ``order`` (position in ``candidates``), ``dev_auc``, ``dev_tv_witness``, ``selected``
+        (and ``test_cap`` when ``test_caps`` is given).
     """
     usable = [(i, p) for i, p in enumerate(candidates)
               if all(lab in dev_groups and len(dev_groups[lab]) >= folds for lab in p)]
@@ -184,8 +195,13 @@ def select_pairs(
         "order": [i for i, _ in usable],
         "dev_auc": [r.details["auc"] for r in res], "dev_tv_witness": [r.details["tv_witness"] for r in res],
     })
-    ranking = ranking.sort_values(["dev_auc", "dev_tv_witness", "order"], ascending=[False, False, True],
-                                  kind="stable").reset_index(drop=True)
+    keys, ascending = ["dev_auc", "dev_tv_witness", "order"], [False, False, True]
+    if test_caps is not None:
+        ranking["test_cap"] = [float(test_caps[p]) for _, p in usable]
+        keys.insert(1, "test_cap")
+        ascending.insert(1, False)
+        columns = columns[:-1] + ["test_cap", "selected"]
+    ranking = ranking.sort_values(keys, ascending=ascending, kind="stable").reset_index(drop=True)
     ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
     ranking["selected"] = ranking["rank"] <= k
     chosen = ranking[ranking["selected"]]
@@ -244,6 +260,8 @@ def audit_condition(
     kde_pairs: int = PAIRS_PER_ROUTE["kde_lr"],
     roc_pairs: int = PAIRS_PER_ROUTE["roc_oof"],
     certificates: int = 5,
+    family_size: int | None = None,
+    prefer_certifiable: bool = False,
     selection_pool: int = PAIRS_PER_ROUTE["common"],
     test_size: float = 0.3,
     confidence: float = 0.95,
@@ -272,6 +290,17 @@ def audit_condition(
         candidate pairs qualify (both identities need ``folds`` development rows), fewer are
         certified and the Bonferroni family is the number actually certified
         (``counts["certificates"]``).
+    family_size : int, optional
+        Size ``m`` of the Bonferroni family when these certificates are reported together with
+        others (e.g. 60 = 5 per condition x 12 conditions): each one-sided bound is then at
+        ``(1 - confidence) / (2 m)``, so all ``m`` hold together at ``confidence`` when every
+        member uses the same ``m``. Default: the number certified here. Must be at least that.
+    prefer_certifiable : bool
+        Among candidates with equal development AUC, prefer the pair whose test sizes allow the
+        larger certificate (:func:`epsaudit.bounds.certifiable_cap` at the family's level) before
+        the witness tie-break. The sizes come from the split alone, so validity is unaffected;
+        it matters when identities have very different row counts. Default False (the rule of
+        the module docstring).
     selection_pool : int
         Certificates are chosen among the first ``selection_pool`` pairs (paper: 100).
     test_size : float
@@ -314,6 +343,8 @@ def audit_condition(
                         ("certificates", certificates), ("selection_pool", selection_pool)):
         if int(value) < 0:
             raise ValueError(f"{name} must be >= 0, got {value}")
+    if family_size is not None and int(family_size) < max(int(certificates), 1):
+        raise ValueError(f"family_size must be >= certificates ({certificates}) and >= 1, got {family_size}")
     check_probability(confidence, "confidence")
     check_probability(delta, "delta", open_interval=False)
     groups = {k: v for k, v in all_groups.items() if len(v) >= min_rows}
@@ -333,10 +364,17 @@ def audit_condition(
     too_small: list = []
     if certificates > 0:
         dev, test, too_small = split_identities(groups, test_size=test_size, seed=seed)
-        selected, ranking = select_pairs(dev, shuffled[:selection_pool], certificates, seed=seed, n_jobs=n_jobs,
+        pool = shuffled[:selection_pool]
+        caps = None
+        if prefer_certifiable:
+            level = bonferroni_alpha(family_size or certificates, confidence)
+            caps = {p: certifiable_cap(len(test[p[0]]), len(test[p[1]]), level, delta)
+                    for p in pool if p[0] in test and p[1] in test}
+        selected, ranking = select_pairs(dev, pool, certificates, seed=seed, test_caps=caps, n_jobs=n_jobs,
                                          progress=progress)
         if selected:
-            results += reserved_test_pairs(dev, selected, test_groups=test, n_certificates=len(selected),
+            results += reserved_test_pairs(dev, selected, test_groups=test,
+                                           n_certificates=int(family_size or len(selected)),
                                            confidence=confidence, delta=delta, seed=seed, n_jobs=n_jobs,
                                            progress=progress)
 
@@ -345,10 +383,13 @@ def audit_condition(
         per_pair = per_pair.drop(columns=["p_value"])  # NaN by construction without a test
     settings = {
         "seed": seed, "pairs": pairs, "kde_pairs": kde_pairs, "roc_pairs": roc_pairs,
-        "certificates": certificates, "selection_pool": selection_pool, "test_size": test_size,
+        "certificates": certificates, "family_size": family_size, "prefer_certifiable": bool(prefer_certifiable),
+        "selection_pool": selection_pool, "test_size": test_size,
         "confidence": confidence, "delta": delta, "kde_alphas": [float(a) for a in kde_alphas],
         "min_rows": min_rows, "permutations": permutations,
-        "selection_rule": "development-only out-of-fold AUC (ties: dev max(TPR-FPR), then shuffled order)",
+        "selection_rule": ("development-only out-of-fold AUC (ties: "
+                           + ("the larger cap of the pair's test sizes, then " if prefer_certifiable else "")
+                           + "dev max(TPR-FPR), then shuffled order)"),
         "split_rule": "each identity split once: numpy default_rng([seed, j]) permutation, j = sorted label index",
     }
     audit_counts = {
