@@ -70,8 +70,10 @@ lock:
 
 # ---------------------------------------------------------------------------------------------
 # Face data: LFW images (data/lfw/images, never committed) -> generators -> encoders -> data/*.csv
-# and data/manifest.json (committed). Both cores; about half an hour. FACES_ARGS adds options
-# (python -m epsaudit.faces.pipeline --help), e.g. FACES_ARGS=--smoke OUT=/tmp/faces.
+# and data/manifest.json (committed), then the donor gallery data/<encoder>_donor_none.csv (every
+# photograph of the swap donor's identity). Both cores; about half an hour. FACES_ARGS adds options
+# (python -m epsaudit.faces.pipeline --help), e.g. FACES_ARGS=--smoke OUT=/tmp/faces, or
+# FACES_ARGS=--donor-gallery-only to rebuild only the donor gallery, leaving the condition CSVs alone.
 
 FACES_ARGS ?=
 OUT        ?= data

@@ -15,6 +15,13 @@ No row is dropped for want of a face: each encoder falls back to the whole image
 counts and lists those rows (``detection_paths``/``fallback_images``). Rows are dropped only when an
 image cannot be read (reason recorded).
 
+The donor gallery (:func:`build_donor_gallery`): the membership-inference view of the swap (paper
+002) scores each swap against the donor identity's photographs too, so every photograph of the swap
+donor's identity is encoded unchanged (generator ``none``) into ``<encoder>_donor_none.csv`` and
+recorded in the same manifest (regime ``donor``). The command line builds it after the conditions
+whenever ``swap`` is generated; ``--donor-gallery-only`` builds only it, for the donor recorded in an
+existing manifest, without touching the condition CSVs.
+
 ``python -m epsaudit.faces.pipeline --help``; ``make data`` runs it on the full LFW selection;
 :func:`run_smoke` runs every stage on a few images (tests, notebook smoke profiles).
 """
@@ -374,31 +381,127 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     return doc
 
 
+def donor_gallery_name(encoder: str) -> str:
+    """``<encoder>_donor_none.csv``: the donor identity's photographs, unchanged."""
+    return f"{condition_name(encoder, 'donor', 'none')}.csv"
+
+
+def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
+                        encoders: Sequence[str] = ENCODER_NAMES, donor_id: str | None = None,
+                        manifest_name: str = "manifest.json") -> dict[str, Any]:
+    """Encode every photograph of the swap donor's identity into ``<encoder>_donor_none.csv``.
+
+    The files have the conditions' row format (``identity``, ``image_id``, ``e0 .. e127``, raw
+    encoder output) and are added to ``manifest.json`` in ``out_dir`` (regime ``donor``, generator
+    ``none``, with detection paths and fallbacks as for a condition), together with
+    ``generation["donor_gallery"]`` and ``run["donor_gallery"]``; other manifest entries are kept.
+    The donor image itself is one of the photographs (in LFW a donor-pool identity has at most 9).
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Folder of the manifest (and of the condition CSVs); the gallery CSVs are written there.
+    image_root : path-like, optional
+    encoders : sequence of str
+    donor_id : str, optional
+        The swap donor's image id; default: ``generation.donor.image_id`` of the existing manifest.
+
+    Returns
+    -------
+    dict
+        The updated manifest.
+
+    Raises
+    ------
+    ValueError
+        No donor given and none recorded in the manifest.
+    """
+    from ..data import jsonable, load_embeddings, manifest_entry, write_embeddings
+
+    t0 = time.perf_counter()
+    root = img.image_root(image_root)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / manifest_name
+    doc = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {
+        "manifest_version": 1, "files": {}, "generation": {}, "run": {}}
+    if donor_id is None:
+        donor_id = ((doc.get("generation") or {}).get("donor") or {}).get("image_id")
+    if not donor_id:
+        raise ValueError(f"no donor image id given and none recorded in {path}")
+    person = img.identity_of(donor_id)
+    image_ids = img.list_identities(root).get(person, [])
+    if donor_id not in image_ids:
+        raise ValueError(f"donor image {donor_id} not found under {root}")
+    config = {"image_root": str(root.resolve()), "encoders": list(encoders), "generators": ["none"], "seed": 0,
+              "swap_variant": SWAP_VARIANT_DEFAULT, "dp_pix": dict(DP_PIX_DEFAULTS), "donor_id": donor_id}
+    records, timing, _ = _process_batch([("donor", person, i) for i in image_ids], config)
+    kept = [r for r in records if "dropped" not in r]
+    dropped = Counter(r["dropped"] for r in records if "dropped" in r)
+    for ename in encoders:
+        name = donor_gallery_name(ename)
+        x = np.stack([r["vectors"][("none", ename)] for r in kept]).astype(np.float32)
+        write_embeddings(out / name, [person] * len(kept), [r["image_id"] for r in kept], x)
+        table = load_embeddings(out / name, min_identities=0)  # one identity, possibly one photograph
+        paths = Counter(r["paths"][("none", ename)] for r in kept)
+        entry = manifest_entry(table, encoder=ename, regime="donor", generator="none")
+        entry.update({
+            "encoder": ename, "regime": "donor", "generator": "none", "role": "donor gallery (membership inference)",
+            "images_dropped_before_writing": dict(dropped),
+            "detection_paths": {p: int(paths.get(p, 0)) for p in _paths_of(ename)},
+            "detection_failures": int(sum(v for p, v in paths.items() if p != PRIMARY_PATHS[ename])),
+            "fallback_images": {p: [r["image_id"] for r in kept if r["paths"][("none", ename)] == p]
+                                for p in sorted(paths) if p != PRIMARY_PATHS[ename]},
+            "generator_flags": {},
+        })
+        doc.setdefault("files", {})[name] = jsonable(entry)
+    doc.setdefault("generation", {})["donor_gallery"] = {
+        "description": "every photograph of the swap donor's identity, unchanged (generator none), one CSV per "
+                       "encoder; the gallery of the donor role in the membership-inference view (paper 002)",
+        "donor_image_id": donor_id, "identity": person, "images": image_ids,
+        "includes_donor_image": True,
+    }
+    doc.setdefault("run", {})["donor_gallery"] = {
+        "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "images": len(image_ids), "wall_seconds": round(time.perf_counter() - t0, 2),
+        "stages": {k: round(v, 3) for k, v in sorted(timing.items())}}
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
+    return doc
+
+
 def _paths_of(encoder: str) -> tuple[str, ...]:
     return {"dlib": ("hog", "cnn", "whole"), "sface": ("yunet", "whole")}[encoder]
 
 
 def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None = None, *,
               n_identities: int = SMOKE_IDENTITIES, n_images: int = SMOKE_IMAGES, n_jobs: int = 1,
-              progress: bool = False, **kwargs: Any) -> dict[str, Any]:
+              progress: bool = False, donor_gallery: bool = False, **kwargs: Any) -> dict[str, Any]:
     """Every stage (detect, generate, encode, write) on ``n_identities`` x ``n_images`` per regime.
 
     Writes the condition CSVs and ``manifest.json`` to ``out_dir`` (never to ``data/`` unless asked)
-    and returns the manifest. About 20-40 s on one core with the defaults.
+    and returns the manifest. About 20-40 s on one core with the defaults. With ``donor_gallery``
+    (and the swap generator) the donor identity's gallery is added (:func:`build_donor_gallery`).
     """
-    return build_conditions(out_dir, image_root, max_identities=n_identities, max_images=n_images,
-                            n_jobs=n_jobs, progress=progress, **kwargs)
+    manifest = build_conditions(out_dir, image_root, max_identities=n_identities, max_images=n_images,
+                                n_jobs=n_jobs, progress=progress, **kwargs)
+    donor = (manifest["generation"].get("donor") or {}).get("image_id")
+    if donor_gallery and donor:
+        manifest = build_donor_gallery(out_dir, image_root, encoders=kwargs.get("encoders", ENCODER_NAMES),
+                                       donor_id=donor, manifest_name=kwargs.get("manifest_name", "manifest.json"))
+    return manifest
 
 
 def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
     """One line per condition: rows, identities, detection paths, cosine gaps; then timing."""
     lines = []
     for name, e in manifest["files"].items():
-        c = e["cosine"]
+        c = e.get("cosine")
+        cos = (f"cos raw {c['raw']['same_mean']:.3f}/{c['raw']['different_mean']:.3f} "
+               f"centred {c['centred']['same_mean']:.3f}/{c['centred']['different_mean']:.3f}") if c else ""
         lines.append(f"{name:28s} rows {e['rows']:5d} ids {e['identities']:4d} paths {e['detection_paths']} "
-                     f"flags { {k: len(v) for k, v in e['generator_flags'].items()} } "
-                     f"cos raw {c['raw']['same_mean']:.3f}/{c['raw']['different_mean']:.3f} "
-                     f"centred {c['centred']['same_mean']:.3f}/{c['centred']['different_mean']:.3f}")
+                     f"flags { {k: len(v) for k, v in e['generator_flags'].items()} } {cos}")
     run = manifest["run"]
     lines.append(f"{run['images']} images in {run['wall_seconds']} s ({run['images_per_second_wall']} images/s, "
                  f"{run['n_jobs']} workers)")
@@ -429,18 +532,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-donor-gallery", action="store_true",
+                   help="do not encode the donor identity's photographs (<encoder>_donor_none.csv)")
+    p.add_argument("--donor-gallery-only", action="store_true",
+                   help="only (re)build <encoder>_donor_none.csv for the donor recorded in OUT_DIR/manifest.json "
+                        "(or --donor), leaving the condition CSVs alone")
     a = p.parse_args(argv)
     max_ids, max_imgs = a.max_identities, a.max_images
     if a.smoke:
         max_ids, max_imgs = max_ids or SMOKE_IDENTITIES, max_imgs or SMOKE_IMAGES
     try:
+        if a.donor_gallery_only:
+            manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders, donor_id=a.donor)
+            for ename in a.encoders:
+                e = manifest["files"][donor_gallery_name(ename)]
+                print(f"{donor_gallery_name(ename):28s} rows {e['rows']:5d} paths {e['detection_paths']}")
+            print(f"donor gallery: {manifest['run']['donor_gallery']}")
+            return 0
         manifest = build_conditions(
             a.out_dir, a.image_root, encoders=a.encoders, regimes=a.regimes, generators=a.generators,
             seed=a.seed, swap_variant=a.swap_variant,
             dp_pix={"block": a.dp_block, "m": a.dp_m, "epsilon": a.dp_epsilon if math.isfinite(a.dp_epsilon) else math.inf},
             donor_id=a.donor, max_identities=max_ids, max_images=max_imgs, n_jobs=a.n_jobs,
             batch_size=a.batch_size, progress=not a.no_progress)
-    except img.ImageRootError as exc:
+        if "swap" in a.generators and not a.no_donor_gallery:
+            manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders,
+                                           donor_id=manifest["generation"]["donor"]["image_id"])
+    except (img.ImageRootError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(summary_lines(manifest)))
