@@ -17,6 +17,7 @@ Every audit returns an :class:`~epsaudit.results.EpsilonResult` that says whethe
 - :mod:`epsaudit.leakage` -- membership-inference metrics (AUC, TPR at low FPR, CMC);
 - :mod:`epsaudit.operator` -- the affine stochastic operator of a face swapper and its cascade;
 - :mod:`epsaudit.faces` -- photographs: encoders and generators (optional heavy dependencies);
+- :mod:`epsaudit.face_study` -- the face case study: shared audit settings, Table 2/3 rows, swap membership inference;
 - :mod:`epsaudit.paper_values`, :mod:`epsaudit.plotting` -- the papers' numbers; figure style.
 """
 

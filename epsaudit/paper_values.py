@@ -46,3 +46,78 @@ TABLE5 = pd.DataFrame(
 #: above their exact value.
 TABLE5_PROTOCOL = {"calls_per_row": 6_500_000, "rows_full_budget": 81, "rows_matched_budget": 243,
                    "total_calls": 526_569_660, "bounds_above_exact": 0, "bounds": 324}
+
+#: Paper 001, Table 2: L2-normalised face embeddings (512-D); medians over the same 100 identity
+#: pairs per condition; "ROC-HT +inf" counts out-of-fold values equal to +inf among the 100.
+#: Encoders ArcFace / FaceNet; data sets VGGFace2 (90-100 generated embeddings per identity) and
+#: CelebA (26-35); generators FF = FaceFusion (one fixed donor), ID = InstantID.
+TABLE2 = pd.DataFrame(
+    [["ArcFace", "VGGFace2", "FF", 93.1, 10447.0, 1657.0, 0.475, 100, 1.000],
+     ["ArcFace", "VGGFace2", "ID", 46.1, 8560.0, 1334.0, 0.236, 100, 0.982],
+     ["ArcFace", "CelebA", "FF", 81.6, 8271.0, 1689.0, 0.388, 100, 1.000],
+     ["ArcFace", "CelebA", "ID", 58.7, 7249.0, 1523.0, 0.257, 100, 0.978],
+     ["FaceNet", "VGGFace2", "FF", 91.8, 9976.0, 1652.0, 0.459, 100, 0.999],
+     ["FaceNet", "VGGFace2", "ID", 44.2, 7872.0, 1278.0, 0.217, 100, 0.937]],
+    columns=["encoder", "dataset", "generator", "GaussMech", "KDE-LR a=0", "KDE-LR a=.01", "MMD-TV",
+             "ROC-HT +inf", "ROC AUC"],
+).set_index(["encoder", "dataset", "generator"])
+#: Paper 001, Table 2: pairs per condition behind each median and count.
+TABLE2_PAIRS = 100
+
+#: Paper 001, Table 3: reserved-test certificates for five pairs per condition selected on
+#: development data; all 40 bounds hold together at 95% (alpha = 0.05/80 per one-sided bound).
+#: Ranges are min - max over the five pairs; "Pos." and ">1" count bounds above 0 and above 1.
+TABLE3 = pd.DataFrame(
+    [["ArcFace", "VGGFace2", "FF", "30", "1.000 - 1.000", 5, 5, "1.192 - 1.277"],
+     ["ArcFace", "VGGFace2", "ID", "29 - 30", "0.986 - 1.000", 5, 5, "1.151 - 1.277"],
+     ["ArcFace", "CelebA", "FF", "9 - 10", "1.000 - 1.000", 0, 0, "0"],
+     ["ArcFace", "CelebA", "ID", "9", "1.000 - 1.000", 0, 0, "0"],
+     ["FaceNet", "VGGFace2", "FF", "30", "0.997 - 1.000", 5, 5, "1.192 - 1.277"],
+     ["FaceNet", "VGGFace2", "ID", "29 - 30", "0.970 - 0.999", 5, 0, "0.685 - 0.925"]],
+    columns=["encoder", "dataset", "generator", "n/class", "AUC", "Pos.", ">1", "eps_LB"],
+).set_index(["encoder", "dataset", "generator"])
+TABLE3_PROTOCOL = {"certificates": 40, "per_condition": 5, "alpha_per_bound": 0.05 / 80, "confidence": 0.95}
+
+#: Paper 000, Section 4 (diagnostics of the eight face conditions, 512-D embeddings).
+DIAGNOSTICS = {
+    # Shapiro-Wilk rejections at p < 1e-3 among 512 coordinates: range over conditions, and the
+    # canonical ArcFace+VGGFace2+InstantID condition
+    "shapiro_rejections_min": 296, "shapiro_rejections_max": 512, "shapiro_dimensions": 512,
+    "shapiro_canonical": 509,
+    # KDE-LR: ratio of the alpha = 0 to the alpha = 0.01 median
+    "kde_ratio_min": 4.8, "kde_ratio_max": 6.4,
+    # MMD-TV bandwidth sweep (max over the audited pairs) on ArcFace+VGGFace2, sigma / sigma*
+    "bandwidth_scales": (0.5, 0.75, 1.0, 1.5, 2.0),
+    "bandwidth_max_facefusion": (0.677, 0.724, 0.642, 0.480, 0.374),
+    "bandwidth_max_instantid": (0.413, 0.448, 0.406, 0.310, 0.244),
+    # classifier witness TV = max(TPR - FPR) against MMD/2 on the 200 ROC-tested pairs
+    "witness_ratio_min": 4.39, "witness_ratio_max": 7.52, "witness_tv_min": 0.735, "witness_tv_max": 0.992,
+    # mean per-pair AUC difference logistic minus random forest (200 pairs per condition)
+    "rf_difference_min": -0.002, "rf_difference_max": 0.013,
+    # inter-identity MMD permutation tests (10^4 permutations, first 100 pairs per condition)
+    "permutation_rejections": 799, "permutation_tests": 800,
+    # same-identity split-half controls: MMD rejections at 0.05
+    "split_half_rejections": 16, "split_half_controls": 400,
+}
+
+#: Paper 002, Table I, FaceFusion row (VGGFace2, 947-948 pairs): TPR at FPR <= 1% and <= 0.1% and
+#: the best balanced accuracy, in percent, for the two recognizers and median / max aggregation.
+MIA_TABLE_I_FACEFUSION = pd.DataFrame(
+    {("buffalo_l (ArcFace)", "median"): [30.2, 14.6, 81.7], ("buffalo_l (ArcFace)", "max"): [26.3, 11.6, 79.8],
+     ("Facenet512", "median"): [15.5, 3.6, 72.9], ("Facenet512", "max"): [13.4, 4.5, 72.1]},
+    index=pd.Index(["TPR @ FPR <= 1% (%)", "TPR @ FPR <= 0.1% (%)", "max balanced accuracy (%)"], name="metric"),
+)
+#: Paper 002, Section V and VIII: other single-swap numbers quoted beside ours.
+MIA = {
+    "facefusion_target_genuine": 0.616,  # mean target score of a genuine target image (buffalo_l, median)
+    "facefusion_target_swap": 0.098,  # mean target score of the FaceFusion swap
+    "non_member_mean": 0.008,  # non-member baseline (buffalo_l), about
+    "non_member_mean_min": 0.004, "non_member_mean_max": 0.009,
+    "facefusion_auc": 0.874,  # MIA AUC at pass 0 of the FaceFusion cascade (Section VIII)
+    "auc_min_all_tools": 0.729, "auc_max_all_tools": 0.993,  # E4S ... DiffSwap
+    "auc_min_donor_tools": 0.73, "auc_max_donor_tools": 0.95,  # the five donor-retaining tools
+    "donor_dominated_min_fraction": 0.93,  # five tools: donor score above target in > 93% of pairs
+    "diffswap_target_closer_fraction": 0.86,  # DiffSwap: closer to the target than the donor
+    "rank1_blendface": 0.34, "rank1_chance": 0.001, "closed_set_candidates": 948,
+    "pairs": 947,
+}
