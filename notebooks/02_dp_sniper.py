@@ -49,7 +49,7 @@
 # likelihood ratio as the score, the best attack any classifier could find.
 
 # %% tags=["parameters"]
-profile = "default"  # "smoke" (CI, seconds), "default" (the book, ~2-4 min on 2 cores), "paper" (6.5e6 calls per row)
+profile = "default"  # "smoke" (CI, ~10 s), "default" (the book, ~4 min on 2 shared cores), "paper" (6.5e6 calls per row, ~40 min)
 seed = 0  # base seed: prototypes, pair order and every draw derive from it
 n_jobs = 2  # rows run in parallel (joblib); results do not depend on it
 
