@@ -36,8 +36,11 @@ Row filter (paper 000, Section 4; every count is reported, nothing is dropped si
 1. rows with a missing label are dropped;
 2. rows with a missing or non-finite (NaN, inf) embedding cell are dropped;
 3. rows whose embedding has Euclidean norm ``<= min_norm`` (1e-6) are dropped;
-4. the remaining rows are L2-normalised;
-5. identities left with fewer than ``min_rows`` rows (default 2, i.e. a single row) stay in the
+4. duplicates are dropped, keeping the first: a row repeating an earlier row's image id, or
+   repeating an earlier row's label and embedding exactly (copies would leak development rows into
+   a reserved test set and inflate certificates);
+5. the remaining rows are L2-normalised;
+6. identities left with fewer than ``min_rows`` rows (default 2, i.e. a single row) stay in the
    table but are left out of :meth:`EmbeddingTable.groups`, with their count reported.
 
 The dropped rows are listed in ``EmbeddingTable.dropped`` with their line number in the file
@@ -82,6 +85,7 @@ DEFAULT_MIN_NORM = 1e-6
 DROP_LABEL = "missing label"
 DROP_NONFINITE = "missing or non-finite embedding value"
 DROP_NORM = "norm <= min_norm"
+DROP_DUPLICATE = "duplicate of an earlier row"
 MANIFEST_VERSION = 1
 
 _BLOCK_NAME = re.compile(r"^(.*?)(\d+)$")
@@ -182,6 +186,7 @@ class EmbeddingTable:
             "dropped_missing_label": int(reasons.get(DROP_LABEL, 0)),
             "dropped_nonfinite": int(reasons.get(DROP_NONFINITE, 0)),
             "dropped_norm": int(reasons.get(DROP_NORM, 0)),
+            "dropped_duplicate": int(reasons.get(DROP_DUPLICATE, 0)),
             "rows_kept": self.n_rows,
             "identities": len(self.identities),
             "single_row_identities": len(single),
@@ -224,7 +229,7 @@ class EmbeddingTable:
         if dropped:
             parts = []
             for reason, key in ((DROP_LABEL, "dropped_missing_label"), (DROP_NONFINITE, "dropped_nonfinite"),
-                                (DROP_NORM, "dropped_norm")):
+                                (DROP_NORM, "dropped_norm"), (DROP_DUPLICATE, "dropped_duplicate")):
                 if c[key]:
                     where = _line_list(self.dropped.loc[self.dropped["reason"] == reason, "file_line"])
                     text = reason.replace("min_norm", f"{self.min_norm:g}")
@@ -232,7 +237,7 @@ class EmbeddingTable:
             lines.append(f"  dropped {dropped} row(s): " + "; ".join(parts))
         else:
             lines.append("  dropped 0 rows (no missing label, no missing/non-finite value, no norm <= "
-                         f"{self.min_norm:g})")
+                         f"{self.min_norm:g}, no duplicate)")
         single = self.single_row_identities
         lines.append(f"  kept {c['rows_kept']} rows of {c['identities'] + len(single)} identities; "
                      f"{c['identities']} with >= 2 rows (groups())")
@@ -298,6 +303,26 @@ def _line_list(lines: Iterable[int], limit: int = 8) -> str:
     return ("line " if len(lines) == 1 else "lines ") + head + (f", ... ({len(lines)} in all)" if len(lines) > limit else "")
 
 
+def _mark_duplicates(reasons, details, labels, image_ids, x, lines) -> None:
+    """Filter step 4: mark rows repeating an earlier kept row's image id, or its label and embedding."""
+    ok = np.flatnonzero(reasons == "")
+    keys = {"image id": None if image_ids is None else pd.Series(image_ids[ok]).astype(str),
+            "label and embedding": pd.Series([f"{labels[i]}|{x[i].tobytes().hex()}" for i in ok])}
+    for what, key in keys.items():
+        if key is None:
+            continue
+        alive = reasons[ok] == ""
+        first_line = {}
+        for i, k, live in zip(ok, key, alive):
+            if not live:
+                continue
+            if k in first_line:
+                reasons[i] = DROP_DUPLICATE
+                details[i] = f"same {what} as line {first_line[k]}"
+            else:
+                first_line[k] = int(lines[i])
+
+
 def _filter(labels: np.ndarray, label_missing: np.ndarray, image_ids: np.ndarray | None, x: np.ndarray,
             names: tuple[str, ...], lines: np.ndarray, *, source: str, rows_read: int, min_norm: float,
             extra: dict) -> EmbeddingTable:
@@ -317,6 +342,7 @@ def _filter(labels: np.ndarray, label_missing: np.ndarray, image_ids: np.ndarray
     small = ok & (norms <= min_norm)
     reasons[small] = DROP_NORM
     details[small] = [f"norm = {v:.3g}" for v in norms[small]]
+    _mark_duplicates(reasons, details, labels, image_ids, x, lines)
     keep = reasons == ""
     dropped = pd.DataFrame({
         "file_line": lines[~keep].astype(int),

@@ -70,7 +70,7 @@ def test_round_trip_write_load(tmp_path):
     groups = table.groups()
     assert list(groups) == ["alice", "bob", "carol"] and groups["bob"].shape == (4, 5)
     assert table.counts == {"rows_read": 12, "dropped_missing_label": 0, "dropped_nonfinite": 0,
-                            "dropped_norm": 0, "rows_kept": 12, "identities": 3,
+                            "dropped_norm": 0, "dropped_duplicate": 0, "rows_kept": 12, "identities": 3,
                             "single_row_identities": 0, "dim": 5}
     assert table.sha256 == sha256_file(path)
 
@@ -273,7 +273,7 @@ def test_missing_nan_inf_and_blank_cells_are_dropped_with_lines(tmp_path):
             "a,i1,1,2,3\n"      # line 2 kept
             "a,i2,NaN,2,3\n"    # line 3 NaN
             "a,i3,1,,3\n"       # line 4 blank
-            "a,i4,1,2,3\n"
+            "a,i4,1,2,4\n"
             "b,i5,inf,1,1\n"    # line 6 inf
             "b,i6,1,NA,-inf\n"  # line 7 NA (2 bad cells)
             "b,i7,1,1,1\n"
@@ -348,3 +348,18 @@ def test_manifest_bad_input(tmp_path):
         read_manifest(bad)
     m = write_manifest(tmp_path / "inf.json", {"a.csv": {"value": float("inf"), "nan": float("nan")}})
     assert read_manifest(m)["a.csv"] == {"value": "inf", "nan": None}
+
+
+def test_duplicate_rows_are_dropped_and_counted(tmp_path):
+    # a repeated image id, and an exact copy of a label + embedding under a new id: copies would
+    # put development rows into a reserved test set
+    text = ("identity,image_id,e0,e1\n"
+            "a,i1,1,2\n" "a,i2,2,1\n" "a,i1,5,5\n" "a,i9,1,2\n"
+            "b,i3,1,1\n" "b,i4,0,1\n" "b,i5,1,1\n")
+    table = load_embeddings(write(tmp_path, text))
+    assert table.counts["dropped_duplicate"] == 3 and table.counts["rows_kept"] == 4
+    dup = table.dropped[table.dropped.reason == "duplicate of an earlier row"]
+    assert list(dup.file_line) == [4, 5, 8]
+    assert list(dup.detail) == ["same image id as line 2", "same label and embedding as line 2",
+                                "same label and embedding as line 6"]
+    assert "3 with duplicate of an earlier row (lines 4, 5, 8)" in table.summary()
