@@ -67,8 +67,10 @@ def _check_counts(k, n, alpha, *, round_down: bool):
         raise ValueError(f"trials n must be >= 1, got {n.min():g}")
     if np.any((k < 0) | (k > n)):
         raise ValueError("counts k must satisfy 0 <= k <= n")
-    if np.any((alpha <= 0) | (alpha >= 1)):
+    if np.any(~((alpha > 0) & (alpha < 1))):  # also refuses NaN
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if np.any(~np.isfinite(k)) or np.any(~np.isfinite(n)):
+        raise ValueError("counts k and n must be finite")
     return np.broadcast_arrays(k, n, alpha)
 
 
@@ -140,6 +142,10 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     numpy.ndarray or float
         Certified epsilon >= 0, always finite (zero errors give the finite cap).
     """
+    if not 0.0 <= delta < 1.0:
+        raise ValueError(f"delta must be in [0, 1), got {delta}")
+    if np.any(~np.isfinite(np.asarray(tp, dtype=float))) or np.any(~np.isfinite(np.asarray(fp, dtype=float))):
+        raise ValueError("counts tp and fp must be finite")
     tpr_lo = clopper_pearson_lower(tp, n_pos, alpha)
     fpr_hi = clopper_pearson_upper(fp, n_neg, alpha)
     # Mirrored pair: TNR_lo = 1 - FPR_hi and FNR_hi = 1 - TPR_lo (exactly, by symmetry of CP).
@@ -167,8 +173,8 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95, bounds_per_c
     ValueError
         If ``n_certificates < 1`` or ``confidence`` is outside (0, 1).
     """
-    if int(n_certificates) < 1:
-        raise ValueError(f"n_certificates must be >= 1, got {n_certificates}")
+    if int(n_certificates) != n_certificates or int(n_certificates) < 1:
+        raise ValueError(f"n_certificates must be an integer >= 1, got {n_certificates}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     return (1.0 - confidence) / (bounds_per_certificate * int(n_certificates))
@@ -182,9 +188,16 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95, bounds_per_c
 def epsilon_from_tv(tv):
     """Pure-DP epsilon implied by a total-variation distance: ``TV <= tanh(eps/2)`` inverted.
 
-    Returns ``2 artanh(tv)``; ``+inf`` at ``tv >= 1``.
+    Returns ``2 artanh(tv)``; ``+inf`` at ``tv = 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``tv`` is outside [0, 1] or NaN.
     """
-    tv = np.clip(np.asarray(tv, dtype=np.float64), 0.0, 1.0)
+    tv = np.asarray(tv, dtype=np.float64)
+    if np.any(~((tv >= 0) & (tv <= 1))):  # also refuses NaN
+        raise ValueError(f"a total-variation distance lies in [0, 1]; got {tv}")
     with np.errstate(divide="ignore"):
         out = 2.0 * np.arctanh(tv)
     return out[()] if out.ndim == 0 else out
@@ -195,7 +208,7 @@ def epsilon_from_mmd_tv_chain(mmd):
 
     Paper 000, Eq. 14 (Lemma 1 and Theorem 1).
     """
-    return epsilon_from_tv(np.asarray(mmd, dtype=np.float64) / 2.0)
+    return epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64), 0.0, None) / 2.0)
 
 
 def epsilon_from_mmd_hockey_stick(mmd):
@@ -203,7 +216,8 @@ def epsilon_from_mmd_hockey_stick(mmd):
 
     Valid for kernels with ``0 <= k <= 1``; ``+inf`` when ``MMD >= sqrt(2)``.
     """
-    return epsilon_from_tv(np.asarray(mmd, dtype=np.float64) / np.sqrt(2.0))
+    # MMD <= sqrt(2) for a kernel in [0, 1]; clip rounding excess
+    return epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64) / np.sqrt(2.0), 0.0, 1.0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -279,8 +293,8 @@ def gaussian_mu_for_epsilon(epsilon: float, delta: float = 1e-5) -> float:
     ValueError
         If ``epsilon <= 0`` or ``delta`` outside (0, 1).
     """
-    if epsilon <= 0:
-        raise ValueError(f"epsilon must be > 0 to calibrate, got {epsilon}")
+    if not (np.isfinite(epsilon) and epsilon > 0):
+        raise ValueError(f"epsilon must be finite and > 0 to calibrate, got {epsilon}")
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     hi = 1.0

@@ -333,3 +333,9 @@ def test_convergence_warnings_are_counted_not_printed(recwarn):
     assert oof.details["convergence_warnings"] == 5  # one per fold
     assert roc_oof_epsilon(a, b).details["convergence_warnings"] == 0
     assert not [w for w in recwarn if "converge" in str(w.message)]
+
+
+def test_reserved_pairs_refuse_a_family_smaller_than_the_call():
+    groups = null_groups("normal", 20, k=4, d=8)
+    with pytest.raises(ValueError, match="Bonferroni family must include"):
+        reserved_test_pairs(groups, [(0, 1), (2, 3)], n_certificates=1)

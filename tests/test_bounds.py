@@ -110,3 +110,18 @@ def test_tv_and_mmd_conversions():
     assert epsilon_from_mmd_hockey_stick(0.5) == pytest.approx(2 * np.arctanh(0.5 / np.sqrt(2)))
     assert epsilon_from_mmd_hockey_stick(0.5) > epsilon_from_mmd_tv_chain(0.5)
     assert np.isinf(epsilon_from_tv(1.0))
+
+
+def test_bound_functions_refuse_bad_arguments():
+    with pytest.raises(ValueError, match="delta"):
+        certified_epsilon(30, 30, 0, 30, A40, delta=-0.1)
+    with pytest.raises(ValueError, match="alpha"):
+        certified_epsilon(30, 30, 0, 30, float("nan"))
+    with pytest.raises(ValueError, match="finite"):
+        certified_epsilon(float("nan"), 30, 0, 30, A40)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        epsilon_from_tv(1.5)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        epsilon_from_tv(float("nan"))
+    with pytest.raises(ValueError, match="integer"):
+        bonferroni_alpha(2.5)

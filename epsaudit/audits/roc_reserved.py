@@ -253,6 +253,9 @@ def reserved_test_pairs(
         test_groups = as_groups(test_groups)
         as_pairs(pairs, test_groups)
     m = len(pairs) if n_certificates is None else int(n_certificates)
+    if m < len(pairs):
+        raise ValueError(f"n_certificates = {m} is smaller than the {len(pairs)} certificates this call "
+                         "reports together; the Bonferroni family must include all of them")
     alpha = _check_options(m, confidence, delta)
     if score_functions is None:
         check_classifier(classifier)
