@@ -16,10 +16,12 @@ def set_style() -> None:
 
 
 def _line_with_band(ax, data: pd.DataFrame, x: str, y: str, label: str, **kwargs) -> None:
-    """Mean of ``y`` per ``x`` as a line, min-max over the other rows as a band."""
-    g = data.groupby(x)[y].agg(["mean", "min", "max"]).reset_index().sort_values(x)
-    (line,) = ax.plot(g[x], g["mean"], marker="o", label=label, **kwargs)
-    ax.fill_between(g[x], g["min"], g["max"], alpha=0.2, color=line.get_color())
+    """Mean of ``y`` per requested epsilon as a line at the mean of ``x``; min-max band over the
+    rows of that setting (prototype geometries and repetitions)."""
+    key = "epsilon" if "epsilon" in data else x
+    g = data.groupby(key).agg(x_=(x, "mean"), mean=(y, "mean"), lo=(y, "min"), hi=(y, "max")).sort_values("x_")
+    (line,) = ax.plot(g["x_"], g["mean"], marker="o", label=label, **kwargs)
+    ax.fill_between(g["x_"], g["lo"], g["hi"], alpha=0.2, color=line.get_color())
 
 
 def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame, *, kde_alpha: float = 0.01):
@@ -58,11 +60,10 @@ def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame,
             _line_with_band(ax, lap, "reference_epsilon", "hockey_stick", "hockey-stick form", linestyle="--")
         if route == "roc_oof":
             for mech, part in auc_reference.groupby("mechanism"):
-                g = part.groupby("reference_epsilon")["optimal_auc"].mean().reset_index()
+                g = part.groupby("epsilon")[["reference_epsilon", "optimal_auc"]].mean().sort_values("reference_epsilon")
                 ax.plot(g["reference_epsilon"], g["optimal_auc"], linestyle=":", color="black" if mech == "gaussian" else "grey",
                         label=f"optimal AUC, {MECHANISM_LABELS.get(mech, mech)}")
             ax.set_ylim(0.4, 1.02)
-        ax.plot([], [])
         ax.set_xlabel("exact median pairwise epsilon (nats)")
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=7)
@@ -87,7 +88,7 @@ def certification_curves(cert_summary: pd.DataFrame):
         for (n, test), part in cert_summary[cert_summary["mechanism"] == mech].groupby(["n", "test"]):
             positive = part[part["reference_epsilon"] > 0]
             for row, column in enumerate(["fraction_positive", "median_certified"]):
-                g = positive.groupby("reference_epsilon")[column].mean().reset_index()
+                g = positive.groupby("epsilon")[["reference_epsilon", column]].mean().sort_values("reference_epsilon")
                 axes[row, col].plot(g["reference_epsilon"], g[column], styles.get(test, ":"), marker="o",
                                     color=colours[n], label=f"n={n}, {test}")
         axes[0, col].set_title(MECHANISM_LABELS.get(mech, mech))
