@@ -345,6 +345,9 @@ def audit_condition(
             raise ValueError(f"{name} must be >= 0, got {value}")
     if family_size is not None and int(family_size) < max(int(certificates), 1):
         raise ValueError(f"family_size must be >= certificates ({certificates}) and >= 1, got {family_size}")
+    if int(min_rows) < DEFAULT_FOLDS:
+        raise ValueError(f"min_rows (--min-rows) must be >= {DEFAULT_FOLDS}, the ROC-HT fold count: a class "
+                         f"needs one row per fold; got {min_rows}")
     check_probability(confidence, "confidence")
     check_probability(delta, "delta", open_interval=False)
     groups = {k: v for k, v in all_groups.items() if len(v) >= min_rows}

@@ -232,3 +232,14 @@ def test_cli_explicit_columns_and_numeric_labels(tmp_path, capsys):
     assert main(["check", str(path), "--label-col", "subject_no", "--embedding-cols", "u:w"]) == 0
     err = capsys.readouterr().err
     assert "delimiter ';' (auto-detected)" in err and "embedding columns u..w (given, d = 3)" in err
+
+
+def test_min_rows_below_the_fold_count_is_refused():
+    import numpy as np
+
+    from epsaudit.condition import audit_condition
+
+    rng = np.random.default_rng(0)
+    groups = {f"id{i}": rng.normal(size=(8, 4)) for i in range(3)}
+    with pytest.raises(ValueError, match="--min-rows"):
+        audit_condition(groups, min_rows=2)
