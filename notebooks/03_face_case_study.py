@@ -345,7 +345,7 @@ glue("dp_cert_phrase", f"{pos_dp} of {n_dp} certificates {'is' if pos_dp == 1 el
 #
 # **What carries over.** The paper's sample-size story reappears exactly. In the small-$n$ regime
 # (the CelebA role) the test parts have at most {glue:text}`n_test_small_max` rows per identity, so
-# {glue:text}`pos_small` of {glue:text}`certs_small` certificates are positive even though the pairs
+# {glue:text}`pos_small` of {glue:text}`certs_small` certificates are positive, even for the pairs that
 # separate perfectly on development data, just as the paper's CelebA conditions certify 0 of 5. In
 # the large-$n$ regime {glue:text}`pos_large` of {glue:text}`certs_large` bounds are positive and
 # {glue:text}`above1_large` exceed one; the largest of all {glue:text}`n_certs` is
