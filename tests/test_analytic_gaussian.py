@@ -161,7 +161,9 @@ def test_bad_arguments_raise():
         bounds.gaussian_epsilon(-1.0, 1e-5)
     with pytest.raises(ValueError, match="mu must be finite"):
         bounds.gaussian_epsilon(np.inf, 1e-5)
-    with pytest.raises(ValueError, match="epsilon must be > 0"):
+    with pytest.raises(ValueError, match="epsilon must be finite and > 0"):
         bounds.gaussian_mu_for_epsilon(0.0, 1e-5)
+    with pytest.raises(ValueError, match="epsilon must be finite and > 0"):
+        bounds.gaussian_mu_for_epsilon(np.nan, 1e-5)
     with pytest.raises(ValueError, match="delta must be in"):
         bounds.gaussian_mu_for_epsilon(1.0, 1.5)
