@@ -119,7 +119,8 @@ if P["smoke"] is None:
     data_dir = Path("..") / "data"
     source_note = "the committed tables in `data/`"
 elif HAVE_IMAGES:
-    data_dir = Path(tempfile.mkdtemp(prefix="epsaudit-faces-"))
+    smoke_dir = tempfile.TemporaryDirectory(prefix="epsaudit-faces-")  # removed when the kernel exits
+    data_dir = Path(smoke_dir.name)
     faces.run_smoke(data_dir, n_identities=P["smoke"][0], n_images=P["smoke"][1], n_jobs=n_jobs, donor_gallery=True)
     source_note = (f"`run_smoke`: {P['smoke'][0]} identities x {P['smoke'][1]} photographs per regime, detected, "
                    "generated, encoded and written to a temporary folder")
@@ -168,6 +169,9 @@ glue("n_rows_large", int(data_table.xs(("dlib", REGIME_LABEL["large"], "none"))[
 glue("n_ids_large", int(data_table.xs(("dlib", REGIME_LABEL["large"], "none"))["identities"]), display=False)
 glue("n_rows_small", int(data_table.xs(("dlib", REGIME_LABEL["small"], "none"))["rows"]), display=False)
 glue("n_ids_small", int(data_table.xs(("dlib", REGIME_LABEL["small"], "none"))["identities"]), display=False)
+for regime in ("large", "small"):
+    k = int(data_table.xs(("dlib", REGIME_LABEL[regime], "none"))["identities"])
+    glue(f"cand_pairs_{regime}", k * (k - 1) // 2, display=False)
 glue("dlib_mean_norm", float(none_rows.xs("dlib")["|mean unit vector|"].mean()), display=False)
 glue("sface_mean_norm", float(none_rows.xs("SFace")["|mean unit vector|"].mean()), display=False)
 glue("dlib_diff_raw", float(none_rows.xs("dlib")["cos diff raw"].mean()), display=False)
@@ -181,9 +185,11 @@ glue("donor_photos", int(len(donors["dlib"].labels)), display=False)
 # %% [markdown]
 # The large-$n$ regime has {glue:text}`n_ids_large` identities and {glue:text}`n_rows_large` rows,
 # the small-$n$ regime {glue:text}`n_ids_small` identities and {glue:text}`n_rows_small` rows (both
-# per condition; the full profile reads the committed tables). Both regimes have more than 500
-# candidate pairs, so every route gets its full prefix of the shuffled pair list, but far fewer
-# rows per identity than the paper's data sets: this is what limits the certificates below.
+# per condition; the full profile reads the committed tables). With the committed tables both
+# regimes have more than 500 candidate pairs ({glue:text}`cand_pairs_large` and
+# {glue:text}`cand_pairs_small` in this run), so every route gets its full prefix of the shuffled
+# pair list, but far fewer rows per identity than the paper's data sets: this is what limits the
+# certificates below.
 # Pixelised images defeat both face detectors: {glue:text}`dppix_fallbacks` of
 # {glue:text}`dppix_rows` `dp-pix` rows were encoded from the whole image, as the manifest records.
 #
@@ -422,7 +428,9 @@ display(side_sweep.round(3))
 witness = pd.DataFrame({label(n): dg.witness_gap(audits[n].per_pair) for n in CONDITIONS}).T
 witness["KDE-LR ratio a=0 / a=.01"] = kde_ratio
 witness.index.names = ["encoder", "data", "generator"]
-display(witness[["pairs", "mean_tv_witness", "mean_half_mmd", "mean_ratio", "KDE-LR ratio a=0 / a=.01"]].astype(float).round(3))
+# "n/a": MMD is zero on every pair of the condition, so the ratio is undefined
+display(witness[["pairs", "mean_tv_witness", "mean_half_mmd", "mean_ratio", "KDE-LR ratio a=0 / a=.01"]]
+        .astype(float).round(3).astype(object).where(lambda f: f.notna(), "n/a"))
 timings["bandwidth sweep and witness"] = time.perf_counter() - t0
 best_scale = sweep_max.idxmax(axis=1)
 glue("sweep_best_075", int((best_scale == "0.75 x median").sum()), display=False)
@@ -602,7 +610,9 @@ for enc in fs.ENCODERS:
 mia_table = pd.concat(parts, names=["encoder", "galleries"])
 pct = ["TPR @ FPR<=1%", "TPR @ FPR<=0.1%", "max balanced accuracy"]
 ours_i = (mia_table[pct] * 100).rename(columns=lambda c: c + " (%)")
-display(pd.concat([ours_i, mia_table[["AUC", "AUC (raw cosines)", "CMC rank-1", "CMC rank-5"]]], axis=1).astype(float).round(3))
+# "n/a": raw-cosine AUC is reported for median aggregation only
+display(pd.concat([ours_i, mia_table[["AUC", "AUC (raw cosines)", "CMC rank-1", "CMC rank-5"]]], axis=1)
+        .astype(float).round(3).astype(object).where(lambda f: f.notna(), "n/a"))
 paper_i = paper_values.MIA_TABLE_I_FACEFUSION.T
 paper_i.index.names = ["recognizer", "aggregate"]
 print("Paper 002, Table I, FaceFusion (VGGFace2, 947 swaps):")
