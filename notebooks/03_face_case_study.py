@@ -115,6 +115,7 @@ def subset_table(table, n_ids, n_rows):
 
 
 t0 = time.perf_counter()
+smoke_dir = None
 if P["smoke"] is None:
     data_dir = Path("..") / "data"
     source_note = "the committed tables in `data/`"
@@ -735,3 +736,7 @@ glue("rf_seconds", float(timings["random forest"]), display=False)
 # Each condition's audit took {glue:text}`audit_seconds:.1f` s on average (two workers); the random
 # forest sensitivity check took {glue:text}`rf_seconds:.0f` s in all. This chapter ran in
 # {glue:text}`elapsed_minutes:.1f` minutes.
+
+# %%
+if smoke_dir is not None:  # the smoke profile's generated tables are not kept
+    smoke_dir.cleanup()
