@@ -60,7 +60,6 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.linear_model._base import LinearClassifierMixin
 from sklearn.utils.validation import has_fit_parameter

@@ -24,7 +24,7 @@ from epsaudit.audits import (
     roc_summary,
     split_dev_test,
 )
-from epsaudit.bounds import bonferroni_alpha, certifiable_cap
+from epsaudit.bounds import bonferroni_alpha
 from epsaudit.pairs import identity_pairs
 from epsaudit.results import results_frame
 from epsaudit.scorers import shrinkage_lda
