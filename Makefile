@@ -27,14 +27,15 @@ PROFILE_STAMP := book/executed/.profile
 # Shared read-only LFW copy beside the repository (never committed; data/lfw is git-ignored).
 LFW_SHARED := $(abspath $(CURDIR)/../shared/data/lfw)
 
-.PHONY: help venv test notebooks book sync clean data-link lock data FORCE
+.PHONY: help venv test notebooks book sync clean data-link lock data conditions corpora FORCE
 
 help:
 	@echo "make book                     build the book (executes notebooks with PROFILE=$(PROFILE))"
 	@echo "make test                     run the test suite (includes the slow book test)"
 	@echo "make notebooks PROFILE=smoke  execute notebooks/*.py into book/executed/"
 	@echo "make venv | sync | clean | data-link | lock"
-	@echo "make data                     regenerate the face-condition CSVs + data/manifest.json from the LFW images"
+	@echo "make data                     regenerate all face data from the LFW images (conditions + corpora, ~2 h)"
+	@echo "make conditions | corpora     only the condition CSVs (~40 min) | only data/corpora/ (~1.5 h)"
 
 # ---------------------------------------------------------------------------------------------
 # Environment
@@ -78,8 +79,18 @@ lock:
 FACES_ARGS ?=
 OUT        ?= data
 
-data: venv data-link
+data: conditions corpora
+
+conditions: venv data-link
 	$(BIN)/python -m epsaudit.faces.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)
+
+# The cascade and operator corpora (data/corpora/, Parquet + CSV designs + corpora_manifest.json):
+# about 1.5 h on 2 cores. CORPORA_ARGS adds options (python -m epsaudit.faces.corpora --help),
+# e.g. CORPORA_ARGS="--max-identities 2 --chains-per-identity 3 --train-triplets 40 --test-triplets 10" OUT=/tmp/c
+CORPORA_ARGS ?=
+
+corpora: venv data-link
+	$(BIN)/python -m epsaudit.faces.corpora --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(CORPORA_ARGS)
 
 # ---------------------------------------------------------------------------------------------
 # Tests

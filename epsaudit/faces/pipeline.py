@@ -3,8 +3,8 @@
 Conditions are encoder (``dlib``, ``sface``) x regime (``large``, ``small``; see
 :mod:`epsaudit.faces.images`) x generator (``none``, ``swap``, ``dp-pix``; see
 :mod:`epsaudit.faces.generators`). Each image is read once, passed through every generator, and each
-output through every encoder, in parallel over batches of images with joblib (each worker process
-loads its models once). Each condition is written in the paper's row format (``identity``,
+output through every encoder, in parallel over batches of images (:func:`map_batches`: each worker
+process loads its models once). Each condition is written in the paper's row format (``identity``,
 ``image_id``, ``e0 .. e127``; raw encoder output at float32 precision, ``%.7g``) with
 :func:`epsaudit.data.write_embeddings`, read back with :func:`epsaudit.data.load_embeddings`, and
 recorded in ``manifest.json`` (SHA-256, row and identity counts, rows dropped and why, detection
@@ -183,6 +183,34 @@ def _packages() -> dict[str, str | None]:
     return out
 
 
+def map_batches(func, batches: list, n_jobs: int, desc: str, progress: bool = True) -> list:
+    """``[func(batch) for batch in batches]`` on ``n_jobs`` processes, with a tqdm bar counting items.
+
+    ``func`` must be picklable (a module-level function or a ``functools.partial`` of one).
+
+    A ``multiprocessing`` pool keeps its worker processes for the whole call, so each loads its
+    models once; joblib's loky backend would restart a worker after nearly every task here, because
+    loading the detectors and encoders (~0.5 GB) trips its memory-leak guard.
+    """
+    import multiprocessing as mp
+
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=sum(len(b) for b in batches), desc=desc, file=sys.stderr, disable=not progress, mininterval=10)
+    out = []
+    if n_jobs == 1:
+        for b in batches:
+            out.append(func(b))
+            bar.update(len(b))
+    else:
+        with mp.get_context("fork").Pool(n_jobs) as pool:
+            for b, res in zip(batches, pool.imap(func, batches)):
+                out.append(res)
+                bar.update(len(b))
+    bar.close()
+    return out
+
+
 def _batches(items: list, size: int) -> list[list]:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
@@ -216,7 +244,7 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     max_identities, max_images : int, optional
         Subset per regime (smoke runs).
     n_jobs : int
-        Worker processes (joblib/loky); 1 runs in this process.
+        Worker processes (:func:`map_batches`); 1 runs in this process.
     batch_size : int
         Images per task.
 
@@ -246,33 +274,20 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
               "seed": int(seed), "swap_variant": swap_variant, "dp_pix": dp, "donor_id": donor_id}
 
     # --- generate + encode ----------------------------------------------------------------------
-    batches = _batches(items, batch_size)
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
+    from functools import partial
 
-        bar = tqdm(total=len(items), desc="faces: generate + encode", unit="img", file=sys.stderr)
+    batches = _batches(items, batch_size)
     records: list[dict] = []
     timing: dict[str, float] = defaultdict(float)
     stage_counts: dict[str, int] = defaultdict(int)
     t_loop = time.perf_counter()
-    if n_jobs == 1:
-        results: Iterable = (_process_batch(b, config) for b in batches)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=n_jobs, backend="loky", return_as="generator_unordered")(
-            delayed(_process_batch)(b, config) for b in batches)
-    for recs, tim, cnt in results:
+    for recs, tim, cnt in map_batches(partial(_process_batch, config=config), batches, n_jobs,
+                                      "faces: generate + encode", progress):
         records.extend(recs)
         for k, v in tim.items():
             timing[k] += v
         for k, v in cnt.items():
             stage_counts[k] += v
-        if bar is not None:
-            bar.update(len(recs))
-    if bar is not None:
-        bar.close()
     loop_wall = time.perf_counter() - t_loop
 
     # --- write ----------------------------------------------------------------------------------

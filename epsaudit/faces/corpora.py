@@ -1,0 +1,563 @@
+"""The cascade and operator corpora of paper 002 (Sections VI-VIII) on LFW with the classical swapper.
+
+Two corpora, both built from the LFW photographs with every swap variant in ``variants`` (default
+``hull`` and ``inner``, :data:`epsaudit.faces.generators.SWAP_VARIANTS`) and encoded with both
+encoders:
+
+*Cascade* (:func:`cascade_design`). Targets are the identities with >= 20 photographs. Each chain
+starts from one target photograph (up to ``chains_per_identity`` = 30 per identity, in a seeded
+order, among photographs with 68 dlib landmarks) and runs ``passes`` = 5 swaps, each re-swapping
+the previous output with a fresh donor photograph from the identities with <= 9 photographs. No
+donor photograph is used twice in the corpus, and the donors of one chain come from distinct
+identities. Both variants use the same chains and donors (a paired design). Each chain has a target
+gallery (up to 30 other photographs of its identity, never its own start) and a non-member control
+identity (10-19 photographs; its whole gallery). A chain whose face is lost (no dlib face or
+landmarks in a pass's input, so the swapper cannot run) is excluded for that variant; the pass and
+chain are counted in the manifest.
+
+*Operator* (:func:`operator_design`). Single swaps ``(donor photograph, target photograph, swap)``
+of identities with <= 9 photographs (disjoint from the cascade's target and non-member identities),
+identities split into disjoint train (80%) and test (20%) partitions; donor and target of a triplet
+are different identities. ``train_triplets`` (default 8,000) and ``test_triplets`` (2,000) per
+variant; both variants swap the same triplets. Donor photographs may also be cascade donors (a
+different corpus; no cascade output enters the operator fit).
+
+Storage (``data/corpora/``): every original photograph used anywhere (cascade starts and
+galleries, non-member galleries, operator donors and targets) is encoded once and stored once per
+encoder, keyed by image id (``<encoder>_originals.parquet``); every generated output once
+(``<encoder>_cascade.parquet`` keyed by variant, chain, pass; ``<encoder>_operator.parquet`` keyed
+by variant, triplet); raw float32 columns ``e0 .. e127`` and the detection path; zstd-compressed
+Parquet. The designs are small CSV tables (``cascade_chains.csv``, ``cascade_galleries.csv``,
+``operator_triplets.csv``) and ``corpora_manifest.json`` records SHA-256, counts, exclusions, seeds,
+settings and per-stage timing. ``python -m epsaudit.faces.corpora`` (``make corpora``, part of
+``make data``) builds them; :func:`epsaudit.cascade.load_corpora` reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections import Counter, deque
+from functools import partial
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from . import images as img
+
+CORPORA_DIR = "corpora"
+VARIANTS_DEFAULT = ("hull", "inner")
+ENCODERS = ("dlib", "sface")
+TARGET_MIN_IMAGES = 20
+NONMEMBER_RANGE = (10, 19)
+DONOR_MAX_IMAGES = 9
+CASCADE_DEFAULTS = {"passes": 5, "chains_per_identity": 30, "gallery_size": 30}
+OPERATOR_DEFAULTS = {"train_triplets": 8000, "test_triplets": 1000, "test_fraction": 0.2,
+                     "photographs": {"train": 3200, "test": 800}}
+EMBEDDING_DIM = 128
+
+
+def embedding_columns(dim: int = EMBEDDING_DIM) -> list[str]:
+    return [f"e{j}" for j in range(dim)]
+
+
+# -------------------------------------------------------------------------------------------------
+# designs (pure functions of the identity listing, the usable photographs and the seed)
+
+
+def _order(ids: Sequence[str], *parts: object) -> list[str]:
+    rng = np.random.default_rng(img.stable_seed(*parts))
+    ids = sorted(ids)
+    return [ids[i] for i in rng.permutation(len(ids))]
+
+
+def cascade_design(identities: Mapping[str, list[str]], usable: set[str], *, seed: int = 0,
+                   passes: int = CASCADE_DEFAULTS["passes"],
+                   chains_per_identity: int = CASCADE_DEFAULTS["chains_per_identity"],
+                   gallery_size: int = CASCADE_DEFAULTS["gallery_size"],
+                   max_identities: int | None = None, reserved_donors: set[str] | None = None
+                   ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Chains and galleries of the cascade corpus.
+
+    Parameters
+    ----------
+    identities : mapping
+        ``person -> image ids`` (:func:`epsaudit.faces.images.list_identities`).
+    usable : set of str
+        Photographs with a dlib face and 68 landmarks (chain starts and donors must be usable).
+    seed : int
+    passes, chains_per_identity, gallery_size : int
+    max_identities : int, optional
+        First target identities only (smoke runs).
+    reserved_donors : set of str, optional
+        Photographs never to use as donors.
+
+    Returns
+    -------
+    chains : DataFrame
+        One row per chain: ``chain``, ``identity``, ``start``, ``nonmember``, ``donor_1 ..
+        donor_<passes>``.
+    galleries : DataFrame
+        ``chain``, ``role`` (``target``/``nonmember``), ``image_id``.
+
+    Raises
+    ------
+    ValueError
+        Too few usable donor photographs for the requested chains.
+    """
+    targets = sorted(p for p, ids in identities.items() if len(ids) >= TARGET_MIN_IMAGES)
+    if max_identities is not None:
+        targets = targets[:max_identities]
+    nonmembers = _order([p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]],
+                        "cascade-nonmember", seed)
+    if not nonmembers:
+        raise ValueError("no identity with 10-19 photographs for the non-member controls")
+    reserved = reserved_donors or set()
+    pool = _order([i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids
+                   if i in usable and i not in reserved], "cascade-donors", seed)
+    queue: deque[str] = deque(pool)
+    rows, gal = [], []
+    for person in targets:
+        order = _order(identities[person], "cascade-order", seed, person)
+        starts = [i for i in order if i in usable][:chains_per_identity]
+        for start in starts:
+            chain = len(rows)
+            donors: list[str] = []
+            skipped: list[str] = []
+            while len(donors) < passes:
+                if not queue:
+                    raise ValueError(f"donor pool exhausted after {chain} chains ({len(pool)} usable donor "
+                                     f"photographs); lower chains_per_identity or passes")
+                d = queue.popleft()
+                if img.identity_of(d) in {img.identity_of(x) for x in donors}:
+                    skipped.append(d)
+                else:
+                    donors.append(d)
+            queue.extendleft(reversed(skipped))  # unused, back to the front
+            nm = nonmembers[chain % len(nonmembers)]
+            rows.append({"chain": chain, "identity": person, "start": start, "nonmember": nm,
+                         **{f"donor_{k + 1}": d for k, d in enumerate(donors)}})
+            gallery = [i for i in order if i != start][:gallery_size]
+            gal += [{"chain": chain, "role": "target", "image_id": i} for i in gallery]
+            gal += [{"chain": chain, "role": "nonmember", "image_id": i} for i in sorted(identities[nm])]
+    return pd.DataFrame(rows), pd.DataFrame(gal)
+
+
+def operator_design(identities: Mapping[str, list[str]], usable: set[str], *, seed: int = 0,
+                    train_triplets: int = OPERATOR_DEFAULTS["train_triplets"],
+                    test_triplets: int = OPERATOR_DEFAULTS["test_triplets"],
+                    test_fraction: float = OPERATOR_DEFAULTS["test_fraction"],
+                    photographs: Mapping[str, int] | None = OPERATOR_DEFAULTS["photographs"]) -> pd.DataFrame:
+    """Single-swap triplets with identity-disjoint train and test partitions.
+
+    Photographs of identities with <= 9 photographs that have 68 landmarks; an identity is in the
+    test partition when its seeded hash falls in the first ``test_fraction``. Donors and targets are
+    drawn by cycling through fresh seeded orders of the partition's photographs (so each photograph is
+    used about equally often in each role); a triplet never pairs two photographs of one identity, and
+    no (donor, target) pair occurs twice. ``photographs`` caps the distinct photographs per partition (a seeded subset:
+    encoding is the cost of the corpus; 3,200 train photographs in 8,000 triplets still give 8,000
+    distinct (donor, target) pairs).
+
+    Returns
+    -------
+    DataFrame
+        ``triplet``, ``partition`` (``train``/``test``), ``donor``, ``target``, ``donor_identity``,
+        ``target_identity``.
+    """
+    people = sorted(p for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES)
+    is_test = {p: (img.stable_seed("operator-split", seed, p) % 10_000) < test_fraction * 10_000 for p in people}
+    rows = []
+    for part, n in (("train", train_triplets), ("test", test_triplets)):
+        ids = [i for p in people if is_test[p] == (part == "test") for i in identities[p] if i in usable]
+        if photographs is not None:
+            ids = sorted(_order(ids, "operator-photographs", seed, part)[:photographs[part]])
+        if len(ids) < 2:
+            raise ValueError(f"operator {part} partition has {len(ids)} usable photographs")
+        cycles = -(-n // len(ids)) + 1  # a fresh seeded order per cycle
+        donors = [i for c in range(cycles) for i in _order(ids, "operator-donor", seed, part, c)]
+        targets = deque(i for c in range(cycles + 1) for i in _order(ids, "operator-target", seed, part, c))
+        used: set[tuple[str, str]] = set()
+        for t in range(n):
+            d = donors[t]
+            skipped = []
+            while img.identity_of(targets[0]) == img.identity_of(d) or (d, targets[0]) in used:
+                skipped.append(targets.popleft())
+            tg = targets.popleft()
+            used.add((d, tg))
+            targets.extendleft(reversed(skipped))
+            rows.append({"triplet": len(rows), "partition": part, "donor": d, "target": tg,
+                         "donor_identity": img.identity_of(d), "target_identity": img.identity_of(tg)})
+    return pd.DataFrame(rows)
+
+
+# -------------------------------------------------------------------------------------------------
+# workers (models loaded once per process)
+
+_STATE: dict[str, Any] = {}
+
+
+def _state(image_root: str) -> dict[str, Any]:
+    if not _STATE:
+        import cv2
+
+        from . import encoders as enc
+        from . import generators as gen
+
+        cv2.setNumThreads(1)
+        _STATE.update(models=gen.LandmarkModels(), encoders={e: enc.make_encoder(e) for e in ENCODERS})
+    _STATE["root"] = image_root
+    return _STATE
+
+
+def _encode(state: Mapping[str, Any], image: np.ndarray, timing: dict) -> dict[str, tuple[np.ndarray, str]]:
+    out = {}
+    for name, encoder in state["encoders"].items():
+        t0 = time.perf_counter()
+        out[name] = encoder.encode_with_path(image)
+        timing[f"encode:{name}"] = timing.get(f"encode:{name}", 0.0) + time.perf_counter() - t0
+    return out
+
+
+def _screen_batch(image_ids: Sequence[str], image_root: str) -> tuple[list[dict], dict]:
+    """dlib's 68 landmarks of original photographs (``None`` without a face)."""
+    state = _state(image_root)
+    t0 = time.perf_counter()
+    out = [{"image_id": i, "landmarks": state["models"].landmarks(img.load_image(i, image_root))[0]}
+           for i in image_ids]
+    return out, {"landmarks": time.perf_counter() - t0}
+
+
+def _originals_batch(image_ids: Sequence[str], image_root: str) -> tuple[list[dict], dict]:
+    """Both encodings of original photographs."""
+    state = _state(image_root)
+    timing: dict[str, float] = {}
+    out = [{"image_id": i, "codes": _encode(state, img.load_image(i, image_root), timing)} for i in image_ids]
+    return out, timing
+
+
+def _cascade_batch(chains: Sequence[dict], variants: Sequence[str], image_root: str) -> tuple[list[dict], list[dict], dict]:
+    """Run every chain of the batch through all passes for each variant."""
+    from .generators import swap_face
+
+    state = _state(image_root)
+    timing: dict[str, float] = {}
+    rows, lost = [], []
+    for ch in chains:
+        start = img.load_image(ch["start"], image_root)
+        donors = [img.load_image(d, image_root) for d in ch["donors"]]
+        for variant in variants:
+            x, lm = start, ch["start_landmarks"]
+            chain_rows = []
+            for k, (donor, dlm) in enumerate(zip(donors, ch["donor_landmarks"]), start=1):
+                if k > 1:
+                    t0 = time.perf_counter()
+                    lm, _ = state["models"].landmarks(x)
+                    timing["landmarks"] = timing.get("landmarks", 0.0) + time.perf_counter() - t0
+                if lm is None:
+                    lost.append({"variant": variant, "chain": ch["chain"], "pass": k})
+                    chain_rows = []
+                    break
+                t0 = time.perf_counter()
+                x = swap_face(x, donor, variant, target_landmarks=lm, donor_landmarks=dlm)
+                timing["swap"] = timing.get("swap", 0.0) + time.perf_counter() - t0
+                chain_rows.append({"variant": variant, "chain": ch["chain"], "pass": k,
+                                   "codes": _encode(state, x, timing)})
+            rows += chain_rows
+    return rows, lost, timing
+
+
+def _operator_batch(triplets: Sequence[dict], variants: Sequence[str], image_root: str) -> tuple[list[dict], dict]:
+    from .generators import swap_face
+
+    state = _state(image_root)
+    timing: dict[str, float] = {}
+    rows = []
+    for tr in triplets:
+        donor = img.load_image(tr["donor"], image_root)
+        target = img.load_image(tr["target"], image_root)
+        for variant in variants:
+            t0 = time.perf_counter()
+            s = swap_face(target, donor, variant, target_landmarks=tr["target_landmarks"],
+                          donor_landmarks=tr["donor_landmarks"])
+            timing["swap"] = timing.get("swap", 0.0) + time.perf_counter() - t0
+            rows.append({"variant": variant, "triplet": tr["triplet"], "codes": _encode(state, s, timing)})
+    return rows, timing
+
+
+# -------------------------------------------------------------------------------------------------
+# main process
+
+
+def _frame(keys: list[dict], codes: list[dict], encoder: str) -> pd.DataFrame:
+    vec = np.stack([c[encoder][0] for c in codes]).astype(np.float32)
+    if vec.shape[1] != EMBEDDING_DIM or not np.isfinite(vec).all():
+        raise RuntimeError(f"{encoder}: bad embeddings (shape {vec.shape}, finite {np.isfinite(vec).all()})")
+    frame = pd.DataFrame(keys)
+    frame["path"] = [c[encoder][1] for c in codes]
+    return pd.concat([frame, pd.DataFrame(vec, columns=embedding_columns(), index=frame.index)], axis=1)
+
+
+def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, engine="pyarrow", compression="zstd", index=False)
+
+
+def _add_timing(total: dict, part: Mapping[str, float]) -> None:
+    for k, v in part.items():
+        total[k] = total.get(k, 0.0) + v
+
+
+def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
+                  seed: int = 0, variants: Sequence[str] = VARIANTS_DEFAULT,
+                  passes: int = CASCADE_DEFAULTS["passes"],
+                  chains_per_identity: int = CASCADE_DEFAULTS["chains_per_identity"],
+                  gallery_size: int = CASCADE_DEFAULTS["gallery_size"],
+                  train_triplets: int = OPERATOR_DEFAULTS["train_triplets"],
+                  test_triplets: int = OPERATOR_DEFAULTS["test_triplets"],
+                  max_identities: int | None = None, n_jobs: int = 2, batch_size: int = 16,
+                  progress: bool = True) -> dict[str, Any]:
+    """Build both corpora into ``<out_dir>/corpora/`` (see the module docstring).
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Parent folder; the corpora go to ``<out_dir>/corpora``.
+    image_root : path-like, optional
+        LFW image root (default ``data/lfw/images``).
+    seed : int
+        Seed of every selection (orders, donors, non-members, partitions).
+    variants : sequence of str
+        Swap variants (:data:`epsaudit.faces.generators.SWAP_VARIANTS` keys).
+    passes, chains_per_identity, gallery_size, train_triplets, test_triplets : int
+    max_identities : int, optional
+        Smoke runs: this many target identities.
+    n_jobs, batch_size : int
+        joblib worker processes and items per task.
+
+    Returns
+    -------
+    dict
+        The manifest as written.
+
+    Raises
+    ------
+    ValueError
+        Unknown variant, or too few usable photographs.
+    epsaudit.faces.images.ImageRootError
+        No images at the image root.
+    """
+    from ..data import jsonable, sha256_file
+    from .generators import SWAP_VARIANTS
+    from .pipeline import _packages, map_batches
+
+    bad = [v for v in variants if v not in SWAP_VARIANTS]
+    if bad or not variants:
+        raise ValueError(f"variants must be a non-empty subset of {sorted(SWAP_VARIANTS)}, got {list(variants)}")
+    t_start = time.perf_counter()
+    root = img.image_root(image_root)
+    roots = str(root.resolve())
+    out = Path(out_dir) / CORPORA_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    identities = img.list_identities(root)
+    timing: dict[str, float] = {}
+    walls: dict[str, float] = {}
+
+    # --- stage 1: landmarks of every photograph a design may use (chain starts, donors) ----------
+    t0 = time.perf_counter()
+    targets = sorted(p for p, ids in identities.items() if len(ids) >= TARGET_MIN_IMAGES)
+    if max_identities is not None:
+        targets = targets[:max_identities]
+    # candidate chain starts and galleries: the first (chains + gallery + a margin) in each order
+    cand = set()
+    for p in targets:
+        cand.update(_order(identities[p], "cascade-order", seed, p)[:chains_per_identity + gallery_size + 10])
+    nonmembers = [p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]]
+    small = [i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids]
+    if max_identities is not None:  # smoke: slices of the non-member and donor pools suffice
+        nonmembers = _order(nonmembers, "smoke-nonmembers", seed)[:3]
+        n_small = len(targets) * chains_per_identity * passes * 2 + 2 * (train_triplets + test_triplets) + 50
+        small = _order(small, "smoke-pool", seed)[:n_small]
+    cand.update(i for p in nonmembers for i in identities[p])
+    cand.update(small)
+    originals_ids = sorted(cand)
+    batches = [originals_ids[i:i + 4 * batch_size] for i in range(0, len(originals_ids), 4 * batch_size)]
+    res = map_batches(partial(_screen_batch, image_root=roots), batches, n_jobs, "corpora: landmarks", progress)
+    orig: dict[str, dict] = {}
+    for recs, tim in res:
+        _add_timing(timing, {f"screen:{k}": v for k, v in tim.items()})
+        for r in recs:
+            orig[r["image_id"]] = r
+    usable = {i for i, r in orig.items() if r["landmarks"] is not None}
+    walls["landmarks"] = time.perf_counter() - t0
+
+    # --- designs ---------------------------------------------------------------------------------
+    ident_used = dict(identities)
+    if max_identities is not None:  # smoke: the donor-pool identities keep only the sliced photographs
+        keep = set(small)
+        ident_used = {p: ids if len(ids) > DONOR_MAX_IMAGES else [i for i in ids if i in keep]
+                      for p, ids in identities.items() if len(ids) > NONMEMBER_RANGE[1] or p in nonmembers
+                      or len(ids) <= DONOR_MAX_IMAGES}
+        ident_used = {p: ids for p, ids in ident_used.items() if ids}
+    chains, galleries = cascade_design(ident_used, usable, seed=seed, passes=passes,
+                                       chains_per_identity=chains_per_identity, gallery_size=gallery_size,
+                                       max_identities=max_identities)
+    triplets = operator_design(ident_used, usable, seed=seed, train_triplets=train_triplets,
+                               test_triplets=test_triplets)
+    donor_cols = [f"donor_{k + 1}" for k in range(passes)]
+    used_originals = sorted(set(chains["start"]) | set(galleries["image_id"]) | set(triplets["donor"])
+                            | set(triplets["target"]))
+
+    # --- stage 2: encode every original photograph a design uses, once ----------------------------
+    t0 = time.perf_counter()
+    batches = [used_originals[i:i + batch_size] for i in range(0, len(used_originals), batch_size)]
+    res = map_batches(partial(_originals_batch, image_root=roots), batches, n_jobs, "corpora: encode originals", progress)
+    for recs, tim in res:
+        _add_timing(timing, {f"originals:{k}": v for k, v in tim.items()})
+        for r in recs:
+            orig[r["image_id"]]["codes"] = r["codes"]
+    walls["originals"] = time.perf_counter() - t0
+    for enc in ENCODERS:
+        frame = _frame([{"image_id": i, "identity": img.identity_of(i)} for i in used_originals],
+                       [orig[i]["codes"] for i in used_originals], enc)
+        _write_parquet(frame, out / f"{enc}_originals.parquet")
+    chains.to_csv(out / "cascade_chains.csv", index=False)
+    galleries.to_csv(out / "cascade_galleries.csv", index=False)
+    triplets.to_csv(out / "operator_triplets.csv", index=False)
+
+    # --- stage 3: cascade --------------------------------------------------------------------------
+    t0 = time.perf_counter()
+    items = [{"chain": int(r.chain), "start": r.start, "start_landmarks": orig[r.start]["landmarks"],
+              "donors": [getattr(r, c) for c in donor_cols],
+              "donor_landmarks": [orig[getattr(r, c)]["landmarks"] for c in donor_cols]}
+             for r in chains.itertuples(index=False)]
+    batches = [items[i:i + max(1, batch_size // 4)] for i in range(0, len(items), max(1, batch_size // 4))]
+    res = map_batches(partial(_cascade_batch, variants=list(variants), image_root=roots), batches, n_jobs,
+               "corpora: cascade chains", progress)
+    crow, lost = [], []
+    for rows, lst, tim in res:
+        crow += rows
+        lost += lst
+        _add_timing(timing, {f"cascade:{k}": v for k, v in tim.items()})
+    crow.sort(key=lambda r: (r["variant"], r["chain"], r["pass"]))
+    for enc in ENCODERS:
+        frame = _frame([{"variant": r["variant"], "chain": r["chain"], "pass": r["pass"]} for r in crow],
+                       [r["codes"] for r in crow], enc)
+        _write_parquet(frame, out / f"{enc}_cascade.parquet")
+    walls["cascade"] = time.perf_counter() - t0
+
+    # --- stage 4: operator -------------------------------------------------------------------------
+    t0 = time.perf_counter()
+    items = [{"triplet": int(r.triplet), "donor": r.donor, "target": r.target,
+              "donor_landmarks": orig[r.donor]["landmarks"], "target_landmarks": orig[r.target]["landmarks"]}
+             for r in triplets.itertuples(index=False)]
+    batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
+    res = map_batches(partial(_operator_batch, variants=list(variants), image_root=roots), batches, n_jobs,
+               "corpora: operator triplets", progress)
+    orow = []
+    for rows, tim in res:
+        orow += rows
+        _add_timing(timing, {f"operator:{k}": v for k, v in tim.items()})
+    orow.sort(key=lambda r: (r["variant"], r["triplet"]))
+    for enc in ENCODERS:
+        frame = _frame([{"variant": r["variant"], "triplet": r["triplet"]} for r in orow],
+                       [r["codes"] for r in orow], enc)
+        _write_parquet(frame, out / f"{enc}_operator.parquet")
+    walls["operator"] = time.perf_counter() - t0
+
+    # --- manifest ----------------------------------------------------------------------------------
+    lost_frame = pd.DataFrame(lost, columns=["variant", "chain", "pass"])
+    files = {}
+    for path in sorted(out.iterdir()):
+        if path.suffix in (".parquet", ".csv"):
+            entry: dict[str, Any] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
+            if path.suffix == ".parquet":
+                frame = pd.read_parquet(path, columns=["path"])
+                entry["rows"] = len(frame)
+                entry["detection_paths"] = dict(Counter(frame["path"]))
+            else:
+                entry["rows"] = int(sum(1 for _ in open(path, encoding="utf-8")) - 1)
+            files[path.name] = entry
+    n_chains = len(chains)
+    doc = {
+        "manifest_version": 1,
+        "files": files,
+        "design": {
+            "seed": seed, "variants": list(variants),
+            "swap_variants": {v: SWAP_VARIANTS[v] for v in variants},
+            "cascade": {"passes": passes, "chains_per_identity": chains_per_identity, "gallery_size": gallery_size,
+                        "target_identities": int(chains["identity"].nunique()), "chains": n_chains,
+                        "nonmember_identities": int(chains["nonmember"].nunique()),
+                        "donor_photographs": int(chains[donor_cols].stack().nunique()),
+                        "donor_slots": int(n_chains * passes),
+                        "target_rule": f"identities with >= {TARGET_MIN_IMAGES} photographs",
+                        "nonmember_rule": f"identities with {NONMEMBER_RANGE[0]}-{NONMEMBER_RANGE[1]} photographs",
+                        "donor_rule": f"identities with <= {DONOR_MAX_IMAGES} photographs; no photograph used twice; "
+                                      "distinct identities within a chain; both variants share chains and donors",
+                        "lost_chains": {v: int((lost_frame["variant"] == v).sum()) for v in variants},
+                        "complete_chains": {v: int(n_chains - (lost_frame["variant"] == v).sum()) for v in variants},
+                        "lost": lost_frame.to_dict(orient="records")},
+            "operator": {"train_triplets": int((triplets["partition"] == "train").sum()),
+                         "test_triplets": int((triplets["partition"] == "test").sum()),
+                         "train_identities": int(pd.concat([triplets.loc[triplets.partition == "train", c]
+                                                            for c in ("donor_identity", "target_identity")]).nunique()),
+                         "test_identities": int(pd.concat([triplets.loc[triplets.partition == "test", c]
+                                                           for c in ("donor_identity", "target_identity")]).nunique()),
+                         "rule": f"identities with <= {DONOR_MAX_IMAGES} photographs, identity-disjoint 80/20 split "
+                                 "by seeded hash; donor and target of a triplet from different identities"},
+            "originals": {"screened_for_landmarks": len(orig), "without_landmarks": int(len(orig) - len(usable)),
+                          "encoded_and_stored": len(used_originals),
+                          "note": "cascade donors are screened (landmarks) but not encoded unless they are also "
+                                  "operator photographs"},
+            "max_identities": max_identities,
+        },
+        "run": {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "n_jobs": n_jobs,
+                "wall_seconds": round(time.perf_counter() - t_start, 1),
+                "stage_wall_seconds": {k: round(v, 1) for k, v in walls.items()},
+                "cpu_seconds_by_step": {k: round(v, 1) for k, v in sorted(timing.items())},
+                "cpu_count": os.cpu_count(), "packages": _packages()},
+    }
+    (out / "corpora_manifest.json").write_text(json.dumps(jsonable(doc), indent=1, allow_nan=False) + "\n",
+                                               encoding="utf-8")
+    return doc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m epsaudit.faces.corpora",
+                                description="Build the cascade and operator corpora (data/corpora/) from LFW images.")
+    p.add_argument("--image-root", default=None)
+    p.add_argument("--out-dir", default="data")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--variants", nargs="+", default=list(VARIANTS_DEFAULT))
+    p.add_argument("--passes", type=int, default=CASCADE_DEFAULTS["passes"])
+    p.add_argument("--chains-per-identity", type=int, default=CASCADE_DEFAULTS["chains_per_identity"])
+    p.add_argument("--gallery-size", type=int, default=CASCADE_DEFAULTS["gallery_size"])
+    p.add_argument("--train-triplets", type=int, default=OPERATOR_DEFAULTS["train_triplets"])
+    p.add_argument("--test-triplets", type=int, default=OPERATOR_DEFAULTS["test_triplets"])
+    p.add_argument("--max-identities", type=int, default=None, help="smoke runs: this many target identities")
+    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--no-progress", action="store_true")
+    a = p.parse_args(argv)
+    try:
+        doc = build_corpora(a.out_dir, a.image_root, seed=a.seed, variants=a.variants, passes=a.passes,
+                            chains_per_identity=a.chains_per_identity, gallery_size=a.gallery_size,
+                            train_triplets=a.train_triplets,
+                            test_triplets=a.test_triplets, max_identities=a.max_identities, n_jobs=a.n_jobs,
+                            progress=not a.no_progress)
+    except (img.ImageRootError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(json.dumps({k: v for k, v in doc["design"].items() if k != "cascade"}, indent=1))
+    c = dict(doc["design"]["cascade"])
+    c.pop("lost")
+    print(json.dumps(c, indent=1))
+    print(json.dumps(doc["run"]["stage_wall_seconds"]), doc["run"]["wall_seconds"], "s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
