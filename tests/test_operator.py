@@ -83,3 +83,23 @@ def test_operator_errors():
         fit_affine_operator(d, t, s, groups=np.zeros(50))
     with pytest.raises(ValueError, match="no stationary law"):
         stationary_law(AffineOperator(A=A, B=1.1 * np.eye(8), c=c, residual_cov=np.eye(8), alpha=0.0), np.zeros(8), np.eye(8))
+
+
+def test_ridge_cv_scores_equal_gridsearchcv():
+    """The eigendecomposition path gives GridSearchCV(Ridge(), scoring="r2")'s mean fold scores."""
+    from sklearn.linear_model import Ridge
+    from sklearn.model_selection import GridSearchCV, GroupKFold
+
+    from epsaudit.operator import DEFAULT_ALPHAS, fit_affine_operator
+
+    rng = np.random.default_rng(0)
+    n, dim = 600, 12
+    d, t = rng.normal(size=(n, dim)), rng.normal(size=(n, dim))
+    s = d @ rng.normal(size=(dim, dim)) * 0.3 + 0.5 * t + rng.normal(size=(n, dim))
+    groups = rng.integers(0, 30, n)
+    op = fit_affine_operator(d, t, s, groups)
+    search = GridSearchCV(Ridge(), {"alpha": list(DEFAULT_ALPHAS)}, cv=GroupKFold(5), scoring="r2")
+    search.fit(np.hstack([d, t]), s, groups=groups)
+    np.testing.assert_allclose(list(op.cv_r2.values()), search.cv_results_["mean_test_score"], atol=1e-10)
+    assert op.alpha == search.best_params_["alpha"]
+    np.testing.assert_allclose(op.B, search.best_estimator_.coef_[:, dim:], atol=1e-10)
