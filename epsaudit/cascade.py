@@ -462,6 +462,27 @@ def pass_groups(corpora: Corpora, variant: str, k: int) -> dict[str, np.ndarray]
     return {lab: x[labels == lab] for lab in sorted(set(labels))}
 
 
+def write_pass_csv(corpora: Corpora, variant: str, k: int, path: str | Path) -> Path:
+    """Write pass ``k`` of the complete chains in the exchange format (``identity, image_id, e0 ..``).
+
+    Raw embeddings (as stored), one row per chain labelled by its target identity; the image id is
+    ``<start image>|<variant>|pass<k>``. ``epsaudit audit FILE.csv`` then audits that pass as
+    :func:`per_pass_audits` does (its loader L2-normalises the rows, as :func:`pass_groups` does).
+
+    Raises
+    ------
+    ValueError
+        ``k`` outside ``0..K`` or an unknown variant.
+    """
+    from .data import write_embeddings
+
+    emb, chains = chain_embeddings(corpora, variant)
+    if not 0 <= int(k) < emb.shape[0]:
+        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
+    ids = [f"{s}|{variant}|pass{int(k)}" for s in chains["start"]]
+    return write_embeddings(path, chains["identity"].astype(str).tolist(), ids, emb[int(k)])
+
+
 # -------------------------------------------------------------------------------------------------
 # scoring against galleries
 

@@ -458,3 +458,18 @@ def test_per_pass_audits_tables(synthetic):
     assert desc.loc[desc["pass"] == 1, "gaussmech"].iloc[0] == pytest.approx(float(gm))
     with pytest.raises(ValueError, match="certificate_passes"):
         cs.per_pass_audits(corpora, "hull", passes=(0, 1), certificate_passes=(3,), progress=False)
+
+
+def test_write_pass_csv_round_trips_to_the_audit_groups(synthetic, tmp_path):
+    from epsaudit.data import load_embeddings
+
+    corpora, _, _ = synthetic
+    path = cs.write_pass_csv(corpora, "hull", 3, tmp_path / "pass3.csv")
+    table = load_embeddings(path)
+    groups = cs.pass_groups(corpora, "hull", 3)
+    assert sorted(groups) == sorted(set(table.labels))
+    for label, x in groups.items():
+        np.testing.assert_allclose(table.embeddings[table.labels == label], x, atol=1e-6)
+    assert all(i.endswith("|hull|pass3") for i in table.image_ids)
+    with pytest.raises(ValueError, match="outside 0..5"):
+        cs.write_pass_csv(corpora, "hull", 6, tmp_path / "bad.csv")

@@ -11,7 +11,10 @@ modules load on first use of a name below.
   fixed donor; :func:`swap_face` swaps any donor onto any target) and ``dp-pix`` (Fan 2018);
 - :mod:`epsaudit.faces.pipeline` -- builds every condition CSV and ``manifest.json``
   (``python -m epsaudit.faces.pipeline --help``; ``make data``); :func:`run_smoke` for tests and
-  the notebooks' smoke profile.
+  the notebooks' smoke profile;
+- :mod:`epsaudit.faces.corpora` -- the cascade and operator corpora of chapter 4
+  (``python -m epsaudit.faces.corpora --help``; ``make corpora``); :func:`render_chain` re-creates a
+  chain's images.
 
 Images are ``(H, W, 3)`` ``uint8`` RGB numpy arrays throughout.
 """
@@ -46,6 +49,11 @@ _EXPORTS = {
     # pipeline
     "build_conditions": "pipeline",
     "run_smoke": "pipeline",
+    # corpora
+    "build_corpora": "corpora",
+    "cascade_design": "corpora",
+    "operator_design": "corpora",
+    "render_chain": "corpora",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -290,6 +290,38 @@ def _operator_batch(triplets: Sequence[dict], variants: Sequence[str], image_roo
     return rows, timing
 
 
+def render_chain(chain: Mapping[str, Any], variant: str, image_root: str | os.PathLike | None = None
+                 ) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """Re-create one cascade chain's images (deterministic: what the corpus encoded).
+
+    Parameters
+    ----------
+    chain : mapping
+        A row of ``cascade_chains.csv`` (``start``, ``donor_1 .. donor_K``).
+    variant : str
+    image_root : path-like, optional
+
+    Returns
+    -------
+    passes : list of ndarray (H, W, 3) uint8
+        Pass 0 (the start photograph) to the last pass the swapper could run.
+    donors : list of ndarray
+        The donor photographs, one per pass.
+    """
+    from .generators import face_landmarks, swap_face
+
+    donors_ids = [chain[k] for k in sorted((k for k in chain if str(k).startswith("donor_")),
+                                           key=lambda k: int(str(k).split("_")[1]))]
+    donors = [img.load_image(d, image_root) for d in donors_ids]
+    out = [img.load_image(chain["start"], image_root)]
+    for donor in donors:
+        lm, _ = face_landmarks(out[-1])
+        if lm is None:
+            break
+        out.append(swap_face(out[-1], donor, variant, target_landmarks=lm))
+    return out, donors
+
+
 # -------------------------------------------------------------------------------------------------
 # main process
 
