@@ -35,7 +35,7 @@ help:
 	@echo "make notebooks PROFILE=smoke  execute notebooks/*.py into book/executed/"
 	@echo "make venv | sync | clean | data-link | lock"
 	@echo "make data                     regenerate all face data from the LFW images (conditions + corpora, ~2 h)"
-	@echo "make conditions | corpora     only the condition CSVs (~40 min) | only data/corpora/ (~1.5 h)"
+	@echo "make conditions | corpora     only the condition CSVs (~40 min) | only data/corpora/ (~70 min)"
 
 # ---------------------------------------------------------------------------------------------
 # Environment
@@ -85,8 +85,9 @@ conditions: venv data-link
 	$(BIN)/python -m epsaudit.faces.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)
 
 # The cascade and operator corpora (data/corpora/, Parquet + CSV designs + corpora_manifest.json):
-# about 1.5 h on 2 cores. CORPORA_ARGS adds options (python -m epsaudit.faces.corpora --help),
-# e.g. CORPORA_ARGS="--max-identities 2 --chains-per-identity 3 --train-triplets 40 --test-triplets 10" OUT=/tmp/c
+# about 70 min on 2 cores. CORPORA_ARGS adds options (python -m epsaudit.faces.corpora --help),
+# e.g. a one-minute smoke run elsewhere (a subset run refuses to overwrite the full corpus):
+#   make corpora OUT=/tmp/corpora-smoke CORPORA_ARGS="--max-identities 2 --chains-per-identity 1 --train-triplets 20 --test-triplets 5"
 CORPORA_ARGS ?=
 
 corpora: venv data-link

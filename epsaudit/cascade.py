@@ -271,7 +271,9 @@ def load_corpora(encoder: str, directory: str | Path = "data/corpora", *, verify
     _require(orig, ["image_id", "identity"], names["originals"])
     _require(casc, ["variant", "chain", "pass"], names["cascade"])
     _require(oper, ["variant", "triplet"], names["operator"])
-    _require(chains, ["chain", "identity", "start", "nonmember"], names["chains"])
+    passes = int(manifest.get("design", {}).get("cascade", {}).get("passes", casc["pass"].max()))
+    _require(chains, ["chain", "identity", "start", "nonmember"] + [f"donor_{k}" for k in range(1, passes + 1)],
+             names["chains"])
     _require(gal, ["chain", "role", "image_id"], names["galleries"])
     _require(trip, ["triplet", "partition", "donor", "target", "donor_identity", "target_identity"], names["triplets"])
     dims = {}
@@ -1247,7 +1249,7 @@ def prediction_verdicts(measured: Mapping[str, pd.DataFrame], predicted: Mapping
                    "partly" if gap <= FLOOR_TOL_PARTLY * abs(e0) else "not confirmed")
         aucs = m["auc"].astype(float).to_numpy()
         rows.append({"prediction": "2 floor", "variant": v,
-                     "expected": f"non-member floor = Lyapunov floor {lyap:.4f}; AUC falls toward 0.5",
+                     "expected": f"non-member floor = Lyapunov floor {lyap:.4f}",
                      "measured": f"floor {measured_floor:.4f} (gap {gap:.4f} = {gap / abs(e0):.1%} of pass-0 excess "
                                  f"{e0:.3f}); pass-{int(m['pass'].iloc[-1])} excess {float(m['excess'].iloc[-1]):.4f}; "
                                  f"AUC {aucs[1] if len(aucs) > 1 else aucs[0]:.3f} -> {aucs[-1]:.3f}",

@@ -30,6 +30,8 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 CHROMIUM = Path(os.environ.get("EPSAUDIT_CHROMIUM", "/usr/bin/chromium"))
 EXECUTED_PREFIX = "book/executed/"
 METHODS_PAGE = "book/methods"
+#: Seconds one smoke-profile notebook may take before the test fails (a hang must not stall CI).
+NOTEBOOK_TIMEOUT = 900
 
 
 def _in_ci() -> bool:
@@ -162,7 +164,7 @@ def built_book(tmp_path_factory):
             [sys.executable, "-m", "papermill", "--kernel", kernel, "--cwd", str(NOTEBOOK_DIR),
              "--no-progress-bar", "-p", "profile", "smoke",
              str(unexecuted), str(executed / f"{py.stem}.ipynb")],
-            env=env, capture_output=True, text=True,
+            env=env, capture_output=True, text=True, timeout=NOTEBOOK_TIMEOUT,
         )
         assert run.returncode == 0, (
             f"papermill failed on {py.name} (profile smoke):\n{run.stdout[-5000:]}\n{run.stderr[-5000:]}"

@@ -18,7 +18,7 @@ chain are counted in the manifest.
 *Operator* (:func:`operator_design`). Single swaps ``(donor photograph, target photograph, swap)``
 of identities with <= 9 photographs (disjoint from the cascade's target and non-member identities),
 identities split into disjoint train (80%) and test (20%) partitions; donor and target of a triplet
-are different identities. ``train_triplets`` (default 8,000) and ``test_triplets`` (2,000) per
+are different identities. ``train_triplets`` (default 8,000) and ``test_triplets`` (1,000) per
 variant; both variants swap the same triplets. Donor photographs may also be cascade donors (a
 different corpus; no cascade output enters the operator fit).
 
@@ -573,7 +573,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-identities", type=int, default=None, help="smoke runs: this many target identities")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--force", action="store_true",
+                   help="allow a subset run (--max-identities) to overwrite a full corpus in OUT_DIR/corpora")
     a = p.parse_args(argv)
+    existing = Path(a.out_dir) / CORPORA_DIR / "corpora_manifest.json"
+    if a.max_identities is not None and existing.exists() and not a.force:
+        design = json.loads(existing.read_text(encoding="utf-8")).get("design", {})
+        if design.get("max_identities") is None:
+            print(f"error: {existing.parent} holds a full corpus; a --max-identities run would overwrite it. "
+                  "Give another --out-dir (make corpora OUT=/tmp/corpora-smoke ...) or --force.", file=sys.stderr)
+            return 2
     try:
         doc = build_corpora(a.out_dir, a.image_root, seed=a.seed, variants=a.variants, passes=a.passes,
                             chains_per_identity=a.chains_per_identity, gallery_size=a.gallery_size,

@@ -190,7 +190,9 @@ def map_batches(func, batches: list, n_jobs: int, desc: str, progress: bool = Tr
 
     A ``multiprocessing`` pool keeps its worker processes for the whole call, so each loads its
     models once; joblib's loky backend would restart a worker after nearly every task here, because
-    loading the detectors and encoders (~0.5 GB) trips its memory-leak guard.
+    loading the detectors and encoders (~0.5 GB) trips its memory-leak guard. Workers are *spawned*,
+    not forked: a fork of a process (e.g. a notebook kernel) that has already run OpenCV with threads
+    inherits OpenCV's thread-pool locks and deadlocks in ``cv2.setNumThreads``.
     """
     import multiprocessing as mp
 
@@ -203,7 +205,7 @@ def map_batches(func, batches: list, n_jobs: int, desc: str, progress: bool = Tr
             out.append(func(b))
             bar.update(len(b))
     else:
-        with mp.get_context("fork").Pool(n_jobs) as pool:
+        with mp.get_context("spawn").Pool(n_jobs) as pool:
             for b, res in zip(batches, pool.imap(func, batches)):
                 out.append(res)
                 bar.update(len(b))
