@@ -441,6 +441,15 @@ def chain_embeddings(corpora: Corpora, variant: str) -> tuple[np.ndarray, pd.Dat
     return emb.copy(), chains.copy()
 
 
+def _pass_embeddings(corpora: Corpora, variant: str, k: int) -> tuple[np.ndarray, pd.DataFrame]:
+    """Raw pass-``k`` embeddings ``(m, d)`` of the complete chains and their rows; ``ValueError``
+    for ``k`` outside ``0..K``."""
+    emb, chains = chain_embeddings(corpora, variant)
+    if not 0 <= int(k) < emb.shape[0]:
+        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
+    return emb[int(k)], chains
+
+
 def pass_groups(corpora: Corpora, variant: str, k: int) -> dict[str, np.ndarray]:
     """Pass-``k`` embeddings of the complete chains grouped by target identity (the input of
     :func:`epsaudit.condition.audit_condition`).
@@ -456,10 +465,8 @@ def pass_groups(corpora: Corpora, variant: str, k: int) -> dict[str, np.ndarray]
     ValueError
         ``k`` outside ``0..K`` or an unknown variant.
     """
-    emb, chains = chain_embeddings(corpora, variant)
-    if not 0 <= int(k) < emb.shape[0]:
-        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
-    x = _unit(emb[int(k)])
+    raw, chains = _pass_embeddings(corpora, variant, k)
+    x = _unit(raw)
     labels = chains["identity"].astype(str).to_numpy()
     return {lab: x[labels == lab] for lab in sorted(set(labels))}
 
@@ -478,11 +485,9 @@ def write_pass_csv(corpora: Corpora, variant: str, k: int, path: str | Path) -> 
     """
     from .data import write_embeddings
 
-    emb, chains = chain_embeddings(corpora, variant)
-    if not 0 <= int(k) < emb.shape[0]:
-        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
+    raw, chains = _pass_embeddings(corpora, variant, k)
     ids = [f"{s}|{variant}|pass{int(k)}" for s in chains["start"]]
-    return write_embeddings(path, chains["identity"].astype(str).tolist(), ids, emb[int(k)])
+    return write_embeddings(path, chains["identity"].astype(str).tolist(), ids, raw)
 
 
 # -------------------------------------------------------------------------------------------------
