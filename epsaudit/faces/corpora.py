@@ -412,7 +412,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     """
     from ..data import jsonable
     from .generators import SWAP_VARIANTS
-    from .pipeline import _packages, map_batches
+    from .pipeline import _batches, _packages, map_batches
 
     bad = [v for v in variants if v not in SWAP_VARIANTS]
     if bad or not variants:
@@ -444,7 +444,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     cand.update(i for p in nonmembers for i in identities[p])
     cand.update(small)
     originals_ids = sorted(cand)
-    batches = [originals_ids[i:i + 4 * batch_size] for i in range(0, len(originals_ids), 4 * batch_size)]
+    batches = _batches(originals_ids, 4 * batch_size)
     res = map_batches(partial(_screen_batch, image_root=roots), batches, n_jobs, "corpora: landmarks", progress)
     orig: dict[str, dict] = {}
     for recs, tim in res:
@@ -473,7 +473,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
 
     # --- stage 2: encode every original photograph a design uses, once ----------------------------
     t0 = time.perf_counter()
-    batches = [used_originals[i:i + batch_size] for i in range(0, len(used_originals), batch_size)]
+    batches = _batches(used_originals, batch_size)
     res = map_batches(partial(_originals_batch, image_root=roots), batches, n_jobs, "corpora: encode originals", progress)
     for recs, tim in res:
         _add_timing(timing, {f"originals:{k}": v for k, v in tim.items()})
@@ -494,7 +494,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
               "donors": [getattr(r, c) for c in donor_cols],
               "donor_landmarks": [orig[getattr(r, c)]["landmarks"] for c in donor_cols]}
              for r in chains.itertuples(index=False)]
-    batches = [items[i:i + max(1, batch_size // 4)] for i in range(0, len(items), max(1, batch_size // 4))]
+    batches = _batches(items, max(1, batch_size // 4))
     res = map_batches(partial(_cascade_batch, variants=list(variants), image_root=roots), batches, n_jobs,
                "corpora: cascade chains", progress)
     crow, lost = [], []
@@ -514,7 +514,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     items = [{"triplet": int(r.triplet), "donor": r.donor, "target": r.target,
               "donor_landmarks": orig[r.donor]["landmarks"], "target_landmarks": orig[r.target]["landmarks"]}
              for r in triplets.itertuples(index=False)]
-    batches = [items[i:i + batch_size] for i in range(0, len(items), batch_size)]
+    batches = _batches(items, batch_size)
     res = map_batches(partial(_operator_batch, variants=list(variants), image_root=roots), batches, n_jobs,
                "corpora: operator triplets", progress)
     orow = []
