@@ -61,6 +61,10 @@ protocol (paper 000, Section 4)
 output table (stdout), one row per route (KDE-LR per alpha) and per certificate
   kind        diagnostic | estimate | certificate (what the number is)
   value, max  median and maximum over the route's pairs; the certificate's lower bound
+  pairs       pairs the route computed (the median is over these)
+  not_computed  pairs the route could not compute (e.g. a coordinate constant within one
+              identity for KDE-LR, test rows that repeat development rows for a certificate);
+              the reasons are printed on stderr and listed in --out PREFIX.json
   n_infinite  ROC-HT OOF pairs whose value is +inf (the median is +inf when most are)
   median_auc  ROC-HT OOF median AUC
   confidence, alpha_per_bound, n_test_a/b   the certificate's family-wise level, level of each
@@ -181,6 +185,8 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(f"  {c['identities']} identities audited ({c['identities_below_min_rows']} with < {args.min_rows} rows "
               f"left out), {c['candidate_pairs']} candidate pairs, {c['certificates']} certificate(s); "
               f"{seconds:.1f} s", file=sys.stderr)
+        for line in audit.not_computed_notes():
+            print(f"  note: {line}", file=sys.stderr)
         if len(tables) > 1:
             print(f"== {table.source}")
         print(format_summary(audit.summary))

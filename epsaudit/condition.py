@@ -40,7 +40,7 @@ from .pairs import PAIRS_PER_ROUTE, identity_pairs
 from .results import EpsilonResult, results_frame
 from .validation import as_groups, check_probability
 
-SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "value", "max", "kde_alpha", "n_infinite",
+SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value", "max", "kde_alpha", "n_infinite",
                    "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
                    "alpha_per_bound", "cap")
 
@@ -85,7 +85,8 @@ class ConditionAudit:
     table_counts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record: source, settings, counts, summary and selection rows."""
+        """JSON-ready record: source, settings, counts, summary, selection rows and the pairs not computed."""
+        failed = self.per_pair[self.per_pair["not_computed"].notna()] if "not_computed" in self.per_pair else []
         return {
             "source": self.source,
             "settings": dict(self.settings),
@@ -93,7 +94,13 @@ class ConditionAudit:
             "counts": dict(self.counts),
             "summary": _records(self.summary),
             "selection": _records(self.selection),
+            "not_computed": _records(failed[["route", "identity_a", "identity_b", "not_computed"]].drop_duplicates())
+            if len(failed) else [],
         }
+
+    def not_computed_notes(self) -> list[str]:
+        """One line per route and reason: how many pairs the route could not compute, and which."""
+        return not_computed_notes(self.per_pair, source=self.source)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
@@ -101,6 +108,41 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     for row in frame.astype(object).to_dict(orient="records"):
         out.append({k: (None if v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v) for k, v in row.items()})
     return out
+
+
+ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
+               "roc_reserved": "reserved-test certificate"}
+
+
+def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limit: int = 4) -> list[str]:
+    """Lines naming, per route and reason, the pairs a route could not compute.
+
+    Parameters
+    ----------
+    per_pair : pandas.DataFrame
+        A per-pair frame (:func:`epsaudit.results.results_frame`) with a ``not_computed`` column.
+    source : str
+        The file audited, named in every line.
+    limit : int
+        Pairs listed per line (the rest are counted).
+
+    Returns
+    -------
+    list of str
+        Empty when every pair was computed.
+    """
+    if "not_computed" not in per_pair or per_pair["not_computed"].isna().all():
+        return []
+    lines = []
+    for route, part in per_pair.groupby("route", sort=False):
+        total = len(part.drop_duplicates(["identity_a", "identity_b"]))
+        failed = part[part["not_computed"].notna()].drop_duplicates(["identity_a", "identity_b", "not_computed"])
+        for reason, rows in failed.groupby("not_computed", sort=False):
+            pairs = [f"({a!r}, {b!r})" for a, b in zip(rows["identity_a"], rows["identity_b"])]
+            shown = ", ".join(pairs[:limit]) + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
+            lines.append(f"{source}: {ROUTE_NAMES.get(route, route)} not computed for {len(pairs)} of {total} "
+                         f"pair(s): {reason}; pairs {shown}")
+    return lines
 
 
 def split_identities(
@@ -182,46 +224,67 @@ def select_pairs(
     ranking : pandas.DataFrame
         One row per ranked candidate: ``rank`` (1 = best), ``identity_a``, ``identity_b``,
         ``order`` (position in ``candidates``), ``dev_auc``, ``dev_tv_witness``, ``selected``
-        (and ``test_cap`` when ``test_caps`` is given).
+        (and ``test_cap`` when ``test_caps`` is given), ``not_computed``. Candidates whose
+        development ROC could not be computed come last, with ``rank`` and ``dev_auc`` ``<NA>``
+        and the reason in ``not_computed``; they are never selected.
     """
     usable = [(i, p) for i, p in enumerate(candidates)
               if all(lab in dev_groups and len(dev_groups[lab]) >= folds for lab in p)]
     columns = ["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected"]
+    if test_caps is not None:
+        columns = columns[:-1] + ["test_cap", "selected"]
     if not usable or k < 1:
-        return [], pd.DataFrame(columns=columns)
+        return [], pd.DataFrame(columns=columns + ["not_computed"])
     res = roc_oof_pairs(dev_groups, [p for _, p in usable], folds=folds, seed=seed, n_jobs=n_jobs, progress=progress)
     ranking = pd.DataFrame({
         "identity_a": [p[0] for _, p in usable], "identity_b": [p[1] for _, p in usable],
         "order": [i for i, _ in usable],
-        "dev_auc": [r.details["auc"] for r in res], "dev_tv_witness": [r.details["tv_witness"] for r in res],
+        "dev_auc": [r.details.get("auc", np.nan) for r in res],
+        "dev_tv_witness": [r.details.get("tv_witness", np.nan) for r in res],
+        "not_computed": [r.not_computed for r in res],
     })
-    keys, ascending = ["dev_auc", "dev_tv_witness", "order"], [False, False, True]
     if test_caps is not None:
         ranking["test_cap"] = [float(test_caps[p]) for _, p in usable]
+    failed = ranking[ranking["not_computed"].notna()]
+    ranking = ranking[ranking["not_computed"].isna()]
+    keys, ascending = ["dev_auc", "dev_tv_witness", "order"], [False, False, True]
+    if test_caps is not None:
         keys.insert(1, "test_cap")
         ascending.insert(1, False)
-        columns = columns[:-1] + ["test_cap", "selected"]
     ranking = ranking.sort_values(keys, ascending=ascending, kind="stable").reset_index(drop=True)
-    ranking.insert(0, "rank", np.arange(1, len(ranking) + 1))
+    ranking.insert(0, "rank", pd.array(np.arange(1, len(ranking) + 1), dtype="Int64"))
     ranking["selected"] = ranking["rank"] <= k
     chosen = ranking[ranking["selected"]]
-    return list(zip(chosen["identity_a"], chosen["identity_b"])), ranking[columns]
+    # candidates whose development ROC could not be computed: no rank, listed last with the reason
+    failed = failed.assign(rank=pd.array([pd.NA] * len(failed), dtype="Int64"), selected=False)
+    ranking = pd.concat([ranking, failed[ranking.columns]], ignore_index=True) if len(failed) else ranking
+    return list(zip(chosen["identity_a"], chosen["identity_b"])), ranking[columns + ["not_computed"]]
 
 
 def _route_row(frame: pd.DataFrame, route: str, kind: str, **extra: Any) -> dict[str, Any]:
-    values = frame["value"].to_numpy(dtype=float)
+    done = frame[frame["not_computed"].isna()]
+    values = done["value"].to_numpy(dtype=float)
     return {"route": route, "kind": kind, "statistic": "median", "pairs": len(values),
-            "value": float(np.median(values)), "max": float(np.max(values)), **extra}
+            "not_computed": len(frame) - len(done),
+            "value": float(np.median(values)) if len(values) else pd.NA,
+            "max": float(np.max(values)) if len(values) else pd.NA, **extra}
 
 
 def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     """Condense a per-pair frame (as in :class:`ConditionAudit`) into the summary table.
 
+    Medians and maxima are over the pairs each route computed; ``pairs`` counts them and
+    ``not_computed`` counts the pairs it could not compute (their reasons are in the per-pair
+    frame's ``not_computed`` column and in :func:`not_computed_notes`).
+
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable).
+        Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable, or no pair
+        computed).
     """
+    if "not_computed" not in per_pair.columns:
+        per_pair = per_pair.assign(not_computed=None)
     rows = []
     for route in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof"):
         part = per_pair[per_pair["route"] == route]
@@ -232,19 +295,22 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
             for alpha, sub in part.groupby("setting_alpha", sort=True):
                 rows.append(_route_row(sub, route, kind, kde_alpha=float(alpha)))
         elif route == "roc_oof":
-            rows.append(_route_row(part, route, kind, n_infinite=int(part["infinite"].astype(bool).sum()),
-                                   median_auc=float(part["auc"].astype(float).median())))
+            done = part[part["not_computed"].isna()]
+            rows.append(_route_row(part, route, kind, n_infinite=int(done["infinite"].astype(bool).sum()),
+                                   median_auc=float(done["auc"].astype(float).median()) if len(done) else pd.NA))
         else:
             rows.append(_route_row(part, route, kind))
     certs = per_pair[per_pair["route"] == "roc_reserved"]
     for _, r in certs.iterrows():
+        failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
         rows.append({"route": "roc_reserved", "kind": r["kind"], "statistic": "lower bound",
-                     "pairs": 1, "value": float(r["value"]), "identity_a": r["identity_a"],
+                     "pairs": 0 if failed else 1, "not_computed": int(failed),
+                     "value": pd.NA if failed else float(r["value"]), "identity_a": r["identity_a"],
                      "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
                      "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
-                     "cap": float(r["cap"])})
+                     "cap": pd.NA if failed else float(r["cap"])})
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
-    dtypes = {"pairs": "Int64", "value": "Float64", "max": "Float64", "kde_alpha": "Float64",
+    dtypes = {"pairs": "Int64", "not_computed": "Int64", "value": "Float64", "max": "Float64", "kde_alpha": "Float64",
               "n_infinite": "Int64", "median_auc": "Float64", "n_test_a": "Int64", "n_test_b": "Int64",
               "confidence": "Float64", "alpha_per_bound": "Float64", "cap": "Float64"}
     frame = frame.astype(dtypes)
@@ -359,11 +425,14 @@ def audit_condition(
     shuffled = identity_pairs(groups, seed=seed)
     counts = {"gaussmech": pairs, "mmd_tv": pairs, "kde_lr": kde_pairs, "roc_oof": roc_pairs}
     routes = [r for r in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof") if counts[r] > 0]
+    coordinate_names = table.embedding_cols if isinstance(table, EmbeddingTable) else None
     results = audit_pairs(groups, shuffled, routes=routes, pair_counts=counts, delta=delta, kde_alphas=kde_alphas,
-                          permutations=permutations, seed=seed, n_jobs=n_jobs, progress=progress) if routes else []
+                          coordinate_names=coordinate_names, permutations=permutations, seed=seed, n_jobs=n_jobs,
+                          progress=progress) if routes else []
 
     selected: list = []
-    ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected"])
+    ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected",
+                                    "not_computed"])
     too_small: list = []
     if certificates > 0:
         dev, test, too_small = split_identities(groups, test_size=test_size, seed=seed)
@@ -399,8 +468,12 @@ def audit_condition(
         "identities": len(groups), "identities_below_min_rows": len(left_out),
         "candidate_pairs": len(shuffled),
         **{f"pairs_{r}": min(counts[r], len(shuffled)) for r in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof")},
-        "selection_candidates": int(len(ranking)), "identities_too_small_to_split": len(too_small),
+        "selection_candidates": int(ranking["rank"].notna().sum()),
+        "selection_not_computed": int(ranking["not_computed"].notna().sum()),
+        "identities_too_small_to_split": len(too_small),
         "certificates": len(selected),
+        "not_computed": int(per_pair.drop_duplicates(["route", "identity_a", "identity_b"])["not_computed"].notna().sum())
+        if "not_computed" in per_pair else 0,
     }
     return ConditionAudit(results=tuple(results), per_pair=per_pair, summary=summarize(per_pair),
                           selection=ranking.reset_index(drop=True), settings=settings, counts=audit_counts,

@@ -55,13 +55,18 @@ class EpsilonResult:
         The method's hyperparameters (kernel bandwidth rule, classifier, folds, seed, ...).
     details : dict
         Secondary statistics the route computes alongside ``value`` (AUC, p-value, counts, ...).
+    not_computed : str or None
+        Why the route could not compute this pair (e.g. a coordinate constant within one
+        identity for KDE-LR), naming the identities and the coordinate; ``None`` when computed.
+        A result that was not computed has ``value`` NaN -- the one documented NaN -- and is
+        left out of medians and counted instead.
 
     Raises
     ------
     ValueError
         If ``kind`` is unknown, a certificate lacks its confidence level, per-bound level,
         correction or sample sizes, a non-certificate claims a confidence level, or ``value`` is
-        NaN (or infinite for anything but an estimate).
+        NaN without a ``not_computed`` reason (or infinite for anything but an estimate).
     """
 
     value: float
@@ -75,14 +80,17 @@ class EpsilonResult:
     correction: str | None = None
     settings: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
+    not_computed: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS}, got {self.kind!r}")
-        value = float(self.value)
+        value = float("nan") if self.not_computed is not None else float(self.value)
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "n", tuple(int(k) for k in self.n))
-        if math.isnan(value):
+        if self.not_computed is not None and not str(self.not_computed).strip():
+            raise ValueError(f"{self.route}: not_computed must give the reason, got an empty string")
+        if math.isnan(value) and self.not_computed is None:
             raise ValueError(f"{self.route}: value is NaN; routes must return a number")
         if math.isinf(value) and self.kind != "estimate":
             raise ValueError(
@@ -108,6 +116,11 @@ class EpsilonResult:
             )
 
     @property
+    def computed(self) -> bool:
+        """True unless the route could not compute this pair (see ``not_computed``)."""
+        return self.not_computed is None
+
+    @property
     def is_certificate(self) -> bool:
         """True when ``value`` is a lower confidence bound on epsilon."""
         return self.kind == "certificate"
@@ -131,6 +144,8 @@ class EpsilonResult:
         return record
 
     def __str__(self) -> str:
+        if not self.computed:
+            return f"{self.route}: not computed ({self.not_computed})"
         text = f"{self.route}: epsilon = {self.value:.4g} ({self.kind}, n = {self.n})"
         if self.is_certificate:
             text += (
@@ -157,8 +172,9 @@ def results_frame(results: Iterable[EpsilonResult]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``route, kind, value, identity_a, identity_b, n_a, n_b, delta, confidence,
-        alpha_per_bound, correction``, then ``setting_*`` and detail columns.
+        Columns ``route, kind, value, not_computed, identity_a, identity_b, n_a, n_b, delta,
+        confidence, alpha_per_bound, correction``, then ``setting_*`` and detail columns.
+        ``value`` is NaN exactly where ``not_computed`` gives a reason.
 
     Raises
     ------
@@ -170,7 +186,7 @@ def results_frame(results: Iterable[EpsilonResult]) -> pd.DataFrame:
         if not isinstance(result, EpsilonResult):
             raise TypeError(f"element {i} is a {type(result).__name__}, not an EpsilonResult")
         rows.append(result.to_record())
-    first = ["route", "kind", "value", "identity_a", "identity_b", "n_a", "n_b", "delta",
+    first = ["route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a", "n_b", "delta",
              "confidence", "alpha_per_bound", "correction"]
     frame = pd.DataFrame(rows)
     if frame.empty:

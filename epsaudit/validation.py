@@ -144,3 +144,152 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
         interval = "(0, 1)" if open_interval else "[0, 1)"
         raise ValueError(f"{name} must be in {interval}, got {value}")
     return value
+
+
+# --------------------------------------------------------------------------------------------
+# Row identity: L2-normalisation, duplicate keys, and the freshness of reserved test rows
+
+#: Resolution of the duplicate key of a unit-norm row (2**-24, about float32 precision): two rows
+#: whose normalised coordinates all agree to this resolution are the same embedding (a copy, a
+#: rescaled copy, or a float32 round trip of it).
+ROW_KEY_RESOLUTION = 2.0 ** -24
+
+
+def unit_rows(x: Any) -> np.ndarray:
+    """Rows of ``x`` divided by their Euclidean norm; all-zero rows stay zero.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d)
+
+    Returns
+    -------
+    numpy.ndarray, shape (n, d), float64
+
+    Examples
+    --------
+    >>> unit_rows([[3.0, 4.0], [0.0, 0.0]])
+    array([[0.6, 0.8],
+           [0. , 0. ]])
+    """
+    arr = np.asarray(x, dtype=np.float64)
+    norms = np.linalg.norm(arr, axis=-1, keepdims=True)
+    return np.divide(arr, norms, out=np.zeros_like(arr), where=norms > 0)
+
+
+def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
+    """One hashable key per row: equal keys mean the same embedding.
+
+    Parameters
+    ----------
+    x : array_like, shape (n, d)
+    normalised : bool
+        True (default): the key of the L2-normalised row quantised to :data:`ROW_KEY_RESOLUTION`,
+        so rows that differ only in scale (or by float32 rounding) share a key. False: the exact
+        bytes of the row.
+
+    Returns
+    -------
+    numpy.ndarray of bytes, shape (n,)
+
+    Examples
+    --------
+    >>> k = row_keys([[1.0, 2.0], [2.0, 4.0], [1.0, 2.5]])
+    >>> bool(k[0] == k[1]), bool(k[0] == k[2])
+    (True, False)
+    """
+    arr = np.ascontiguousarray(np.asarray(x, dtype=np.float64))
+    if normalised:
+        arr = np.ascontiguousarray(np.rint(unit_rows(arr) / ROW_KEY_RESOLUTION).astype(np.int64))
+    return np.array([row.tobytes() for row in arr], dtype=object)
+
+
+def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Which test rows repeat a development row, exactly or after L2-normalisation.
+
+    Parameters
+    ----------
+    development : array_like, shape (m, d)
+    test : array_like, shape (n, d)
+
+    Returns
+    -------
+    exact, normalised : numpy.ndarray of bool, shape (n,)
+        ``exact[i]``: test row ``i`` equals a development row bit for bit; ``normalised[i]``: it
+        equals one after L2-normalisation (a rescaled copy) but not bit for bit. In one
+        dimension normalisation keeps only the sign, so there only exact copies count.
+
+    Examples
+    --------
+    >>> exact, scaled = shared_rows([[1.0, 2.0], [0.5, 0.1]], [[1.0, 2.0], [3.0, 6.0], [7.0, 1.0]])
+    >>> exact.tolist(), scaled.tolist()
+    ([True, False, False], [False, True, False])
+    """
+    dev = np.asarray(development, dtype=np.float64)
+    tst = np.asarray(test, dtype=np.float64)
+    exact = np.isin(row_keys(tst, normalised=False), row_keys(dev, normalised=False))
+    if tst.ndim < 2 or tst.shape[1] < 2:
+        return exact, np.zeros_like(exact)
+    scaled = np.isin(row_keys(tst), row_keys(dev)) & ~exact
+    return exact, scaled
+
+
+class ReusedRowsError(ValueError):
+    """Test rows of a reserved test repeat rows that selected or trained the test."""
+
+
+def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:
+    """Refuse a reserved test whose test rows repeat development (selection/training) rows.
+
+    Every test row of every identity is compared with every development row of every identity
+    (a development row of A reused as a test row of B leaks as much as one reused for A). A
+    certificate computed on such rows is not a confidence bound: with copies of the development
+    rows as test rows the reserved test certifies the cap even for identical distributions.
+
+    Parameters
+    ----------
+    development, test : mapping identity -> array_like, shape (n_i, d)
+        Rows that fitted the classifier or chose the threshold or the pair, and the reserved
+        test rows.
+    context : str
+        Where the check runs (e.g. ``"reserved test of pair ('A', 'B')"``), used in the message.
+
+    Raises
+    ------
+    ReusedRowsError
+        (a ``ValueError``) Naming how many test rows repeat a development row (exactly and after
+        L2-normalisation), of which identities, and the first such row.
+
+    Examples
+    --------
+    >>> check_fresh({"A": [[1.0, 0.0], [0.0, 1.0]]}, {"A": [[2.0, 0.0]]}, context="demo")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    epsaudit.validation.ReusedRowsError: demo: 1 of 1 test row(s) repeat a development row (0 exact copies, 1 equal after L2-normalisation): 1 of identity 'A'; first: test row 0 of 'A'. ...
+    """
+    dev_rows = [np.asarray(v, dtype=np.float64) for v in development.values()]
+    if not dev_rows:
+        return
+    pooled = np.vstack(dev_rows)
+    total = n_exact = n_scaled = 0
+    where: list[str] = []
+    first = None
+    for label, rows in test.items():
+        rows = np.asarray(rows, dtype=np.float64)
+        total += len(rows)
+        exact, scaled = shared_rows(pooled, rows)
+        hit = exact | scaled
+        if hit.any():
+            n_exact += int(exact.sum())
+            n_scaled += int(scaled.sum())
+            where.append(f"{int(hit.sum())} of identity {label!r}")
+            if first is None:
+                first = f"test row {int(np.flatnonzero(hit)[0])} of {label!r}"
+    if n_exact or n_scaled:
+        raise ReusedRowsError(
+            f"{context}: {n_exact + n_scaled} of {total} test row(s) repeat a development row "
+            f"({n_exact} exact copies, {n_scaled} equal after L2-normalisation): {', '.join(where)}; "
+            f"first: {first}. A reserved test needs test rows never used to fit the classifier or "
+            "choose the threshold or the pair (fresh draws, or a split of distinct rows). Where values "
+            "repeat by design (a discrete mechanism) or rows that differ only in scale are different "
+            "outputs, and the test rows are fresh draws, pass check_reuse=False.")

@@ -325,9 +325,10 @@ def test_convergence_warnings_are_counted_not_printed(recwarn):
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(1)
-    a, b = rng.normal(size=(30, 20)) * 50 + 1, rng.normal(size=(30, 20)) * 50
+    a, b = rng.normal(size=(40, 20)) * 50 + 1, rng.normal(size=(40, 20)) * 50
     stopped = LogisticRegression(max_iter=2)
-    cert = reserved_test_certificate(a, b, a[:10], b[:10], classifier=stopped)
+    cert = reserved_test_certificate(a[:30], b[:30], a[30:], b[30:], classifier=stopped)
+    a, b = a[:30], b[:30]
     oof = roc_oof_epsilon(a, b, classifier=stopped)
     assert cert.details["convergence_warnings"] == 1
     assert oof.details["convergence_warnings"] == 5  # one per fold

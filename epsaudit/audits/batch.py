@@ -26,6 +26,7 @@ def audit_pairs(
     kde_alphas: Sequence[float] = DEFAULT_ALPHAS,
     permutations: int = 0,
     classifier: Any = None,
+    coordinate_names: Sequence[str] | None = None,
     seed: int = 0,
     n_jobs: int | None = None,
     progress: bool = False,
@@ -48,7 +49,9 @@ def audit_pairs(
     permutations : int
         MMD permutation count (0 = none).
     classifier : estimator, optional
-        ROC-HT scorer (default logistic regression).
+        ROC-HT scorer (default: :func:`epsaudit.scorers.logistic_regression`).
+    coordinate_names : sequence of str, optional
+        Names of the embedding coordinates, for messages about a pair that cannot be computed.
     seed : int
         Fold and permutation seed.
     n_jobs : int, optional
@@ -57,7 +60,8 @@ def audit_pairs(
     Returns
     -------
     list of EpsilonResult
-        Route by route; convert with :func:`epsaudit.results.results_frame`.
+        Route by route; convert with :func:`epsaudit.results.results_frame`. Pairs a route could
+        not compute are in the list with ``not_computed`` giving the reason.
 
     Raises
     ------
@@ -74,7 +78,8 @@ def audit_pairs(
         if route == "gaussmech":
             out += gaussmech_pairs(groups, chosen, delta=delta)
         elif route == "kde_lr":
-            out += kde_lr_pairs(groups, chosen, alphas=kde_alphas, n_jobs=n_jobs, progress=progress)
+            out += kde_lr_pairs(groups, chosen, alphas=kde_alphas, coordinate_names=coordinate_names,
+                                n_jobs=n_jobs, progress=progress)
         elif route == "mmd_tv":
             out += mmd_tv_pairs(groups, chosen, permutations=permutations, seed=seed, n_jobs=n_jobs, progress=progress)
         else:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..results import EpsilonResult
 from ..validation import as_groups, as_pair, as_pairs, check_probability
+from .runner import PairFailure, not_computed
 
 ROUTE = "gaussmech"
 
@@ -28,10 +29,14 @@ def residual_scale(x: np.ndarray) -> float:
     return float(np.sqrt(np.mean((x - x.mean(axis=0)) ** 2)))
 
 
+_SETTINGS = {"scale": "max(sigma_A, sigma_B)", "sigma": "rms residual, ddof=0"}
+_CONSTANT = "both identities' samples are constant (zero residual scale); GaussMech is undefined"
+
+
 def _result(value, n_a, n_b, delta, pair, distance, sigma_a, sigma_b) -> EpsilonResult:
     return EpsilonResult(
         value=value, kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair, delta=delta,
-        settings={"delta": delta, "scale": "max(sigma_A, sigma_B)", "sigma": "rms residual, ddof=0"},
+        settings={"delta": delta, **_SETTINGS},
         details={"mean_distance": distance, "sigma_a": sigma_a, "sigma_b": sigma_b},
     )
 
@@ -67,7 +72,7 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     sigma_a, sigma_b = residual_scale(a), residual_scale(b)
     scale = max(sigma_a, sigma_b)
     if scale == 0.0:
-        raise ValueError("both samples are constant (zero residual scale); GaussMech is undefined")
+        raise ValueError(_CONSTANT.replace("both identities'", "both"))
     distance = float(np.linalg.norm(a.mean(axis=0) - b.mean(axis=0)))
     return _result(distance * c / scale, len(a), len(b), delta, pair, distance, sigma_a, sigma_b)
 
@@ -90,12 +95,13 @@ def gaussmech_pairs(
 
     Returns
     -------
-    list of EpsilonResult, one per pair, in order.
+    list of EpsilonResult, one per pair, in order; a pair whose two samples are both constant
+    is *not computed*, with the reason.
 
     Raises
     ------
     ValueError
-        As :func:`gaussmech_epsilon`, naming the identity or pair at fault.
+        Invalid groups or pairs, or ``delta`` outside (0, 1).
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
@@ -108,13 +114,14 @@ def gaussmech_pairs(
     ia = np.array([index[a] for a, _ in pairs])
     ib = np.array([index[b] for _, b in pairs])
     scale = np.maximum(sigmas[ia], sigmas[ib])
-    if np.any(scale == 0.0):
-        bad = pairs[int(np.argmax(scale == 0.0))]
-        raise ValueError(f"pair {bad!r}: both samples are constant (zero residual scale)")
     distance = np.linalg.norm(means[ia] - means[ib], axis=1)
-    values = (distance * c / scale).tolist()
+    with np.errstate(divide="ignore", invalid="ignore"):  # zero scales are recorded as not computed
+        values = (distance * c / scale).tolist()
+    failed = (scale == 0.0).tolist()
     sig, dist = sigmas.tolist(), distance.tolist()  # plain floats: cheap to index per pair
     return [
-        _result(values[k], sizes[i], sizes[j], delta, pairs[k], dist[k], sig[i], sig[j])
+        not_computed(PairFailure(reason=_CONSTANT, error="ValueError"), route=ROUTE, kind="diagnostic",
+                     pair=pairs[k], n=(sizes[i], sizes[j]), delta=delta, settings={"delta": delta, **_SETTINGS})
+        if failed[k] else _result(values[k], sizes[i], sizes[j], delta, pairs[k], dist[k], sig[i], sig[j])
         for k, (i, j) in enumerate(zip(ia.tolist(), ib.tolist()))
     ]

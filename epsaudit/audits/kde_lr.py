@@ -19,11 +19,9 @@ from __future__ import annotations
 from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
-
-from ..progress import progress_bar
 from ..results import EpsilonResult
 from ..validation import as_groups, as_pair, as_pairs
+from .runner import PairFailure, map_pairs, not_computed
 
 ROUTE = "kde_lr"
 GRID_POINTS = 201
@@ -66,7 +64,9 @@ def _kernel_density(x: np.ndarray, h: np.ndarray, grid: np.ndarray, buffer: np.n
     return sums / (n * h[:, None] * np.sqrt(2.0 * np.pi))
 
 
-def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS) -> np.ndarray:
+def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
+                       names: tuple[str, str] = ("x_a", "x_b"),
+                       coordinate_names: Sequence[str] | None = None) -> np.ndarray:
     """Per-coordinate KDE log-ratio values ``max_grid |log p_A - log p_B|``.
 
     Parameters
@@ -74,6 +74,11 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS) -> np
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
     alphas : iterable of float in [0, 1]
         Smoothing weights of the uniform mixture.
+    names : (str, str)
+        What to call the two samples in error messages (e.g. ``"identity 'A'"``).
+    coordinate_names : sequence of str, length d, optional
+        Names of the coordinates in error messages (e.g. the file's columns ``e0 .. e127``);
+        default ``coordinate 0 .. d-1``.
 
     Returns
     -------
@@ -84,20 +89,30 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS) -> np
     ------
     ValueError
         Bad samples (see :func:`epsaudit.validation.as_pair`), an alpha outside [0, 1], or a
-        coordinate that is constant within a class (zero Silverman bandwidth; the first is named).
+        coordinate that is constant within a class (zero Silverman bandwidth): the message names
+        the sample, the first such coordinate and how many there are.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> kde_lr_coordinates(rng.normal(size=(30, 2)), rng.normal(size=(30, 2)), [0.01]).shape
+    (1, 2)
     """
     a, b = as_pair(x_a, x_b)
     alphas = np.asarray(list(alphas), dtype=np.float64)
     if alphas.size == 0 or np.any((alphas < 0) | (alphas > 1)):
         raise ValueError(f"alphas must be a non-empty list of values in [0, 1], got {alphas}")
     h_a, h_b = silverman_bandwidth(a), silverman_bandwidth(b)
-    zero = (h_a == 0) | (h_b == 0)
-    if zero.any():
-        j = int(np.argmax(zero))
-        raise ValueError(
-            f"coordinate {j} is constant within one class (zero Silverman bandwidth); "
-            "KDE-LR needs spread in every coordinate"
-        )
+    for h, name in ((h_a, names[0]), (h_b, names[1])):
+        zero = np.flatnonzero(h == 0)
+        if zero.size:
+            j = int(zero[0])
+            label = f"coordinate {coordinate_names[j]!r}" if coordinate_names is not None else f"coordinate {j}"
+            more = f" (and {zero.size - 1} more coordinate(s))" if zero.size > 1 else ""
+            raise ValueError(
+                f"{label} is constant within {name}{more} (zero Silverman bandwidth); "
+                "KDE-LR needs spread in every coordinate"
+            )
     d = a.shape[1]
     out = np.empty((alphas.size, d))
     steps = np.linspace(0.0, 1.0, GRID_POINTS)
@@ -119,13 +134,18 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS) -> np
     return out
 
 
+def _settings(alpha: float) -> dict:
+    return {"alpha": float(alpha), "bandwidth": "silverman (per class)", "grid": GRID_POINTS,
+            "margin_bandwidths": MARGIN_BANDWIDTHS, "floor": DENSITY_FLOOR}
+
+
 def _results(values, alphas, n_a, n_b, pair) -> list[EpsilonResult]:
+    if isinstance(values, PairFailure):
+        return [not_computed(values, route=ROUTE, kind="diagnostic", pair=pair, n=(n_a, n_b), settings=_settings(alpha))
+                for alpha in alphas]
     return [
-        EpsilonResult(
-            value=float(v), kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair,
-            settings={"alpha": float(alpha), "bandwidth": "silverman (per class)", "grid": GRID_POINTS,
-                      "margin_bandwidths": MARGIN_BANDWIDTHS, "floor": DENSITY_FLOOR},
-        )
+        EpsilonResult(value=float(v), kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair,
+                      settings=_settings(alpha))
         for v, alpha in zip(values, alphas)
     ]
 
@@ -160,6 +180,7 @@ def kde_lr_pairs(
     pairs: Sequence[tuple[Hashable, Hashable]],
     *,
     alphas: Iterable[float] = DEFAULT_ALPHAS,
+    coordinate_names: Sequence[str] | None = None,
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> list[EpsilonResult]:
@@ -170,6 +191,8 @@ def kde_lr_pairs(
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
     alphas : iterable of float
+    coordinate_names : sequence of str, length d, optional
+        Coordinate names for messages (e.g. the file's embedding columns).
     n_jobs : int, optional
         joblib workers (``None`` = 1, ``-1`` = all cores). Deterministic: no randomness.
     progress : bool
@@ -178,14 +201,21 @@ def kde_lr_pairs(
     Returns
     -------
     list of EpsilonResult
-        ``len(alphas)`` results per pair, pair-major.
+        ``len(alphas)`` results per pair, pair-major. A pair with a coordinate constant within
+        one identity is *not computed* (``not_computed`` names the identity and the coordinate);
+        the other pairs go on.
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
     alphas = [float(a) for a in alphas]
-    jobs = (delayed(kde_lr_coordinates)(groups[a], groups[b], alphas) for a, b in progress_bar(pairs, progress, ROUTE))
-    per_pair = Parallel(n_jobs=n_jobs)(jobs)
+    tasks = [(groups[a], groups[b], alphas, (f"identity {a!r}", f"identity {b!r}"), coordinate_names)
+             for a, b in pairs]
+    per_pair = map_pairs(_pair_job, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress)
     out: list[EpsilonResult] = []
-    for (a, b), coords in zip(pairs, per_pair):
-        out.extend(_results(coords.sum(axis=1), alphas, len(groups[a]), len(groups[b]), (a, b)))
+    for (a, b), values in zip(pairs, per_pair):
+        out.extend(_results(values, alphas, len(groups[a]), len(groups[b]), (a, b)))
     return out
+
+
+def _pair_job(a, b, alphas, names, coordinate_names) -> np.ndarray:
+    return kde_lr_coordinates(a, b, alphas, names=names, coordinate_names=coordinate_names).sum(axis=1)

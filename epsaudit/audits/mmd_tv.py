@@ -13,12 +13,10 @@ from __future__ import annotations
 from typing import Hashable, Mapping, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
-
 from ..bounds import epsilon_from_mmd_hockey_stick, epsilon_from_mmd_tv_chain
-from ..progress import progress_bar
 from ..results import EpsilonResult
 from ..validation import as_groups, as_pair, as_pairs
+from .runner import PairFailure, map_pairs, not_computed
 
 ROUTE = "mmd_tv"
 DEFAULT_PERMUTATIONS = 10_000
@@ -66,8 +64,8 @@ def _pair_statistics(sa: _Sample, sb: _Sample, bandwidth_scale: float, permutati
     pooled = np.concatenate([sa.upper, sb.upper, d2_ab.ravel()])
     s = float(np.median(np.sqrt(pooled))) * bandwidth_scale  # median heuristic (pooled, i < j)
     if s == 0.0:
-        raise ValueError("the median pairwise distance is zero (most pooled points coincide); "
-                         "the median-heuristic bandwidth is undefined")
+        raise ValueError("the median pairwise distance of the pooled pair sample is zero (most of its points "
+                         "coincide); the median-heuristic bandwidth is undefined")
     g = -1.0 / (2.0 * s * s)
     # sum over i != j equals twice the sum over i < j
     mmd2 = (2.0 * np.exp(g * sa.upper).sum() / (m * (m - 1))
@@ -137,14 +135,18 @@ def mmd_statistics(
     return _pair_statistics(_Sample(a), _Sample(b), bandwidth_scale, permutations, seed)
 
 
-def _result(stats: dict, n_a: int, n_b: int, pair, bandwidth_scale: float, seed) -> EpsilonResult:
+def _result(stats: dict | PairFailure, n_a: int, n_b: int, pair, bandwidth_scale: float, seed,
+            permutations: int) -> EpsilonResult:
+    settings = {"kernel": "rbf", "bandwidth": "median heuristic", "bandwidth_scale": bandwidth_scale,
+                "estimator": "unbiased MMD_u^2, clipped at 0", "permutations": permutations,
+                "seed": seed if isinstance(seed, (int, type(None))) else "generator"}
+    if isinstance(stats, PairFailure):
+        return not_computed(stats, route=ROUTE, kind="estimate", pair=pair, n=(n_a, n_b), delta=0.0,
+                            settings=settings)
     mmd = stats["mmd"]
     return EpsilonResult(
         value=float(epsilon_from_mmd_tv_chain(mmd)), kind="estimate", route=ROUTE, n=(n_a, n_b),
-        pair=pair, delta=0.0,
-        settings={"kernel": "rbf", "bandwidth": "median heuristic", "bandwidth_scale": bandwidth_scale,
-                  "estimator": "unbiased MMD_u^2, clipped at 0", "permutations": stats["permutations"],
-                  "seed": seed if isinstance(seed, (int, type(None))) else "generator"},
+        pair=pair, delta=0.0, settings=settings,
         details={**stats, "epsilon_hockey_stick": float(epsilon_from_mmd_hockey_stick(mmd))},
     )
 
@@ -172,7 +174,7 @@ def mmd_tv_epsilon(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int 
         See :func:`mmd_statistics`.
     """
     stats = mmd_statistics(x_a, x_b, bandwidth_scale=bandwidth_scale, permutations=permutations, seed=seed)
-    return _result(stats, len(x_a), len(x_b), pair, bandwidth_scale, seed)
+    return _result(stats, len(x_a), len(x_b), pair, bandwidth_scale, seed, permutations)
 
 
 def mmd_tv_pairs(
@@ -199,20 +201,18 @@ def mmd_tv_pairs(
 
     Returns
     -------
-    list of EpsilonResult, one per pair.
+    list of EpsilonResult, one per pair. A pair whose pooled points mostly coincide (zero
+    median distance) is *not computed*, with the reason; the other pairs go on.
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
     _check_options(bandwidth_scale, permutations)
     used = dict.fromkeys(label for pair in pairs for label in pair)
     samples = {label: _Sample(groups[label]) for label in used}  # within-class distances once
-    jobs = (
-        delayed(_pair_statistics)(samples[a], samples[b], bandwidth_scale, permutations, seed + k)
-        for k, (a, b) in enumerate(progress_bar(pairs, progress, ROUTE))
-    )
+    tasks = [(samples[a], samples[b], bandwidth_scale, permutations, seed + k) for k, (a, b) in enumerate(pairs)]
     backend = "threads" if not permutations else None  # small per-pair work: avoid pickling
-    stats = Parallel(n_jobs=n_jobs, prefer=backend)(jobs)
+    stats = map_pairs(_pair_statistics, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress, prefer=backend)
     return [
-        _result(st, len(groups[a]), len(groups[b]), (a, b), bandwidth_scale, seed + k)
+        _result(st, len(groups[a]), len(groups[b]), (a, b), bandwidth_scale, seed + k, permutations)
         for k, ((a, b), st) in enumerate(zip(pairs, stats))
     ]

@@ -15,15 +15,14 @@ from __future__ import annotations
 from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from ..bounds import roc_point_epsilon
-from ..progress import progress_bar
 from ..results import EpsilonResult
-from ..scorers import check_classifier, classifier_name, count_convergence_warnings
+from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
 from ..validation import as_groups, as_pair, as_pairs
+from .runner import PairFailure, map_pairs, not_computed
 
 ROUTE = "roc_oof"
 DEFAULT_FOLDS = 5
@@ -68,7 +67,8 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
     cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
     method = "predict_proba" if hasattr(clf, "predict_proba") else "decision_function"
     scores = cross_val_predict(clf, x, y, cv=cv, method=method)
-    return scores[:, 1] if scores.ndim == 2 else scores
+    scores = scores[:, 1] if scores.ndim == 2 else scores
+    return check_scores(scores, len(y), f"the out-of-fold {method} of {classifier_name(clf)}")
 
 
 def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[str, Any]:
@@ -107,14 +107,15 @@ def _oof_job(a, b, classifier, folds, seed, delta) -> dict:
     return {**roc_summary(y, scores, delta), "convergence_warnings": warned}
 
 
-def _result(summary: dict, n_a, n_b, pair, classifier, folds, seed, delta) -> EpsilonResult:
+def _result(summary: dict | PairFailure, n_a, n_b, pair, classifier, folds, seed, delta) -> EpsilonResult:
+    settings = {"classifier": classifier_name(check_classifier(classifier)), "folds": folds, "seed": seed}
+    if isinstance(summary, PairFailure):
+        return not_computed(summary, route=ROUTE, kind="estimate", pair=pair, n=(n_a, n_b), delta=delta,
+                            settings=settings)
     details = dict(summary)
     value = details.pop("epsilon")
-    return EpsilonResult(
-        value=value, kind="estimate", route=ROUTE, n=(n_a, n_b), pair=pair, delta=delta,
-        settings={"classifier": classifier_name(check_classifier(classifier)), "folds": folds, "seed": seed},
-        details=details,
-    )
+    return EpsilonResult(value=value, kind="estimate", route=ROUTE, n=(n_a, n_b), pair=pair, delta=delta,
+                         settings=settings, details=details)
 
 
 def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FOLDS, seed: int = 0,
@@ -161,13 +162,14 @@ def roc_oof_pairs(
 
     Returns
     -------
-    list of EpsilonResult, one per pair; identical for any ``n_jobs``.
+    list of EpsilonResult, one per pair; identical for any ``n_jobs``. A pair that cannot be
+    computed (fewer rows than folds, a classifier that fails or returns non-finite scores) is
+    *not computed*, with the reason; the other pairs go on.
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
     check_classifier(classifier)
-    jobs = (delayed(_oof_job)(groups[a], groups[b], classifier, folds, seed, delta)
-            for a, b in progress_bar(pairs, progress, ROUTE))
-    summaries = Parallel(n_jobs=n_jobs)(jobs)
+    tasks = [(groups[a], groups[b], classifier, folds, seed, delta) for a, b in pairs]
+    summaries = map_pairs(_oof_job, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress)
     return [_result(s, len(groups[a]), len(groups[b]), (a, b), classifier, folds, seed, delta)
             for (a, b), s in zip(pairs, summaries)]

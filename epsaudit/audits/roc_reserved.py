@@ -19,6 +19,16 @@ counts wins (the middle one among ties); if no candidate certifies anything on d
 the one maximising ``|TPR - FPR|`` is used. When the development scores separate the classes, as
 they do for a linear classifier with fewer rows than dimensions, this is the middle of the gap.
 Choosing on in-sample scores can only cost power, never validity: the test rows are untouched.
+
+Freshness. The bound holds only if the test rows were never used to fit the classifier, choose the
+threshold or choose the pair. Every entry point therefore compares each test row with every
+development row of the pair, bit for bit and after L2-normalisation
+(:func:`epsaudit.validation.check_fresh`), and refuses a certificate whose test rows repeat
+development rows: with copies as test rows the reserved test certifies its cap even for two
+identical distributions. Where values repeat by design (a discrete mechanism, one-hot rows) or
+rows that differ only in scale are different outputs (raw, low-dimensional outputs), equal values
+say nothing about reuse: ``check_reuse=False`` skips the check and records that the caller vouches
+for fresh test draws.
 """
 
 from __future__ import annotations
@@ -26,17 +36,17 @@ from __future__ import annotations
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
-from joblib import Parallel, delayed
+from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import train_test_split
 
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
-from ..progress import progress_bar
 from ..results import EpsilonResult
-from ..scorers import check_classifier, classifier_name, count_convergence_warnings, positive_scores
-from ..validation import as_groups, as_pair, as_pairs, check_probability
+from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
+from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
+from .runner import PairFailure, map_pairs, not_computed
 
 ROUTE = "roc_reserved"
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -60,13 +70,26 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     Returns
     -------
     float
-        A midpoint between two consecutive distinct development scores (or one unit beyond the
-        extremes when all scores coincide).
+        A midpoint between two consecutive distinct development scores (the score itself when
+        all scores coincide). Infinite scores are allowed: between the largest finite score and
+        ``+inf`` the threshold is the largest float, so "score > t" means "score is +inf" (and
+        between ``-inf`` and the smallest finite score it is minus the largest float).
+
+    Examples
+    --------
+    >>> choose_threshold(np.array([2.0, 3.0, 4.0]), np.array([0.0, 1.0, 1.5]), alpha=0.05, delta=0.0)
+    1.75
+    >>> choose_threshold(np.array([np.inf, np.inf, 0.2]), np.array([0.0, 1.0, 0.5]), alpha=0.2, delta=0.0)
+    1.7976931348623157e+308
     """
     values = np.unique(np.concatenate([scores_a, scores_b]))
     if len(values) == 1:
         return float(values[0])  # nothing separates: every row scores the same
-    candidates = (values[:-1] + values[1:]) / 2.0
+    lower, upper = values[:-1], values[1:]
+    with np.errstate(invalid="ignore"):  # inf + inf and -inf + inf are replaced below
+        candidates = (lower + upper) / 2.0
+    big = np.finfo(np.float64).max
+    candidates = np.where(upper == np.inf, big, np.where(lower == -np.inf, -big, candidates))
     sa, sb = np.sort(scores_a), np.sort(scores_b)
     tp = len(sa) - np.searchsorted(sa, candidates, side="right")
     fp = len(sb) - np.searchsorted(sb, candidates, side="right")
@@ -76,17 +99,24 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     return float(candidates[best[len(best) // 2]])
 
 
-def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta) -> dict:
+def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta,
+             names=("A", "B"), check_reuse=True) -> dict:
+    if check_reuse:
+        check_fresh({names[0]: dev_a, names[1]: dev_b}, {names[0]: test_a, names[1]: test_b},
+                    context=f"reserved test of pair ({names[0]!r}, {names[1]!r})")
     warned = 0
     if score_function is not None:
-        score = score_function
+        def score(rows, part):
+            out = score_function(rows)
+            return check_scores(out, len(rows), f"score_function on the {part}", allow_infinite=True)
     else:
         x, y = pair_design(dev_a, dev_b)
         fitted, warned = count_convergence_warnings(lambda: clone(check_classifier(classifier)).fit(x, y))
-        score = lambda rows: positive_scores(fitted, rows)  # noqa: E731
-    dev_sa, dev_sb = score(dev_a), score(dev_b)
-    threshold = choose_threshold(np.asarray(dev_sa), np.asarray(dev_sb), alpha, delta)
-    test_sa, test_sb = np.asarray(score(test_a)), np.asarray(score(test_b))
+        score = lambda rows, part: positive_scores(fitted, rows)  # noqa: E731
+    dev_sa = score(dev_a, f"development rows of {names[0]!r}")
+    dev_sb = score(dev_b, f"development rows of {names[1]!r}")
+    threshold = choose_threshold(dev_sa, dev_sb, alpha, delta)
+    test_sa, test_sb = score(test_a, f"test rows of {names[0]!r}"), score(test_b, f"test rows of {names[1]!r}")
     tp, fp = int(np.sum(test_sa > threshold)), int(np.sum(test_sb > threshold))
     n1, n0 = len(test_sa), len(test_sb)
     _, y_test = pair_design(test_a, test_b)
@@ -95,26 +125,26 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
         "threshold": threshold, "tp": tp, "fp": fp,
         "tpr_lower": float(clopper_pearson_lower(tp, n1, alpha)),
         "fpr_upper": float(clopper_pearson_upper(fp, n0, alpha)),
-        "test_auc": float(roc_auc_score(y_test, np.r_[test_sa, test_sb])),
+        "test_auc": float(roc_auc_score(y_test, rankdata(np.r_[test_sa, test_sb]))),  # ranks: +/-inf allowed
         "censored": bool(tp == n1 and fp == 0),
         "cap": certifiable_cap(n1, n0, alpha, delta),
         "n_dev_a": len(dev_a), "n_dev_b": len(dev_b), "convergence_warnings": warned,
     }
 
 
-def _certificate(out: dict, pair, classifier, score_function, confidence, alpha, m, delta, seed) -> EpsilonResult:
-    details = dict(out)
-    value = details.pop("epsilon")
+def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_function, confidence, alpha, m, delta,
+                 seed, check_reuse) -> EpsilonResult:
     test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
-    return EpsilonResult(
-        value=value, kind="certificate", route=ROUTE,
-        n=(details.pop("n_test_a"), details.pop("n_test_b")),
-        pair=pair, delta=delta, confidence=confidence, alpha_per_bound=alpha,
-        correction=correction_label(m),
-        settings={"test": test_name, "threshold_rule": "max bound on development scores",
-                  "seed": seed, "n_certificates": m},
-        details=details,
-    )
+    fields = dict(route=ROUTE, kind="certificate", pair=pair, n=n_test, delta=delta, confidence=confidence,
+                  alpha_per_bound=alpha, correction=correction_label(m),
+                  settings={"test": test_name, "threshold_rule": "max bound on development scores",
+                            "seed": seed, "n_certificates": m,
+                            "freshness": ("test rows checked against development rows" if check_reuse else
+                                          "not checked (check_reuse=False): the caller vouches for fresh test draws")})
+    if isinstance(out, PairFailure):
+        return not_computed(out, **fields)
+    details = dict(out)
+    return EpsilonResult(value=details.pop("epsilon"), details=details, **fields)
 
 
 def _check_options(n_certificates: int, confidence: float, delta: float) -> float:
@@ -131,6 +161,7 @@ def reserved_test_certificate(
     confidence: float = 0.95,
     delta: float = 1e-5,
     pair=None,
+    check_reuse: bool = True,
 ) -> EpsilonResult:
     """Reserved-test certificate for one pair from separate development and test samples.
 
@@ -144,7 +175,8 @@ def reserved_test_certificate(
         Learned test (default logistic regression). Ignored when ``score_function`` is given.
     score_function : callable, optional
         A fixed score ``(n, d) -> (n,)``, higher meaning "more A" (e.g. the exact likelihood
-        ratio of a synthetic mechanism); then nothing is learned.
+        ratio of a synthetic mechanism); then nothing is learned. Its output must have shape
+        ``(n,)`` and no NaN; ``+inf``/``-inf`` are allowed.
     n_certificates : int
         How many certificates are reported together (the Bonferroni family size ``m``).
     confidence : float
@@ -153,6 +185,11 @@ def reserved_test_certificate(
     delta : float
         The delta of (epsilon, delta)-DP (default 1e-5).
     pair : tuple, optional
+    check_reuse : bool
+        Compare every test row with every development row, bit for bit and after
+        L2-normalisation, and refuse copies (default). Set False only when values repeat by
+        design (a discrete mechanism) or rows that differ only in scale are different outputs,
+        and the test rows are fresh draws; the certificate's settings record it.
 
     Returns
     -------
@@ -165,7 +202,10 @@ def reserved_test_certificate(
     ------
     ValueError
         Bad samples (fewer than 2 rows per class, NaN/inf, mismatched dimensions), a bad
-        classifier, ``confidence``/``delta`` out of range, ``n_certificates < 1``.
+        classifier, ``confidence``/``delta`` out of range, ``n_certificates < 1``, a
+        ``score_function`` whose output is not one number per row or holds NaN.
+    epsaudit.validation.ReusedRowsError
+        (a ``ValueError``) Test rows that repeat development rows (counted and located).
     """
     da, db = as_pair(dev_a, dev_b)
     ta, tb = as_pair(test_a, test_b)
@@ -174,9 +214,10 @@ def reserved_test_certificate(
     alpha = _check_options(n_certificates, confidence, delta)
     if score_function is None:
         check_classifier(classifier)
-    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta)
-    out.update(n_test_a=len(ta), n_test_b=len(tb))
-    return _certificate(out, pair, classifier, score_function, confidence, alpha, n_certificates, delta, None)
+    names = tuple(pair) if pair is not None else ("A", "B")
+    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse)
+    return _certificate(out, pair, (len(ta), len(tb)), classifier, score_function, confidence, alpha,
+                        n_certificates, delta, None, check_reuse)
 
 
 def split_dev_test(x_a, x_b, *, test_size: float = 0.3, seed: int = 0):
@@ -216,6 +257,7 @@ def reserved_test_pairs(
     seed: int = 0,
     n_jobs: int | None = None,
     progress: bool = False,
+    check_reuse: bool = True,
 ) -> list[EpsilonResult]:
     """Reserved-test certificates for many pairs, all holding together at ``confidence``.
 
@@ -242,10 +284,14 @@ def reserved_test_pairs(
     n_jobs : int, optional
         joblib workers; results do not depend on it.
     progress : bool
+    check_reuse : bool
+        As in :func:`reserved_test_certificate`.
 
     Returns
     -------
-    list of EpsilonResult, one certificate per pair.
+    list of EpsilonResult, one certificate per pair. A pair that cannot be certified (its test
+    rows repeat development rows, a split leaves a part too small, the score function returns
+    NaN, ...) is *not computed*, with the reason; it stays in the Bonferroni family.
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
@@ -259,18 +305,31 @@ def reserved_test_pairs(
     alpha = _check_options(m, confidence, delta)
     if score_functions is None:
         check_classifier(classifier)
-    def job(k, a, b):
+    parts = {}
+    for k, (a, b) in enumerate(pairs):
         if test_groups is None:
-            dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size, seed=seed + 2 * k)
+            try:
+                dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size,
+                                                              seed=seed + 2 * k)
+            except ValueError as exc:  # recorded as not computed below
+                parts[k] = PairFailure(reason=str(exc), error=type(exc).__name__)
+                continue
         else:
             dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
-        fn = score_functions(a, b) if score_functions is not None else None
-        out = _certify(dev_a, dev_b, test_a, test_b, classifier, fn, alpha, delta)
-        out.update(n_test_a=len(test_a), n_test_b=len(test_b))
-        return out
-
-    outs = Parallel(n_jobs=n_jobs)(delayed(job)(k, a, b) for k, (a, b) in enumerate(progress_bar(pairs, progress, ROUTE)))
+        parts[k] = (dev_a, dev_b, test_a, test_b)
+    tasks = [(*parts[k], classifier, score_functions(a, b) if score_functions is not None else None, alpha, delta,
+              (a, b), check_reuse) for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
+    computed = iter(map_pairs(_certify, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress))
+    outs = [parts[k] if isinstance(parts[k], PairFailure) else next(computed) for k in range(len(pairs))]
     return [
-        _certificate(out, (a, b), classifier, score_functions, confidence, alpha, m, delta, seed)
-        for (a, b), out in zip(pairs, outs)
+        _certificate(out, (a, b), _test_sizes(parts[k], groups, (a, b), test_size), classifier, score_functions,
+                     confidence, alpha, m, delta, seed, check_reuse)
+        for k, ((a, b), out) in enumerate(zip(pairs, outs))
     ]
+
+
+def _test_sizes(part, groups, pair, test_size) -> tuple[int, int]:
+    """Test rows per identity of a pair (expected sizes when the split itself failed)."""
+    if not isinstance(part, PairFailure):
+        return len(part[2]), len(part[3])
+    return tuple(int(round(test_size * len(groups[label]))) for label in pair)

@@ -181,12 +181,40 @@ def identity_of(image_id: str) -> str:
 
 
 def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarray:
-    """Read one image as an ``(H, W, 3)`` ``uint8`` RGB array."""
-    from PIL import Image
+    """Read one image as an ``(H, W, 3)`` ``uint8`` RGB array, upright.
+
+    The EXIF orientation tag is applied (``PIL.ImageOps.exif_transpose``): a photograph stored
+    sideways with a "rotate 90" tag is returned as a viewer shows it, so the face detectors see
+    an upright face. Every image the project reads goes through this function.
+
+    Parameters
+    ----------
+    image_id : str
+        Path relative to the image root, ``<Person>/<file>``.
+    root : path-like, optional
+        Image root (default: :func:`image_root`).
+
+    Returns
+    -------
+    numpy.ndarray, shape (H, W, 3), uint8
+        After the orientation is applied (``H`` and ``W`` swap for a 90-degree tag).
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file does not exist.
+    ValueError
+        If the file is not an image PIL can read (the path is named).
+    """
+    from PIL import Image, ImageOps, UnidentifiedImageError
 
     path = image_root(root) / image_id
-    with Image.open(path) as im:
-        return np.asarray(im.convert("RGB"), dtype=np.uint8).copy()
+    try:
+        with Image.open(path) as im:
+            upright = ImageOps.exif_transpose(im)
+            return np.asarray(upright.convert("RGB"), dtype=np.uint8).copy()
+    except UnidentifiedImageError:
+        raise ValueError(f"{path}: not an image file PIL can read") from None
 
 
 def image_path(image_id: str, root: str | os.PathLike | None = None) -> Path:

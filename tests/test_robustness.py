@@ -1,0 +1,279 @@
+"""Faults of a kind, fixed where they occur: reused test rows, one failing pair, user callables, scale.
+
+Each test builds the failing input of one kind (or a variant of it) and asserts the right value or
+the right message.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from epsaudit import cli
+from epsaudit.audits import (gaussmech_pairs, kde_lr_pairs, mmd_tv_pairs, reserved_test_certificate,
+                             reserved_test_pairs, roc_oof_pairs)
+from epsaudit.condition import audit_condition
+from epsaudit.results import EpsilonResult, results_frame
+from epsaudit.scorers import logistic_regression, paper_logistic_regression
+from epsaudit.validation import ReusedRowsError, check_fresh, shared_rows
+
+
+def _gaussians(seed: int, n: int = 40, d: int = 8, shift: float = 0.0):
+    rng = np.random.default_rng(seed)
+    return rng.normal(size=(n, d)) + shift, rng.normal(size=(n, d))
+
+
+# -- kind 1: test rows that repeat development rows -----------------------------------------------
+
+
+def test_copies_as_test_rows_are_refused_where_they_used_to_certify_the_cap():
+    # two identical distributions: with copies of the development rows as test rows the old code
+    # certified the cap in 100 of 100 runs; every run must now be refused
+    refused, certified = 0, 0
+    for seed in range(100):
+        a, b = _gaussians(seed, n=30, d=16)
+        try:
+            cert = reserved_test_certificate(a, b, a.copy(), b.copy(), confidence=0.95)
+            certified += cert.value > 0
+        except ReusedRowsError:
+            refused += 1
+    assert (refused, certified) == (100, 0)
+
+
+def test_rescaled_copies_are_caught_after_normalisation_and_counted():
+    a, b = _gaussians(1)
+    test_a = np.vstack([a[:3] * 3.0, np.random.default_rng(5).normal(size=(7, 8))])  # 3 rescaled copies
+    test_b = np.vstack([b[:2] * 0.1, b[2:3], np.random.default_rng(6).normal(size=(5, 8))])  # 2 rescaled, 1 exact
+    with pytest.raises(ReusedRowsError) as err:
+        reserved_test_certificate(a, b, test_a, test_b, pair=("Ann", "Bob"))
+    msg = str(err.value)
+    assert "reserved test of pair ('Ann', 'Bob'): 6 of 18 test row(s) repeat a development row" in msg
+    assert "(1 exact copies, 5 equal after L2-normalisation)" in msg
+    assert "3 of identity 'Ann', 3 of identity 'Bob'" in msg
+
+
+def test_a_development_row_of_one_identity_reused_as_a_test_row_of_the_other_is_caught():
+    a, b = _gaussians(2)
+    test_a, test_b = _gaussians(3, n=10)
+    test_b[4] = a[7]
+    exact, scaled = shared_rows(np.vstack([a, b]), test_b)
+    assert exact.tolist() == [False] * 4 + [True] + [False] * 5 and not scaled.any()
+    with pytest.raises(ReusedRowsError, match="1 of 20 test row"):
+        reserved_test_certificate(a, b, test_a, test_b)
+
+
+def test_fresh_rows_pass_and_one_dimensional_rows_compare_exactly_only():
+    a, b = _gaussians(4)
+    ta, tb = _gaussians(5, n=10)
+    check_fresh({"A": a, "B": b}, {"A": ta, "B": tb}, context="fresh")  # no error
+    # in d = 1 normalisation keeps only the sign: 2.0 and 3.0 are different outputs
+    check_fresh({"A": [[2.0]]}, {"A": [[3.0]]}, context="d=1")
+    with pytest.raises(ReusedRowsError, match="1 exact copies"):
+        check_fresh({"A": [[2.0]]}, {"A": [[2.0]]}, context="d=1")
+
+
+def test_many_pairs_record_a_reused_pair_as_not_computed_and_keep_the_others():
+    a, b = _gaussians(6)
+    c, _ = _gaussians(7)
+    dev = {"A": a[:30], "B": b[:30], "C": c[:30]}
+    test = {"A": a[30:], "B": b[:10], "C": c[30:]}  # B's test rows are B's development rows
+    res = reserved_test_pairs(dev, [("A", "C"), ("A", "B")], test_groups=test)
+    assert res[0].computed and res[0].value >= 0
+    assert not res[1].computed and np.isnan(res[1].value)
+    assert "10 of 20 test row(s) repeat a development row" in res[1].not_computed
+    assert res[1].alpha_per_bound == res[0].alpha_per_bound  # still a member of the family of 2
+
+
+def test_audit_condition_never_certifies_on_copies_in_its_own_split():
+    rng = np.random.default_rng(8)
+    groups = {f"id{i}": rng.normal(size=(20, 6)) + i for i in range(4)}
+    groups["id1"] = np.vstack([groups["id1"][:10], groups["id1"][:10] * 2.0])  # every row twice, rescaled
+    audit = audit_condition(groups, pairs=6, kde_pairs=6, roc_pairs=6, certificates=6, selection_pool=6, seed=0)
+    certs = audit.per_pair[audit.per_pair["route"] == "roc_reserved"]
+    with_copies = certs[(certs["identity_a"] == "id1") | (certs["identity_b"] == "id1")]
+    assert len(with_copies) == 3 and with_copies["not_computed"].notna().all()
+    assert with_copies["not_computed"].str.contains("repeat a development row").all()
+    assert certs[(certs["identity_a"] != "id1") & (certs["identity_b"] != "id1")]["not_computed"].isna().all()
+    assert audit.counts["not_computed"] == 3
+
+
+# -- kind 4: one failing pair does not abort the audit ---------------------------------------------
+
+
+def _const_coord_csv(path):
+    rng = np.random.default_rng(11)
+    rows = ["identity," + ",".join(f"e{j}" for j in range(8))]
+    for label in ("id_a", "id_b", "id_c", "id_d"):
+        x = rng.normal(size=(12, 8)) + rng.normal(size=8)
+        if label == "id_b":
+            x[:, 3] = 0.0  # a dead unit
+        rows += [label + "," + ",".join(f"{v:.6f}" for v in row) for row in x]
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_cli_reports_every_route_when_kde_lr_fails_for_the_pairs_of_one_identity(tmp_path, capsys):
+    csv = _const_coord_csv(tmp_path / "const_coord.csv")
+    out = tmp_path / "res"
+    code = cli.main(["audit", str(csv), "--pairs", "6", "--kde-pairs", "6", "--roc-pairs", "6",
+                     "--certificates", "1", "--jobs", "1", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 0
+    for route in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof", "roc_reserved"):
+        assert route in captured.out
+    note = [line for line in captured.err.splitlines() if "not computed" in line]
+    assert len(note) == 1
+    assert f"{csv}: KDE-LR not computed for 3 of 6 pair(s): coordinate 'e3' is constant within identity 'id_b'" in note[0]
+    doc = json.loads((tmp_path / "res.json").read_text())
+    failed = doc["conditions"][0]["not_computed"]
+    assert len(failed) == 3 and {r["route"] for r in failed} == {"kde_lr"}
+    summary = {(r["route"], r["kde_alpha"]): r for r in doc["conditions"][0]["summary"]}
+    assert summary[("kde_lr", 0.01)]["pairs"] == 3 and summary[("kde_lr", 0.01)]["not_computed"] == 3
+    assert summary[("gaussmech", None)]["pairs"] == 6 and summary[("gaussmech", None)]["not_computed"] == 0
+
+
+def test_each_route_records_its_degenerate_pairs_as_not_computed():
+    rng = np.random.default_rng(12)
+    groups = {"A": rng.normal(size=(10, 4)), "B": rng.normal(size=(10, 4)),
+              "C": np.ones((10, 4)), "D": np.ones((10, 4))}  # C and D: constant, identical samples
+    pairs = [("A", "B"), ("C", "D")]
+    gm = gaussmech_pairs(groups, pairs)
+    assert gm[0].computed and not gm[1].computed and "zero residual scale" in gm[1].not_computed
+    mmd = mmd_tv_pairs(groups, pairs)
+    assert mmd[0].computed and "median pairwise distance" in mmd[1].not_computed
+    kde = kde_lr_pairs(groups, pairs, coordinate_names=["u", "v", "w", "x"])
+    assert [r.computed for r in kde] == [True, True, False, False]
+    assert "coordinate 'u' is constant within identity 'C' (and 3 more coordinate(s))" in kde[2].not_computed
+    frame = results_frame(gm + mmd + kde)
+    assert frame["value"].isna().tolist() == frame["not_computed"].notna().tolist()
+
+
+class _NaNScorer(ClassifierMixin, BaseEstimator):
+    """A classifier whose decision function is NaN: a user estimator gone wrong."""
+
+    def fit(self, x, y):
+        self.classes_ = np.array([0, 1])
+        return self
+
+    def decision_function(self, x):
+        return np.full(len(x), np.nan)
+
+    def predict(self, x):
+        return np.zeros(len(x), dtype=int)
+
+
+def test_a_classifier_returning_nan_is_named_and_the_pair_not_computed():
+    a, b = _gaussians(13)
+    res = roc_oof_pairs({"A": a, "B": b}, [("A", "B")], classifier=_NaNScorer())
+    assert not res[0].computed
+    assert "returned 80 NaN or infinite score(s)" in res[0].not_computed
+
+
+def test_not_computed_is_the_only_documented_nan():
+    with pytest.raises(ValueError, match="value is NaN"):
+        EpsilonResult(value=float("nan"), kind="estimate", route="x", n=(2, 2))
+    r = EpsilonResult(value=1.0, kind="estimate", route="x", n=(2, 2), not_computed="why")
+    assert np.isnan(r.value) and str(r) == "x: not computed (why)"
+
+
+# -- kind 7: user-supplied score functions --------------------------------------------------------
+
+
+@pytest.mark.parametrize("bad, message", [
+    (lambda x: x, "returned an array of shape (40, 8); expected shape (40,): one score per row"),
+    (lambda x: x[:, :1], "returned an array of shape (40, 1); expected shape (40,)"),
+    (lambda x: x[:-1, 0], "returned an array of shape (39,); expected shape (40,)"),
+    (lambda x: np.where(x[:, 0] > 1, np.nan, x[:, 0]), "NaN score(s) (first at row"),
+    (lambda x: ["a"] * len(x), "values that are not numbers"),
+])
+def test_score_function_output_is_checked_with_a_clear_message(bad, message):
+    a, b = _gaussians(14)
+    ta, tb = _gaussians(15)
+    with pytest.raises(ValueError) as err:
+        reserved_test_certificate(a, b, ta, tb, score_function=bad)
+    assert "score_function on the development rows of 'A'" in str(err.value)
+    assert message in str(err.value)
+
+
+def test_infinite_scores_are_thresholds_at_the_largest_float():
+    # half of A's outputs carry a mark B never produces (score +inf); otherwise A and B agree,
+    # so the best test on development scores is "score is +inf"
+    rng = np.random.default_rng(16)
+
+    def draw(marked: bool, n: int = 200):
+        return np.column_stack([rng.normal(size=n), (rng.random(n) < 0.5) if marked else np.zeros(n)])
+
+    dev_a, test_a, dev_b, test_b = draw(True), draw(True), draw(False), draw(False)
+
+    def score(x):
+        return np.where(x[:, 1] > 0, np.inf, x[:, 0])
+
+    # B's rows (x, 0) all point along the first axis: equal after L2-normalisation by design
+    with pytest.raises(ReusedRowsError, match="pass check_reuse=False"):
+        reserved_test_certificate(dev_a, dev_b, test_a, test_b, score_function=score, delta=0.0)
+    cert = reserved_test_certificate(dev_a, dev_b, test_a, test_b, score_function=score, delta=0.0,
+                                     check_reuse=False)
+    assert "not checked (check_reuse=False)" in cert.settings["freshness"]
+    assert cert.details["threshold"] == np.finfo(np.float64).max
+    assert (cert.details["tp"], cert.details["fp"]) == (int(test_a[:, 1].sum()), 0)
+    assert cert.value > 2.0
+
+
+# -- kind 8: learned tests do not depend on the scale of the embedding ----------------------------
+
+
+def test_default_learned_test_is_scale_free_where_the_papers_learner_is_not():
+    a, b = _gaussians(17, n=100, d=8, shift=0.8)
+    ta, tb = _gaussians(18, n=100, d=8, shift=0.8)
+    ref = reserved_test_certificate(a, b, ta, tb)
+    tiny = reserved_test_certificate(a * 1e-12, b * 1e-12, ta * 1e-12, tb * 1e-12)
+    assert ref.value > 1.0
+    assert tiny.value == pytest.approx(ref.value, abs=1e-9)
+    assert (tiny.details["tp"], tiny.details["fp"]) == (ref.details["tp"], ref.details["fp"])
+    # the paper's learner (no standardisation) predicts 0.5 everywhere on the rescaled rows
+    paper = reserved_test_certificate(a * 1e-12, b * 1e-12, ta * 1e-12, tb * 1e-12,
+                                      classifier=paper_logistic_regression())
+    assert paper.value == 0.0
+    oof = roc_oof_pairs({"A": a * 1e-12, "B": b * 1e-12}, [("A", "B")], classifier=logistic_regression())
+    oof_ref = roc_oof_pairs({"A": a, "B": b}, [("A", "B")])
+    assert oof[0].details["auc"] == pytest.approx(oof_ref[0].details["auc"], abs=1e-12)
+
+
+# -- kind 9: images stored with an EXIF orientation tag -------------------------------------------
+
+
+@pytest.mark.parametrize("orientation, turned", [(1, False), (6, True), (8, True), (3, False)])
+def test_images_are_read_upright_whatever_their_exif_orientation(tmp_path, orientation, turned):
+    Image = pytest.importorskip("PIL.Image")
+    from epsaudit.faces.images import load_image
+
+    pixels = np.zeros((40, 60, 3), dtype=np.uint8)
+    pixels[:10, :, 0] = 255  # a red band along the top edge, as stored
+    (tmp_path / "P").mkdir()
+    exif = Image.Exif()
+    exif[0x0112] = orientation
+    Image.fromarray(pixels).save(tmp_path / "P" / "P_0001.jpg", exif=exif, quality=95)
+    image = load_image("P/P_0001.jpg", tmp_path)
+    assert image.shape == ((60, 40, 3) if turned else (40, 60, 3))
+    red = image[..., 0] > 128
+    if orientation == 1:
+        assert red[:10].all() and not red[15:].any()
+    if orientation == 3:  # rotated 180 degrees: the band is at the bottom
+        assert red[-10:].all() and not red[:-15].any()
+    if orientation == 6:  # stored rotated: "rotate 90 clockwise to view"; the top band becomes the right edge
+        assert red[:, -10:].all() and not red[:, :-15].any()
+    if orientation == 8:  # "rotate 90 counter-clockwise to view": the band becomes the left edge
+        assert red[:, :10].all() and not red[:, 15:].any()
+
+
+def test_a_file_that_is_not_an_image_is_named(tmp_path):
+    pytest.importorskip("PIL.Image")
+    from epsaudit.faces.images import load_image
+
+    (tmp_path / "P").mkdir()
+    (tmp_path / "P" / "P_0001.jpg").write_text("not a jpeg")
+    with pytest.raises(ValueError, match=r"P_0001.jpg: not an image file"):
+        load_image("P/P_0001.jpg", tmp_path)
