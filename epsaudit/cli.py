@@ -34,17 +34,27 @@ input format
 
 column detection (override with --label-col / --embedding-cols / --image-col)
   image id   first column named image_id, image, filename, path, ... (read as text)
-  label      first non-numeric column named identity, label, id, person, name, subject, class;
-             else the first non-numeric column. Never a numeric column: pass --label-col for
-             numeric labels (they are then read as text).
+  label      first text column named identity, label, id, person, name, subject, class; else the
+             first such column of integers (e.g. CelebA identity numbers; read as text, '7' for
+             7, 007 or 7.0) unless it has a different value on every row (a row index); else the
+             first text column. A label-named column of other numbers (0.5) is never taken;
+             --label-col may name any column (read as text).
   embedding  the one block <prefix>0..<prefix>{d-1} (or 1..d) of numeric columns; several blocks
              or a block with a gap is an error; without a block, all numeric columns except the
              label, image id and columns named like them.
 
+labels and image ids
+  Surrounding whitespace is removed and text put in Unicode NFC before grouping ('Ann ' = 'Ann');
+  labels written several ways are reported. Blank cells and NA/NaN/null/none are missing: a row
+  with a missing label is dropped; a missing image id matches no other row.
+
 row filter (every count is printed; dropped rows are listed in --out PREFIX.json)
-  drop rows with a missing label, a missing/NaN/inf embedding cell, or norm <= 1e-6; then
-  L2-normalise. Identities with fewer than --min-rows rows (default 5) are left out of the audit
-  and counted. A non-numeric cell in an embedding column is an error, not a filter.
+  drop rows with a missing label, a missing/NaN/inf embedding cell, or norm <= 1e-6; then drop
+  copies of one image (same image id, or same embedding after L2-normalisation: exact, rescaled
+  or float32-rounded copies), keeping the first under one label and dropping every row of an
+  image found under two labels; then L2-normalise. Identities with fewer than --min-rows rows
+  (default 5) are left out of the audit and counted. A non-numeric cell in an embedding column is
+  an error, not a filter.
 """
 
 AUDIT_HELP = """\

@@ -1,29 +1,37 @@
-"""Embedding tables: loading, validation, the row filter, writing, and manifests (SPEC section 5).
+"""Embedding tables: loading, validation, the row filter, writing, and manifests.
 
 An embedding table is a delimited text file (CSV) with a header line and one row per generated
 output: an identity label, optionally an image id, and the embedding in columns ``e0 .. e{d-1}``
 (or similar). :func:`load_embeddings` reads it into an :class:`EmbeddingTable`;
-:func:`write_embeddings` writes the same format.
+:meth:`EmbeddingTable.from_arrays` applies the same label/image-id rules and row filter to
+in-memory arrays; :func:`write_embeddings` writes the format.
 
 Format detection (every decision is recorded in ``EmbeddingTable.notes`` and printed by
 :meth:`EmbeddingTable.summary`):
 
 * encoding: UTF-8, with or without a byte-order mark (removed); gzip-compressed files are read too;
 * delimiter: the one of ``,`` ``;`` and tab that splits the header line into the most fields;
+* column names are stripped of surrounding whitespace and put in Unicode NFC (so are names passed
+  as ``label_col``/``image_col``/``embedding_cols``); names equal after this are duplicates;
 * a cell is *missing* when it is blank or one of ``nan``, ``na``, ``n/a``, ``null``, ``none``
-  (case-insensitive); ``inf``/``-inf`` parse as infinite numbers. Any other cell that is not a
+  (stripped, case-insensitive; :data:`MISSING_TOKENS`) -- in every column, the label and the
+  image id included; ``inf``/``-inf`` parse as infinite numbers. Any other cell that is not a
   number in an embedding column is an error (no silent coercion);
 * a column is *numeric* when all its non-missing cells are numbers (booleans are not numbers).
 
 Column detection, when not given explicitly:
 
 * image id: the first column whose name, lower-cased without ``_``/``-``/spaces, is one of
-  :data:`IMAGE_NAMES` (``image_id``, ``image``, ``filename``, ``path``, ...); read as strings;
-* identity label: the first *non-numeric* column named like :data:`LABEL_NAMES` (``identity``,
-  ``label``, ``id``, ``person``, ``name``, ...; case-insensitive), else the first non-numeric
-  column that is not the image id. A numeric column is never chosen automatically: if no
-  non-numeric column is left, loading fails and says to pass ``label_col`` (``--label-col``);
-  an explicitly named label column may be numeric and is then read as strings;
+  :data:`IMAGE_NAMES` (``image_id``, ``image``, ``filename``, ``path``, ...); read as text;
+* identity label: among the columns named like :data:`LABEL_NAMES` (``identity``, ``label``,
+  ``id``, ``person``, ``subject``, ``name``, ...; case-insensitive, spaces/hyphens read as ``_``),
+  the first *text* column (a cell that is not a number); else the first *integer* column (every
+  cell an integer-valued number such as ``7``, ``007`` or ``7.0``, as in CelebA's identity file),
+  unless it holds a different value on every row (a row index, not a label); else the first text
+  column not named like a label (and not the image id). A label-named column holding other
+  numbers (``0.5``, ``inf``) is not an identity label and is never chosen automatically. Whichever
+  candidate is passed over is named in a note. If there is no candidate, loading fails and asks for
+  ``label_col`` (``--label-col``), which may name any column;
 * embedding: the columns of a *named block* -- names ``<prefix><k>`` with one common prefix
   (``e``, ``emb_``, ``x``, ``dim``, or none: ``0 .. d-1``) whose numbers are consecutive from 0
   or 1, e.g. ``e0 .. e127``. A prefix group with a gap, several blocks (e.g. ``orig_0..`` and
@@ -31,14 +39,41 @@ Column detection, when not given explicitly:
   block, every numeric column except the label, the image id, unnamed columns and columns named
   like a label or an image id. Other columns are ignored and listed in the notes.
 
-Row filter (paper 000, Section 4; every count is reported, nothing is dropped silently):
+Labels and image ids (the keys rows are grouped and matched by; the same rules in
+:func:`load_embeddings` and :meth:`EmbeddingTable.from_arrays`):
 
-1. rows with a missing label are dropped;
-2. rows with a missing or non-finite (NaN, inf) embedding cell are dropped;
-3. rows whose embedding has Euclidean norm ``<= min_norm`` (1e-6) are dropped;
-4. duplicates are dropped, keeping the first: a row repeating an earlier row's image id, or
-   repeating an earlier row's label and embedding exactly (copies would leak development rows into
-   a reserved test set and inflate certificates);
+* a label is its text with surrounding whitespace removed, in Unicode NFC, so ``'Ann '`` and
+  ``'Ann'``, or ``'José'`` written composed (NFC) and decomposed (NFD), are one identity; labels
+  that were written in several ways and meet only after this are listed (spellings, row counts,
+  lines) in the notes and counted (``label_collisions``; ``labels_normalised`` counts the rows
+  whose label text changed). Labels that differ only in letter case stay different identities and
+  are named in a note;
+* when every label of a column is an integer-valued number, labels are integers written in plain
+  decimal (``'7'`` for ``7``, ``007``, ``+7`` or ``7.0``; a note says so). A label column whose
+  cells are numbers but not all integer-valued keeps each text as written;
+* a missing label (blank, NaN/None, or a :data:`MISSING_TOKENS` cell such as ``NA``) drops the row;
+* an image id is likewise stripped and put in NFC; a missing image id (blank, NaN/None or a
+  missing token) matches no other row, not even another missing one (``image_ids_missing``
+  counts them; ``image_ids_normalised`` counts ids whose text changed).
+
+Row filter (every count is reported, nothing is dropped silently):
+
+1. rows with a missing label are dropped (:data:`DROP_LABEL`);
+2. rows with a missing or non-finite (NaN, inf) embedding cell are dropped (:data:`DROP_NONFINITE`);
+3. rows whose embedding has Euclidean norm ``<= min_norm`` (1e-6) are dropped (:data:`DROP_NORM`);
+4. rows showing the *same image* are found among the remaining rows: two rows show the same image
+   when they have the same (non-missing) image id, or when their embeddings are equal after
+   L2-normalisation -- equal keys of :func:`epsaudit.validation.row_keys` (exact copies and copies
+   multiplied by any factor) or L2-normalised rows within Euclidean distance
+   :data:`DUPLICATE_TOLERANCE` (``2**-19``; copies rounded to float32 or to the 7 significant
+   digits :func:`write_embeddings` uses). Rows linked through this relation form one image.
+   An image whose rows all carry one label keeps its first row; the others are dropped as
+   duplicates (:data:`DROP_DUPLICATE`; the detail says ``exact copy``, ``rescaled copy (x2)``,
+   ``rounded copy`` or ``same image id`` and names the line). Copies would leak development rows
+   into a reserved test set and inflate certificates. An image whose rows carry *different* labels
+   is dropped entirely (:data:`DROP_CONFLICT`, every row, with the labels and lines in the detail
+   and a note): its identity is contradictory, and keeping it would put one embedding in two
+   classes (making them look alike) or assign it to whichever label came first;
 5. the remaining rows are L2-normalised;
 6. identities left with fewer than ``min_rows`` rows (default 2, i.e. a single row) stay in the
    table but are left out of :meth:`EmbeddingTable.groups`, with their count reported.
@@ -46,9 +81,9 @@ Row filter (paper 000, Section 4; every count is reported, nothing is dropped si
 The dropped rows are listed in ``EmbeddingTable.dropped`` with their line number in the file
 (1-based; the header is line 1; blank lines count). Loading fails with
 :class:`EmbeddingFileError` (a ``ValueError``) naming the file, line and/or column for: an empty
-file, a header without rows, duplicate column names, a ragged line, no numeric columns, an
-ambiguous or gapped embedding block, a non-numeric cell in an embedding column, every row
-filtered out, and fewer than two identities with at least two rows.
+file, a header without rows, duplicate column names, a ragged line, no numeric columns, no label
+column, an ambiguous or gapped embedding block, a non-numeric cell in an embedding column, every
+row filtered out, and fewer than two identities with at least two rows.
 """
 
 from __future__ import annotations
@@ -61,14 +96,18 @@ import json
 import math
 import os
 import re
+import unicodedata
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any, Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
-#: Lower-cased column names taken for the identity label (first non-numeric match in file order).
+from .validation import ROW_TOLERANCE as DUPLICATE_TOLERANCE, near_pairs as _near_pairs, row_keys
+
+#: Column names (lower-cased; spaces and hyphens read as ``_``) taken for the identity label.
 LABEL_NAMES: tuple[str, ...] = (
     "identity", "identity_id", "identity_label", "label", "id", "person", "person_id", "name",
     "subject", "subject_id", "class",
@@ -78,17 +117,26 @@ IMAGE_NAMES: tuple[str, ...] = (
     "imageid", "image", "img", "imgid", "imagename", "imagepath", "imagefile", "file", "filename",
     "filepath", "path", "photo", "photoid",
 )
-#: Cell text (stripped, lower-cased) read as a missing value.
+#: Cell text (stripped, lower-cased) read as a missing value, in every column.
 MISSING_TOKENS = frozenset({"", "nan", "-nan", "+nan", "na", "n/a", "null", "none"})
 DELIMITERS: tuple[str, ...] = (",", ";", "\t")
 DEFAULT_MIN_NORM = 1e-6
+#: Two L2-normalised rows closer than this (Euclidean distance) show the same image: float32
+#: rounding moves a unit vector by <= 2**-23 and 7 significant digits by <= about 1e-6, while
+#: distinct face embeddings lie >= 0.06 apart in the committed tables.
 DROP_LABEL = "missing label"
 DROP_NONFINITE = "missing or non-finite embedding value"
 DROP_NORM = "norm <= min_norm"
 DROP_DUPLICATE = "duplicate of an earlier row"
+DROP_CONFLICT = "same image under another label"
 MANIFEST_VERSION = 1
 
 _BLOCK_NAME = re.compile(r"^(.*?)(\d+)$")
+_NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_DROP_KEYS = ((DROP_LABEL, "dropped_missing_label"), (DROP_NONFINITE, "dropped_nonfinite"),
+              (DROP_NORM, "dropped_norm"), (DROP_DUPLICATE, "dropped_duplicate"),
+              (DROP_CONFLICT, "dropped_label_conflict"))
+_KEY_COUNTS = ("labels_normalised", "label_collisions", "image_ids_missing", "image_ids_normalised")
 
 
 class EmbeddingFileError(ValueError):
@@ -107,17 +155,20 @@ class EmbeddingTable:
     Attributes
     ----------
     labels : ndarray of str, shape (N,)
-        Identity label of each kept row.
+        Identity label of each kept row (normalised: stripped, Unicode NFC; integer labels in
+        plain decimal).
     embeddings : ndarray of float64, shape (N, d)
         Unit-norm embeddings (rows kept by the filter, in file order).
     image_ids : ndarray of str, shape (N,), or None
-        Image id of each kept row when the file has an image-id column.
+        Image id of each kept row (stripped, NFC; ``""`` where missing) when the file has an
+        image-id column.
     source : str
         Path of the file (or a description of the arrays).
     dropped : pandas.DataFrame
         One row per dropped row: ``file_line`` (int; for arrays the 0-based row index),
-        ``label``, ``image_id``, ``reason`` (:data:`DROP_LABEL`, :data:`DROP_NONFINITE` or
-        :data:`DROP_NORM`) and ``detail`` (e.g. the offending column and cell).
+        ``label``, ``image_id``, ``reason`` (:data:`DROP_LABEL`, :data:`DROP_NONFINITE`,
+        :data:`DROP_NORM`, :data:`DROP_DUPLICATE` or :data:`DROP_CONFLICT`) and ``detail``
+        (e.g. the offending column and cell, or the line a duplicate copies).
     rows_read : int
         Data rows in the file (blank lines excluded).
     label_col, image_col : str or None
@@ -131,7 +182,11 @@ class EmbeddingTable:
     min_norm : float
         Norm threshold of the filter.
     notes : tuple of str
-        How each column was chosen, ignored columns, format details.
+        How each column was chosen, ignored columns, format details, labels merged by
+        normalisation, images found under several labels.
+    key_counts : dict of str to int
+        ``labels_normalised``, ``label_collisions``, ``image_ids_missing``,
+        ``image_ids_normalised`` (see the module docstring); part of :attr:`counts`.
     """
 
     labels: np.ndarray
@@ -148,6 +203,7 @@ class EmbeddingTable:
     sha256: str | None = None
     min_norm: float = DEFAULT_MIN_NORM
     notes: tuple[str, ...] = field(default_factory=tuple)
+    key_counts: Mapping[str, int] = field(default_factory=dict)
 
     # -- sizes -----------------------------------------------------------------------------
     @property
@@ -178,20 +234,31 @@ class EmbeddingTable:
 
     @property
     def counts(self) -> dict[str, int]:
-        """Every count of the filter: rows read, dropped per reason, kept, identities, ``d``."""
+        """Every count of the filter and of the key rules.
+
+        Returns
+        -------
+        dict of str to int
+            ``rows_read``; rows dropped per reason (``dropped_missing_label``,
+            ``dropped_nonfinite``, ``dropped_norm``, ``dropped_duplicate``,
+            ``dropped_label_conflict``); ``rows_kept``; ``identities`` (with >= 2 rows);
+            ``single_row_identities``; ``dim``; and the key counts ``labels_normalised`` (rows
+            whose label text changed by normalisation), ``label_collisions`` (identities whose
+            label was written in several ways), ``image_ids_missing`` and
+            ``image_ids_normalised`` (rows read; 0 without an image-id column).
+        """
         reasons = self.dropped["reason"].value_counts() if len(self.dropped) else pd.Series(dtype=int)
         single = self.single_row_identities
-        return {
-            "rows_read": int(self.rows_read),
-            "dropped_missing_label": int(reasons.get(DROP_LABEL, 0)),
-            "dropped_nonfinite": int(reasons.get(DROP_NONFINITE, 0)),
-            "dropped_norm": int(reasons.get(DROP_NORM, 0)),
-            "dropped_duplicate": int(reasons.get(DROP_DUPLICATE, 0)),
+        out = {"rows_read": int(self.rows_read)}
+        out.update({key: int(reasons.get(reason, 0)) for reason, key in _DROP_KEYS})
+        out.update({
             "rows_kept": self.n_rows,
             "identities": len(self.identities),
             "single_row_identities": len(single),
             "dim": self.dim,
-        }
+        })
+        out.update({key: int(self.key_counts.get(key, 0)) for key in _KEY_COUNTS})
+        return out
 
     # -- access ----------------------------------------------------------------------------
     def groups(self, min_rows: int = 2) -> dict[str, np.ndarray]:
@@ -207,6 +274,11 @@ class EmbeddingTable:
         -------
         dict
             ``label -> ndarray (n_i, d)`` (float64, unit-norm rows, file order), labels sorted.
+
+        Raises
+        ------
+        ValueError
+            If ``min_rows < 1``.
         """
         if min_rows < 1:
             raise ValueError(f"min_rows must be >= 1, got {min_rows}")
@@ -220,7 +292,12 @@ class EmbeddingTable:
         return out
 
     def summary(self) -> str:
-        """A few lines stating what was read, how columns were chosen and every filter count."""
+        """A few lines stating what was read, how columns were chosen and every count.
+
+        The notes (column choices, labels merged by normalisation, missing image ids, images
+        under several labels) come first, then the rows dropped per reason with their lines, the
+        rows and identities kept, and the key counts when any is non-zero.
+        """
         c = self.counts
         name = self.source if self.sha256 is None else f"{self.source} (sha256 {self.sha256[:12]})"
         lines = [f"{name}: {c['rows_read']} data rows, d = {c['dim']}"]
@@ -228,8 +305,7 @@ class EmbeddingTable:
         dropped = c["rows_read"] - c["rows_kept"]
         if dropped:
             parts = []
-            for reason, key in ((DROP_LABEL, "dropped_missing_label"), (DROP_NONFINITE, "dropped_nonfinite"),
-                                (DROP_NORM, "dropped_norm"), (DROP_DUPLICATE, "dropped_duplicate")):
+            for reason, key in _DROP_KEYS:
                 if c[key]:
                     where = _line_list(self.dropped.loc[self.dropped["reason"] == reason, "file_line"])
                     text = reason.replace("min_norm", f"{self.min_norm:g}")
@@ -237,13 +313,15 @@ class EmbeddingTable:
             lines.append(f"  dropped {dropped} row(s): " + "; ".join(parts))
         else:
             lines.append("  dropped 0 rows (no missing label, no missing/non-finite value, no norm <= "
-                         f"{self.min_norm:g}, no duplicate)")
+                         f"{self.min_norm:g}, no duplicate, no image under two labels)")
         single = self.single_row_identities
         lines.append(f"  kept {c['rows_kept']} rows of {c['identities'] + len(single)} identities; "
                      f"{c['identities']} with >= 2 rows (groups())")
         if single:
             shown = ", ".join(repr(s) for s in single[:5]) + (" ..." if len(single) > 5 else "")
             lines.append(f"  {len(single)} identity(ies) with a single row excluded from groups(): {shown}")
+        if any(c[k] for k in _KEY_COUNTS):
+            lines.append("  keys: " + ", ".join(f"{k} = {c[k]}" for k in _KEY_COUNTS))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -254,15 +332,22 @@ class EmbeddingTable:
     @classmethod
     def from_arrays(cls, labels: Sequence[Hashable], embeddings: Any, image_ids: Sequence[Any] | None = None,
                     *, source: str = "<arrays>", min_norm: float = DEFAULT_MIN_NORM) -> "EmbeddingTable":
-        """Apply the same row filter and normalisation to in-memory arrays.
+        """Apply the same label/image-id rules, row filter and normalisation to in-memory arrays.
+
+        The result equals what :func:`load_embeddings` gives for a CSV file holding the same
+        values as text (``str(v)`` of each label and image id), except for the line numbers.
 
         Parameters
         ----------
         labels : sequence, length N
-            Identity labels (converted to ``str``; ``None``/NaN count as missing).
+            Identity labels. ``None``, NaN, ``pd.NA``, blank strings and :data:`MISSING_TOKENS`
+            strings are missing (the row is dropped); others are read as ``str(v)``, stripped and
+            put in Unicode NFC; when every label is an integer-valued number (``7``, ``7.0``,
+            ``'007'``) labels become the integer in plain decimal (``'7'``).
         embeddings : array_like, shape (N, d)
             Raw embeddings, any scale; NaN/inf allowed (those rows are dropped and counted).
         image_ids : sequence, length N, optional
+            Image ids, same rules as labels except the integer rule; missing ones match nothing.
         source : str
             Description used in messages.
         min_norm : float
@@ -276,7 +361,7 @@ class EmbeddingTable:
         ------
         ValueError
             Mismatched lengths, a non-2-D or non-numeric ``embeddings``, ``d < 2``, or every row
-            dropped.
+            dropped (:class:`EmbeddingFileError`).
         """
         try:
             x = np.asarray(embeddings, dtype=np.float64)
@@ -284,17 +369,17 @@ class EmbeddingTable:
             raise ValueError(f"{source}: embeddings must be a numeric (N, d) array: {exc}") from None
         if x.ndim != 2 or x.shape[1] < 2:
             raise ValueError(f"{source}: embeddings must have shape (N, d) with d >= 2, got {x.shape}")
-        raw = pd.Series(list(labels), dtype=object)
+        raw = [_cell_text(v) for v in labels]
         if len(raw) != len(x):
             raise ValueError(f"{source}: {len(raw)} labels for {len(x)} embedding rows")
-        if image_ids is not None and len(image_ids) != len(x):
-            raise ValueError(f"{source}: {len(image_ids)} image ids for {len(x)} embedding rows")
-        missing = raw.isna().to_numpy() | np.array([isinstance(v, str) and not v.strip() for v in raw], dtype=bool)
-        lab = np.array(["" if m else str(v) for v, m in zip(raw, missing)], dtype=object)
-        ids = None if image_ids is None else np.array([str(v) for v in image_ids], dtype=object)
+        ids = None
+        if image_ids is not None:
+            ids = [_cell_text(v) for v in image_ids]
+            if len(ids) != len(x):
+                raise ValueError(f"{source}: {len(ids)} image ids for {len(x)} embedding rows")
         names = tuple(f"e{j}" for j in range(x.shape[1]))
-        return _filter(lab, missing, ids, x, names, np.arange(len(x)), source=source, rows_read=len(x),
-                       min_norm=min_norm, extra=dict(label_col=None, image_col=None, notes=("from arrays",)))
+        return _filter(raw, ids, x, names, np.arange(len(x)), source=source, rows_read=len(x),
+                       min_norm=min_norm, notes=["from arrays"], extra=dict(label_col=None, image_col=None))
 
 
 def _line_list(lines: Iterable[int], limit: int = 8) -> str:
@@ -303,33 +388,277 @@ def _line_list(lines: Iterable[int], limit: int = 8) -> str:
     return ("line " if len(lines) == 1 else "lines ") + head + (f", ... ({len(lines)} in all)" if len(lines) > limit else "")
 
 
-def _mark_duplicates(reasons, details, labels, image_ids, x, lines) -> None:
-    """Filter step 4: mark rows repeating an earlier kept row's image id, or its label and embedding."""
-    ok = np.flatnonzero(reasons == "")
-    keys = {"image id": None if image_ids is None else pd.Series(image_ids[ok]).astype(str),
-            "label and embedding": pd.Series([f"{labels[i]}|{x[i].tobytes().hex()}" for i in ok])}
-    for what, key in keys.items():
-        if key is None:
+# --------------------------------------------------------------------------------------------
+# Keys: labels and image ids
+
+
+def _cell_text(value: Any) -> str | None:
+    """A label or image-id value as text as written; ``None`` for None/NaN/pd.NA (a blank cell)."""
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, (float, np.floating)) and math.isnan(value):
+        return None
+    return str(value)
+
+
+def _is_missing_text(text: str | None) -> bool:
+    return text is None or text.strip().lower() in MISSING_TOKENS
+
+
+def _clean(text: str) -> str:
+    """Surrounding whitespace removed, Unicode NFC."""
+    return unicodedata.normalize("NFC", text.strip())
+
+
+def _number_kind(texts: Iterable[str | None]) -> str:
+    """``"integer"`` when every non-missing text is an integer-valued number, ``"number"`` when
+    every one is a number but not all integer-valued, ``"text"`` otherwise, ``"empty"`` when all
+    are missing."""
+    kind = "empty"
+    for t in texts:
+        if _is_missing_text(t):
             continue
-        alive = reasons[ok] == ""
-        first_line = {}
-        for i, k, live in zip(ok, key, alive):
-            if not live:
-                continue
-            if k in first_line:
-                reasons[i] = DROP_DUPLICATE
-                details[i] = f"same {what} as line {first_line[k]}"
+        s = t.strip()
+        if not _NUMBER.fullmatch(s):
+            return "text"
+        if kind != "number":
+            kind = "integer" if _is_integer_text(s) else "number"
+    return kind
+
+
+def _is_integer_text(s: str) -> bool:
+    """Whether a number literal (``_NUMBER``) is an integer of at most 100 digits (``7``, ``007``,
+    ``7.0``, ``7e2``); ``int(Decimal(s))`` is then its plain decimal value."""
+    d = Decimal(s)
+    return d == d.to_integral_value() and d.adjusted() < 100
+
+
+def _spelling(raw: str, integer: bool) -> str:
+    """How a raw label spelling differs from its normal form (for the notes)."""
+    tags = []
+    if raw != raw.strip():
+        tags.append("surrounding whitespace")
+    s = raw.strip()
+    if unicodedata.normalize("NFC", s) != s:
+        tags.append("NFD" if unicodedata.is_normalized("NFD", s) else "not NFC")
+    if integer and _clean(raw) != str(int(Decimal(s))):
+        tags.append("integer spelling")
+    return repr(raw) + (f" [{', '.join(tags)}]" if tags else "")
+
+
+def _normalise_labels(raw: list[str | None], lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                                                                          list[str], dict[str, int]]:
+    """Labels -> (labels, missing, missing_detail, notes, counts) by the module docstring's rules.
+
+    ``labels`` is an object array with ``""`` where missing; ``missing_detail`` says why a label
+    is missing; ``counts`` holds ``labels_normalised`` and ``label_collisions``.
+    """
+    n = len(raw)
+    missing = np.array([_is_missing_text(t) for t in raw], dtype=bool)
+    detail = np.array(["" if not m else ("no label (blank cell, None or NaN)" if t is None or not t.strip()
+                                         else f"label {t.strip()!r} is a missing-value token")
+                       for t, m in zip(raw, missing)], dtype=object)
+    integer = _number_kind(raw) == "integer"
+    labels = np.full(n, "", dtype=object)
+    for i in np.flatnonzero(~missing):
+        labels[i] = str(int(Decimal(raw[i].strip()))) if integer else _clean(raw[i])
+    notes: list[str] = []
+    if integer:
+        notes.append("labels are integers: each is read as text in plain decimal ('7' for 7, 007, +7 or 7.0)")
+    present = np.flatnonzero(~missing)
+    frame = pd.DataFrame({"raw": [raw[i] for i in present], "label": labels[present], "line": lines[present]})
+    changed = frame["raw"] != frame["label"]
+    collisions = []
+    for label, grp in frame.groupby("label", sort=False):
+        spellings = grp.groupby("raw", sort=False)["line"].agg(list)
+        if len(spellings) > 1:
+            parts = [f"{_spelling(s, integer)} ({len(ln)} row(s), {_line_list(ln, 4)})" for s, ln in spellings.items()]
+            collisions.append(f"{label!r} = " + " + ".join(parts))
+    if collisions:
+        shown = "; ".join(collisions[:5]) + (f"; ... ({len(collisions)} in all)" if len(collisions) > 5 else "")
+        notes.append(f"{len(collisions)} label(s) written in several ways that are equal after normalisation "
+                     f"(surrounding whitespace removed, Unicode NFC{', integer spelling' if integer else ''}), "
+                     f"each read as one identity: {shown}")
+    if changed.any():
+        notes.append(f"{int(changed.sum())} row(s) with a label changed by normalisation "
+                     f"({_line_list(frame.loc[changed, 'line'], 5)})")
+    folded = frame.drop_duplicates("label").assign(fold=lambda f: f["label"].str.casefold())
+    cases = [" / ".join(repr(v) for v in g["label"]) for _, g in folded.groupby("fold", sort=False) if len(g) > 1]
+    if cases:
+        notes.append(f"labels differing only in letter case stay different identities: {'; '.join(cases[:5])}"
+                     + (f"; ... ({len(cases)} in all)" if len(cases) > 5 else ""))
+    return labels, missing, detail, notes, {"labels_normalised": int(changed.sum()),
+                                            "label_collisions": len(collisions)}
+
+
+def _normalise_ids(raw: list[str | None], lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[str],
+                                                                       dict[str, int]]:
+    """Image ids -> (ids with ``""`` where missing, missing, notes, counts)."""
+    missing = np.array([_is_missing_text(t) for t in raw], dtype=bool)
+    ids = np.array(["" if m else _clean(t) for t, m in zip(raw, missing)], dtype=object)
+    changed = np.array([not m and t != c for t, m, c in zip(raw, missing, ids)], dtype=bool)
+    notes = []
+    if missing.any():
+        notes.append(f"image id missing on {int(missing.sum())} row(s) ({_line_list(lines[missing], 5)}): "
+                     "those rows are matched by embedding only (missing ids never equal each other)")
+    if changed.any():
+        notes.append(f"{int(changed.sum())} image id(s) with surrounding whitespace or non-NFC text "
+                     f"normalised ({_line_list(lines[changed], 5)})")
+    return ids, missing, notes, {"image_ids_missing": int(missing.sum()), "image_ids_normalised": int(changed.sum())}
+
+
+# --------------------------------------------------------------------------------------------
+# The row filter
+
+
+def _relation(i: int, j: int, line_j: int, x: np.ndarray, norms: np.ndarray, ids: np.ndarray | None,
+              id_missing: np.ndarray | None, exact: np.ndarray, keys: np.ndarray) -> str:
+    """How row ``i`` shows the same image as row ``j`` (indices into the full arrays), for a
+    drop detail: e.g. ``"rescaled copy (x2) of line 3"`` or ``"line 9 has the same image id 'a'"``."""
+    later, earlier = max(i, j), min(i, j)
+    copy = ""
+    if exact[i] == exact[j]:
+        copy = "exact copy"
+    else:
+        ratio = norms[later] / norms[earlier]
+        scale = f"x{ratio:.6g}" if abs(ratio - 1.0) > 1e-6 else ""
+        if keys[i] == keys[j]:
+            copy = f"rescaled copy ({scale})" if scale else "copy equal after L2-normalisation"
+        else:
+            dist = float(np.linalg.norm(x[i] / norms[i] - x[j] / norms[j]))
+            if dist <= DUPLICATE_TOLERANCE:
+                copy = f"rounded copy ({scale + '; ' if scale else ''}distance {dist:.1e} after L2-normalisation)"
+    same_id = ids is not None and not id_missing[i] and not id_missing[j] and ids[i] == ids[j]
+    id_text = f"same image id {ids[i]!r}" if same_id else ""
+    if i > j:
+        if copy:
+            return f"{copy} of line {line_j}" + (f", {id_text}" if id_text else "")
+        return f"{id_text} as line {line_j}"
+    if copy:
+        return f"line {line_j} is a {copy} of this row" + (f", {id_text}" if id_text else "")
+    return f"line {line_j} has the {id_text}"
+
+
+def _mark_same_images(reasons: np.ndarray, details: np.ndarray, labels: np.ndarray, ids: np.ndarray | None,
+                      id_missing: np.ndarray | None, x: np.ndarray, norms: np.ndarray,
+                      lines: np.ndarray) -> list[str]:
+    """Filter step 4 (module docstring): mark duplicates and images under several labels.
+
+    Returns the notes on images found under several labels.
+    """
+    ok = np.flatnonzero(reasons == "")
+    if len(ok) < 2:
+        return []
+    parent = {int(i): int(i) for i in ok}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    neighbours: dict[int, set[int]] = {int(i): set() for i in ok}
+
+    def link(a: int, b: int) -> None:
+        neighbours[a].add(b)
+        neighbours[b].add(a)
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+
+    exact = np.full(len(x), None, dtype=object)
+    keys = np.full(len(x), None, dtype=object)
+    exact[ok] = row_keys(x[ok], normalised=False)
+    keys[ok] = row_keys(x[ok])
+    embedding_linked: set[int] = set()
+    # same normalised key (exact and rescaled copies), then same non-missing image id
+    key_first: dict[Any, int] = {}
+    for i in ok:
+        i = int(i)
+        if keys[i] in key_first:
+            link(key_first[keys[i]], i)
+            embedding_linked.update((key_first[keys[i]], i))
+        else:
+            key_first[keys[i]] = i
+    if ids is not None:
+        id_first: dict[str, int] = {}
+        for i in ok[~id_missing[ok]]:
+            i = int(i)
+            if ids[i] in id_first:
+                link(id_first[ids[i]], i)
             else:
-                first_line[k] = int(lines[i])
+                id_first[ids[i]] = i
+    # rounded copies: compare one row per normalised key (rows with equal keys are linked above)
+    reps = np.array(sorted(key_first.values()), dtype=int)
+    for a, b in _near_pairs(x[reps] / norms[reps, None], DUPLICATE_TOLERANCE):
+        link(int(reps[a]), int(reps[b]))
+        embedding_linked.update((int(reps[a]), int(reps[b])))
+
+    components: dict[int, list[int]] = {}
+    for i in ok:
+        components.setdefault(find(int(i)), []).append(int(i))
+    conflicts = []
+    id_only = 0
+    for members in components.values():
+        if len(members) < 2:
+            continue
+        members.sort()
+        labs = list(dict.fromkeys(labels[members]))
+        if len(labs) > 1:
+            comp_lines = _line_list(lines[members], 6)
+            label_text = ", ".join(repr(v) for v in labs)
+            for i in members:
+                other = [j for j in neighbours[i] if labels[j] != labels[i]]
+                j = min(other or neighbours[i])
+                rel = _relation(i, j, int(lines[j]), x, norms, ids, id_missing, exact, keys)
+                reasons[i] = DROP_CONFLICT
+                details[i] = (f"one image under labels {label_text} ({comp_lines}): {rel} "
+                              f"(label {labels[j]!r})")
+            conflicts.append(f"{label_text} ({comp_lines})")
+            if not embedding_linked.intersection(members):
+                id_only += 1
+            continue
+        kept = members[0]
+        for i in members[1:]:
+            j = min(neighbours[i])
+            via = "" if j == kept else f"; same image as kept line {int(lines[kept])}"
+            reasons[i] = DROP_DUPLICATE
+            details[i] = _relation(i, j, int(lines[j]), x, norms, ids, id_missing, exact, keys) + via
+    notes = []
+    if conflicts:
+        n_rows = int((reasons == DROP_CONFLICT).sum())
+        shown = "; ".join(conflicts[:5]) + (f"; ... ({len(conflicts)} in all)" if len(conflicts) > 5 else "")
+        notes.append(f"{len(conflicts)} image(s) found under more than one label (same image id, or same embedding "
+                     f"after L2-normalisation): all {n_rows} of their rows dropped as '{DROP_CONFLICT}': {shown}")
+        if id_only:
+            notes.append(f"{id_only} of them share only an image id (different embeddings): if image ids are unique "
+                         "only within an identity (e.g. '0001.jpg' in every folder), pass --image-col (image_col=) "
+                         "naming a column of globally unique ids")
+    return notes
 
 
-def _filter(labels: np.ndarray, label_missing: np.ndarray, image_ids: np.ndarray | None, x: np.ndarray,
+def _filter(raw_labels: list[str | None], raw_ids: list[str | None] | None, x: np.ndarray,
             names: tuple[str, ...], lines: np.ndarray, *, source: str, rows_read: int, min_norm: float,
-            extra: dict) -> EmbeddingTable:
-    """The row filter (module docstring, steps 1-4); ``x`` raw (N, d) with NaN for missing cells."""
+            notes: list[str], extra: dict) -> EmbeddingTable:
+    """Key rules and row filter (module docstring); ``x`` raw (N, d) with NaN for missing cells.
+
+    Both :func:`load_embeddings` and :meth:`EmbeddingTable.from_arrays` end here, so they apply
+    the same rules. ``raw_labels``/``raw_ids`` hold cell text as written (``None`` for a blank
+    cell); ``lines`` the file line (or row index) of each row.
+    """
+    lines = np.asarray(lines)
+    labels, label_missing, label_detail, label_notes, key_counts = _normalise_labels(raw_labels, lines)
+    notes = list(notes) + label_notes
+    ids = id_missing = None
+    key_counts.update(image_ids_missing=0, image_ids_normalised=0)
+    if raw_ids is not None:
+        ids, id_missing, id_notes, id_counts = _normalise_ids(raw_ids, lines)
+        notes += id_notes
+        key_counts.update(id_counts)
     reasons = np.full(len(x), "", dtype=object)
     details = np.full(len(x), "", dtype=object)
     reasons[label_missing] = DROP_LABEL
+    details[label_missing] = label_detail[label_missing]
     finite = np.isfinite(x)
     bad_rows = ~finite.all(axis=1) & (reasons == "")
     for i in np.flatnonzero(bad_rows):
@@ -342,12 +671,12 @@ def _filter(labels: np.ndarray, label_missing: np.ndarray, image_ids: np.ndarray
     small = ok & (norms <= min_norm)
     reasons[small] = DROP_NORM
     details[small] = [f"norm = {v:.3g}" for v in norms[small]]
-    _mark_duplicates(reasons, details, labels, image_ids, x, lines)
+    notes += _mark_same_images(reasons, details, labels, ids, id_missing, x, norms, lines)
     keep = reasons == ""
     dropped = pd.DataFrame({
         "file_line": lines[~keep].astype(int),
         "label": [None if label_missing[i] else labels[i] for i in np.flatnonzero(~keep)],
-        "image_id": None if image_ids is None else image_ids[~keep],
+        "image_id": None if ids is None else ids[~keep],
         "reason": reasons[~keep].astype(str),
         "detail": details[~keep].astype(str),
     })
@@ -360,10 +689,9 @@ def _filter(labels: np.ndarray, label_missing: np.ndarray, image_ids: np.ndarray
     emb = x[keep] / norms[keep, None]
     return EmbeddingTable(
         labels=labels[keep].astype(str).astype(object), embeddings=emb,
-        image_ids=None if image_ids is None else image_ids[keep], source=source, dropped=dropped,
-        rows_read=rows_read, embedding_cols=names, min_norm=min_norm, **extra)
-
-
+        image_ids=None if ids is None else ids[keep], source=source, dropped=dropped,
+        rows_read=rows_read, embedding_cols=names, min_norm=min_norm, notes=tuple(notes),
+        key_counts=key_counts, **extra)
 # --------------------------------------------------------------------------------------------
 # Reading
 
@@ -423,8 +751,18 @@ def _scan(path: Path, text: str, delimiter: str | None) -> tuple[list[str], str,
     return header, delimiter, record_lines, record_fields
 
 
+def _col_name(name: Any) -> str:
+    """A column name as matched: surrounding whitespace removed, Unicode NFC."""
+    return unicodedata.normalize("NFC", str(name).strip())
+
+
+def _label_name(name: str) -> str:
+    """A column name as compared with :data:`LABEL_NAMES`: lower-cased, spaces/hyphens -> ``_``."""
+    return re.sub(r"[\s\-]+", "_", name.lower())
+
+
 def _check_header(path: Path, header: list[str]) -> list[str]:
-    names = [h.strip() for h in header]
+    names = [_col_name(h) for h in header]
     seen: dict[str, list[int]] = {}
     for j, name in enumerate(names):
         seen.setdefault(name, []).append(j + 1)
@@ -480,7 +818,7 @@ def _norm_image(name: str) -> str:
 
 def _parse_spec(path: Path, spec: str | Sequence[str], names: list[str]) -> list[str]:
     """``"e0:e127"``, ``"e0,e1,e5"``, ``"a:b,c"`` or a list of names -> column names in order."""
-    items = [s.strip() for s in spec.split(",")] if isinstance(spec, str) else [str(s) for s in spec]
+    items = [_col_name(s) for s in spec.split(",")] if isinstance(spec, str) else [_col_name(s) for s in spec]
     out: list[str] = []
     for item in items:
         if not item:
@@ -489,7 +827,7 @@ def _parse_spec(path: Path, spec: str | Sequence[str], names: list[str]) -> list
             out.append(item)
             continue
         if isinstance(spec, str) and ":" in item:
-            lo, hi = (s.strip() for s in item.split(":", 1))
+            lo, hi = (_col_name(s) for s in item.split(":", 1))
             for end in (lo, hi):
                 if end not in names:
                     raise EmbeddingFileError(f"{path}: --embedding-cols range {item!r} names column {end!r}, "
@@ -572,6 +910,82 @@ def _detect_embedding(path: Path, names: list[str], kinds: dict[str, str], exclu
     return cols
 
 
+
+
+def _read_frame(text: str, delim: str, header: list[str], names: list[str], as_text: set[str],
+                only: str | None = None) -> pd.DataFrame:
+    """Parse the file with pandas; columns in ``as_text`` as text (blank cells NaN), others typed
+    by pandas; ``only``: parse just that column. Columns are renamed to ``names``."""
+    dtype = {header[names.index(c)]: str for c in as_text}
+    extra = {} if only is None else {"usecols": [names.index(only)]}
+    frame = pd.read_csv(io.StringIO(text), sep=delim, header=0, keep_default_na=False, na_values=[""],
+                        dtype=dtype, engine="c", skip_blank_lines=True, quoting=csv.QUOTE_MINIMAL, **extra)
+    frame.columns = names if only is None else [only]
+    return frame
+
+
+def _texts(col: pd.Series) -> list[str | None]:
+    """Cells of a column read as text: the text as written, ``None`` for blank cells."""
+    return [_cell_text(v) for v in col.astype(object)]
+
+
+def _choose_label(path: Path, frame: pd.DataFrame, names: list[str], named: list[str], kinds: dict[str, str],
+                  junk: dict[str, tuple], image_col: str | None, record_lines: list[int],
+                  notes: list[str]) -> str:
+    """Auto-detect the identity-label column (module docstring); record the choice in ``notes``.
+
+    Raises
+    ------
+    EmbeddingFileError
+        When no column qualifies, naming the label-like columns passed over and why.
+    """
+    kind = {n: _number_kind(_texts(frame[n])) for n in named}
+    text_named = [n for n in named if kind[n] == "text"]
+    integer_named, row_index = [], []
+    for n in (n for n in named if kind[n] == "integer"):
+        present = [str(int(Decimal(t.strip()))) for t in _texts(frame[n]) if not _is_missing_text(t)]
+        (row_index if len(present) >= 2 and len(set(present)) == len(present) else integer_named).append(n)
+    non_integer = [n for n in named if kind[n] == "number"]
+    empty = [n for n in named if kind[n] == "empty"]
+    others = [n for n in names if kinds[n] == "text" and n not in junk and n != image_col and n and n not in named]
+    passed: list[str] = []
+    if text_named:
+        label = text_named[0]
+        notes.append(f"label column {label!r} (name match)")
+        if integer_named:
+            passed.append(f"integer column(s) {', '.join(map(repr, integer_named))} named like a label not used as "
+                          f"label: the text column {label!r} is preferred")
+    elif integer_named:
+        label = integer_named[0]
+        notes.append(f"label column {label!r} (name match; holds integers, read as text labels)")
+        if len(integer_named) > 1:
+            passed.append(f"integer column(s) {', '.join(map(repr, integer_named[1:]))} named like a label not used "
+                          f"as label: the first one, {label!r}, is used")
+        if others:
+            passed.append(f"text column(s) {', '.join(map(repr, others[:3]))} not used as label: a column named "
+                          "like a label is preferred (pass --label-col to choose another)")
+    elif others:
+        label = others[0]
+        notes.append(f"label column {label!r} (first non-numeric column)")
+    else:
+        label = None
+    for n in row_index:
+        passed.append(f"integer column {n!r} named like a label holds a different value on every row (a row index, "
+                      "not an identity label): not used as label")
+    for n in non_integer:
+        texts = _texts(frame[n])
+        i = next(i for i, t in enumerate(texts) if not _is_missing_text(t) and not _is_integer_text(t.strip()))
+        passed.append(f"column {n!r} named like a label holds numbers that are not integers ({texts[i].strip()!r} "
+                      f"on line {record_lines[i]}): not an identity label, not used as label")
+    for n in empty:
+        passed.append(f"column {n!r} named like a label is empty (every cell missing): not used as label")
+    if label is None:
+        hint = "; ".join(passed) if passed else "every column is numeric"
+        raise EmbeddingFileError(
+            f"{path}: no column to use as the identity label ({hint}). Pass --label-col NAME (label_col=) to "
+            "choose one; its values are then read as text")
+    notes.extend(passed)
+    return label
 def load_embeddings(
     path: str | os.PathLike,
     *,
@@ -589,13 +1003,16 @@ def load_embeddings(
     path : path-like
         Delimited text file (``.csv``; gzip-compressed is fine) with a header line.
     label_col : str, optional
-        Identity-label column. Default: auto-detected (never a numeric column). When given, its
-        values are read as strings even if they look like numbers.
+        Identity-label column, any column. Default: auto-detected (a text column named like a
+        label, else an integer column named like a label, else the first text column; see the
+        module docstring). Its values are read as text: integer-valued numbers as plain decimal
+        integers, other cells stripped and in Unicode NFC.
     embedding_cols : str or sequence of str, optional
         ``"e0:e127"`` (an inclusive range in file order), ``"e0,e1,e2"``, a mix of both, or a
         list of names. Default: auto-detected.
     image_col : str, optional
-        Image-id column (read as strings). Default: the first column named like an image id.
+        Image-id column (read as text, stripped, NFC; missing ids match nothing). Default: the
+        first column named like an image id.
     delimiter : str, optional
         Default: auto-detected among ``,`` ``;`` and tab.
     min_norm : float
@@ -635,51 +1052,35 @@ def load_embeddings(
         raise EmbeddingFileError(
             f"{path}: line {ln} has {n} fields but the header has {len(names)} (delimiter {delim!r}){more}; "
             "every row needs one value per column")
+    label_col = None if label_col is None else _col_name(label_col)
+    image_col = None if image_col is None else _col_name(image_col)
     for given, what in ((label_col, "label"), (image_col, "image")):
         if given is not None and given not in names:
             raise EmbeddingFileError(f"{path}: {what} column {given!r} is not in the header ({_names_preview(names)})")
 
-    lowered = {n: n.lower() for n in names}
     if image_col is None:
         image_col = next((n for n in names if _norm_image(n) in IMAGE_NAMES and n != label_col), None)
-    as_text = {c: str for c in (label_col, image_col) if c is not None}
-    frame = pd.read_csv(io.StringIO(text), sep=delim, header=0, keep_default_na=False, na_values=[""],
-                        dtype={header[names.index(c)]: t for c, t in as_text.items()}, engine="c",
-                        skip_blank_lines=True, quoting=csv.QUOTE_MINIMAL)
+    named = [n for n in names if _label_name(n) in LABEL_NAMES and n != image_col]
+    as_text = {c for c in [label_col, image_col, *named] if c is not None}
+    frame = _read_frame(text, delim, header, names, as_text)
     if len(frame) != len(record_lines) or frame.shape[1] != len(names):
         raise EmbeddingFileError(f"{path}: could not align the parsed rows with the file's lines "
                                  f"({len(frame)} parsed, {len(record_lines)} counted)")
-    frame.columns = names
     kinds, values, junk = _classify(frame)
 
     # identity label
     if label_col is None:
-        named = [n for n in names if lowered[n] in LABEL_NAMES and n != image_col]
-        text_named = [n for n in named if kinds[n] == "text" and n not in junk]
-        others = [n for n in names if kinds[n] == "text" and n not in junk and n != image_col and n]
-        if text_named:
-            label_col = text_named[0]
-            notes.append(f"label column {label_col!r} (name match)")
-        elif others:
-            label_col = others[0]
-            notes.append(f"label column {label_col!r} (first non-numeric column)")
-        else:
-            hint = (f"column {named[0]!r} looks like the label but holds numbers; " if named else
-                    "every column is numeric; ")
-            raise EmbeddingFileError(
-                f"{path}: no non-numeric column to use as the identity label: {hint}auto-detection never "
-                f"takes a numeric label column. Pass --label-col NAME (label_col=) to use one; its values "
-                f"are then read as strings")
-        numeric_named = [n for n in named if kinds[n] == "numeric"]
-        if numeric_named:
-            notes.append(f"numeric column(s) {numeric_named} named like a label not used as label")
+        label_col = _choose_label(path, frame, names, named, kinds, junk, image_col, record_lines, notes)
     else:
         notes.append(f"label column {label_col!r} (given)")
+        if _number_kind(_texts(frame[label_col])) == "number":
+            notes.append(f"label column {label_col!r} holds numbers that are not all integers: each text is one "
+                         "label as written ('0.5' and '0.50' are different labels)")
     if image_col is not None:
         notes.append(f"image-id column {image_col!r}")
 
     # embedding columns
-    reserved = {label_col, image_col} | {n for n in names if lowered[n] in LABEL_NAMES or _norm_image(n) in IMAGE_NAMES}
+    reserved = {label_col, image_col} | set(named) | {n for n in names if _norm_image(n) in IMAGE_NAMES}
     if embedding_cols is not None:
         cols = _parse_spec(path, embedding_cols, names)
         if label_col in cols or (image_col is not None and image_col in cols):
@@ -707,16 +1108,12 @@ def load_embeddings(
                      + (f" ... ({len(ignored)} in all)" if len(ignored) > 8 else ""))
 
     x = np.column_stack([values[c] if c in values else np.full(len(frame), np.nan) for c in cols])
-    raw_labels = frame[label_col].astype(object)
-    missing = raw_labels.isna().to_numpy() | np.array([isinstance(v, str) and not v.strip() for v in raw_labels])
-    labels = np.array(["" if m else str(v) for v, m in zip(raw_labels, missing)], dtype=object)
-    ids = None
-    if image_col is not None:
-        ids = np.array(["" if pd.isna(v) else str(v) for v in frame[image_col]], dtype=object)
-    table = _filter(labels, missing, ids, x, tuple(cols), np.asarray(record_lines), source=str(path),
-                    rows_read=len(frame), min_norm=min_norm,
-                    extra=dict(label_col=label_col, image_col=image_col, delimiter=delim, bom=bom,
-                               sha256=digest, notes=tuple(notes)))
+    if label_col not in as_text:  # the fallback text column: read its cells again exactly as written
+        frame[label_col] = _read_frame(text, delim, header, names, {label_col}, only=label_col)[label_col].to_numpy()
+    raw_ids = None if image_col is None else _texts(frame[image_col])
+    table = _filter(_texts(frame[label_col]), raw_ids, x, tuple(cols), np.asarray(record_lines), source=str(path),
+                    rows_read=len(frame), min_norm=min_norm, notes=notes,
+                    extra=dict(label_col=label_col, image_col=image_col, delimiter=delim, bom=bom, sha256=digest))
     if len(table.identities) < min_identities:
         single = len(table.single_row_identities)
         have = ", ".join(repr(s) for s in table.identities[:3])
@@ -771,16 +1168,19 @@ def write_embeddings(path: str | os.PathLike, labels: Sequence[Hashable], image_
     """Write an embedding table: ``identity, image_id, e0 .. e{d-1}``, comma-separated, UTF-8.
 
     Values are written with ``%.7g`` (float32 precision); embeddings are written as given (not
-    normalised). :func:`load_embeddings` reads the file back (labels that look like numbers need
-    ``label_col=`` there).
+    normalised). :func:`load_embeddings` reads the file back: labels are stripped and put in
+    Unicode NFC there, integer labels come back in plain decimal (``'7'`` for ``7.0``), and labels
+    that are numbers but not all integers need ``label_col=``.
 
     Parameters
     ----------
     path : path-like
     labels : sequence, length N
-        Identity labels (written as strings; none may be missing or blank).
+        Identity labels (written as ``str(v)``); none may be missing, blank or a missing-value
+        token such as ``'NA'`` (:data:`MISSING_TOKENS`), which would be read back as missing.
     image_ids : sequence, length N, or None
-        Image ids; ``None`` omits the column.
+        Image ids; ``None`` omits the column. A ``None``/NaN id is written as a blank cell
+        (read back as missing).
     embeddings : array_like, shape (N, d)
         Finite values.
     label_col, image_col, prefix : str
@@ -793,17 +1193,20 @@ def write_embeddings(path: str | os.PathLike, labels: Sequence[Hashable], image_
     Raises
     ------
     ValueError
-        Mismatched lengths, a missing label, a non-finite value or a non-2-D array.
+        Mismatched lengths, a missing or missing-token label (the first row and the count are
+        named), a non-finite value or a non-2-D array.
     """
     x = np.asarray(embeddings, dtype=np.float64)
     if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
         raise ValueError(f"embeddings must have shape (N, d) with N, d >= 1, got {x.shape}")
-    labels = [str(v) if v is not None else "" for v in labels]
-    if len(labels) != len(x):
-        raise ValueError(f"{len(labels)} labels for {len(x)} embedding rows")
-    blank = [i for i, v in enumerate(labels) if not v.strip()]
+    texts = [_cell_text(v) for v in labels]
+    if len(texts) != len(x):
+        raise ValueError(f"{len(texts)} labels for {len(x)} embedding rows")
+    blank = [i for i, v in enumerate(texts) if _is_missing_text(v)]
     if blank:
-        raise ValueError(f"labels: row {blank[0]} has a missing or blank label ({len(blank)} in all)")
+        raise ValueError(f"labels: row {blank[0]} has a missing or blank label ({texts[blank[0]]!r}; "
+                         f"{len(blank)} in all); blank cells and {sorted(MISSING_TOKENS - {''})} are read as missing")
+    labels = texts
     if not np.isfinite(x).all():
         row, col = np.argwhere(~np.isfinite(x))[0]
         raise ValueError(f"embeddings: non-finite value at row {row}, column {col}")
@@ -811,7 +1214,7 @@ def write_embeddings(path: str | os.PathLike, labels: Sequence[Hashable], image_
     if image_ids is not None:
         if len(image_ids) != len(x):
             raise ValueError(f"{len(image_ids)} image ids for {len(x)} embedding rows")
-        columns[image_col] = [str(v) for v in image_ids]
+        columns[image_col] = ["" if v is None else v for v in map(_cell_text, image_ids)]
     frame = pd.DataFrame(columns)
     emb = pd.DataFrame(x, columns=[f"{prefix}{j}" for j in range(x.shape[1])])
     path = Path(path)
@@ -846,9 +1249,11 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
     -------
     dict
         ``sha256``, ``rows`` (data rows in the file), ``rows_kept``, ``identities`` (with >= 2
-        rows), ``single_row_identities``, ``dim``, ``label_col``, ``embedding_cols`` (first..last),
-        ``dropped`` (``[{"file_line", "reason", "detail"}, ...]``), ``dropped_counts``
-        (per reason) and ``generation``.
+        rows), ``single_row_identities``, ``dim``, ``label_col``, ``image_col``,
+        ``embedding_cols`` (first..last), ``dropped`` (``[{"file_line", "reason", "detail"},
+        ...]``), ``dropped_counts`` (every ``dropped_*`` count of :attr:`EmbeddingTable.counts`),
+        ``key_counts`` (``labels_normalised``, ``label_collisions``, ``image_ids_missing``,
+        ``image_ids_normalised``), ``notes`` and ``generation``.
     """
     counts = table.counts
     return {
@@ -859,9 +1264,12 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
         "single_row_identities": counts["single_row_identities"],
         "dim": counts["dim"],
         "label_col": table.label_col,
+        "image_col": table.image_col,
         "embedding_cols": f"{table.embedding_cols[0]}..{table.embedding_cols[-1]}",
         "dropped": table.dropped[["file_line", "reason", "detail"]].to_dict(orient="records"),
-        "dropped_counts": {k: counts[k] for k in ("dropped_missing_label", "dropped_nonfinite", "dropped_norm")},
+        "dropped_counts": {key: counts[key] for _, key in _DROP_KEYS},
+        "key_counts": {key: counts[key] for key in _KEY_COUNTS},
+        "notes": list(table.notes),
         "generation": dict(generation),
     }
 

@@ -1,4 +1,4 @@
-"""Embedding-table loader (SPEC section 5): detection rules, the row filter and its counts, one
+"""Embedding-table loader (face-data protocol): detection rules, the row filter and its counts, one
 test per malformed input, writing, and manifests."""
 
 import gzip
@@ -70,8 +70,10 @@ def test_round_trip_write_load(tmp_path):
     groups = table.groups()
     assert list(groups) == ["alice", "bob", "carol"] and groups["bob"].shape == (4, 5)
     assert table.counts == {"rows_read": 12, "dropped_missing_label": 0, "dropped_nonfinite": 0,
-                            "dropped_norm": 0, "dropped_duplicate": 0, "rows_kept": 12, "identities": 3,
-                            "single_row_identities": 0, "dim": 5}
+                            "dropped_norm": 0, "dropped_duplicate": 0, "dropped_label_conflict": 0,
+                            "rows_kept": 12, "identities": 3, "single_row_identities": 0, "dim": 5,
+                            "labels_normalised": 0, "label_collisions": 0, "image_ids_missing": 0,
+                            "image_ids_normalised": 0}
     assert table.sha256 == sha256_file(path)
 
 
@@ -228,9 +230,15 @@ def test_non_numeric_cell_in_an_embedding_column_names_line_and_column(tmp_path)
     expect_error(write(tmp_path, text), r"line 3, column 'e1': 'x7' is not a number")
 
 
-def test_only_numeric_label_candidate_needs_label_col(tmp_path):
-    msg = expect_error(write(tmp_path, "id,e0,e1\n1,1,0\n1,0,1\n2,1,1\n2,1,2\n"),
-                       "column 'id' looks like the label but holds numbers")
+def test_no_label_candidate_needs_label_col(tmp_path):
+    # a label-named integer column with a different value on every row is a row index, not a label
+    msg = expect_error(write(tmp_path, "id,e0,e1\n1,1,0\n2,0,1\n3,1,1\n4,1,2\n"),
+                       r"no column to use as the identity label \(integer column 'id' named like a label holds a "
+                       r"different value on every row \(a row index")
+    assert "--label-col" in msg
+    # a label-named column of non-integer numbers is not an identity label
+    msg = expect_error(write(tmp_path, "label,e0,e1\n1,1,0\n0.5,0,1\n2,1,1\n2,1,2\n", name="frac.csv"),
+                       r"column 'label' named like a label holds numbers that are not integers \('0.5' on line 3\)")
     assert "--label-col" in msg
     msg = expect_error(write(tmp_path, "e0,e1\n1,0\n0,1\n", name="nolabel.csv"), "every column is numeric")
     assert "--label-col" in msg
@@ -277,7 +285,7 @@ def test_missing_nan_inf_and_blank_cells_are_dropped_with_lines(tmp_path):
             "b,i5,inf,1,1\n"    # line 6 inf
             "b,i6,1,NA,-inf\n"  # line 7 NA (2 bad cells)
             "b,i7,1,1,1\n"
-            "b,i8,2,2,2\n"
+            "b,i8,2,1,2\n"
             ",i9,1,1,1\n")      # line 10 missing label
     table = load_embeddings(write(tmp_path, text))
     c = table.counts
@@ -292,7 +300,7 @@ def test_missing_nan_inf_and_blank_cells_are_dropped_with_lines(tmp_path):
 
 
 def test_zero_norm_rows_are_dropped_and_counted(tmp_path):
-    text = "identity,e0,e1\na,0,0\na,1,0\na,1e-7,0\na,2,2\nb,0,1\nb,1,1\nb,0.000002,0\n"
+    text = "identity,e0,e1\na,0,0\na,1,0\na,1e-7,0\na,2,3\nb,0,1\nb,1,1\nb,0.000002,0.000001\n"
     table = load_embeddings(write(tmp_path, text))
     assert table.counts["dropped_norm"] == 2 and table.counts["rows_kept"] == 5
     assert list(table.dropped.file_line) == [2, 4]
@@ -354,12 +362,11 @@ def test_duplicate_rows_are_dropped_and_counted(tmp_path):
     # a repeated image id, and an exact copy of a label + embedding under a new id: copies would
     # put development rows into a reserved test set
     text = ("identity,image_id,e0,e1\n"
-            "a,i1,1,2\n" "a,i2,2,1\n" "a,i1,5,5\n" "a,i9,1,2\n"
+            "a,i1,1,2\n" "a,i2,2,1\n" "a,i1,5,4\n" "a,i9,1,2\n"
             "b,i3,1,1\n" "b,i4,0,1\n" "b,i5,1,1\n")
     table = load_embeddings(write(tmp_path, text))
     assert table.counts["dropped_duplicate"] == 3 and table.counts["rows_kept"] == 4
     dup = table.dropped[table.dropped.reason == "duplicate of an earlier row"]
     assert list(dup.file_line) == [4, 5, 8]
-    assert list(dup.detail) == ["same image id as line 2", "same label and embedding as line 2",
-                                "same label and embedding as line 6"]
+    assert list(dup.detail) == ["same image id 'i1' as line 2", "exact copy of line 2", "exact copy of line 6"]
     assert "3 with duplicate of an earlier row (lines 4, 5, 8)" in table.summary()

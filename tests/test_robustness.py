@@ -55,6 +55,17 @@ def test_rescaled_copies_are_caught_after_normalisation_and_counted():
     assert "3 of identity 'Ann', 3 of identity 'Bob'" in msg
 
 
+def test_rounded_copies_float32_and_seven_digits_are_caught():
+    a, b = _gaussians(21, d=128)
+    ta, tb = _gaussians(22, n=10, d=128)
+    ta[:4] = a[:4].astype(np.float32)  # float32 round trips: usually not the same quantised key
+    tb[:3] = np.array([[float(f"{v:.7g}") for v in row] for row in b[5:8]])  # written with %.7g
+    exact, near = shared_rows(np.vstack([a, b]), np.vstack([ta, tb]))
+    assert not exact.any() and near.tolist() == [True] * 4 + [False] * 6 + [True] * 3 + [False] * 7
+    with pytest.raises(ReusedRowsError, match=r"7 of 20 test row\(s\) repeat a development row \(0 exact copies, 7"):
+        reserved_test_certificate(a, b, ta, tb)
+
+
 def test_a_development_row_of_one_identity_reused_as_a_test_row_of_the_other_is_caught():
     a, b = _gaussians(2)
     test_a, test_b = _gaussians(3, n=10)
