@@ -24,6 +24,7 @@ import pandas as pd
 
 from . import __version__
 from .condition import audit_condition
+from .settings import AuditSettings, SettingsError, flag
 from .data import EmbeddingTable, check_same_dimension, jsonable, load_embeddings
 
 DETECTION_HELP = """\
@@ -109,32 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Run the paper's four audit routes and reserved-test certificates on each embedding table.",
         epilog=AUDIT_HELP + "\n" + DETECTION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_loader_options(audit)
-    audit.add_argument("--pairs", type=int, default=500, metavar="N",
-                       help="GaussMech and MMD-TV audit the first N shuffled pairs (default 500)")
-    audit.add_argument("--kde-pairs", type=int, default=100, metavar="N",
-                       help="KDE-LR audits the first N pairs (default 100)")
-    audit.add_argument("--roc-pairs", type=int, default=200, metavar="N",
-                       help="ROC-HT out-of-fold audits the first N pairs (default 200)")
-    audit.add_argument("--certificates", type=int, default=5, metavar="K",
-                       help="reserved-test certificates reported together (default 5; 0 = none)")
-    audit.add_argument("--family-size", type=int, default=None, metavar="M",
-                       help="Bonferroni family size when these certificates are reported together with others "
-                            "(e.g. 60 = 5 per file x 12 files); default: the certificates of this file")
-    audit.add_argument("--prefer-certifiable", action="store_true",
-                       help="among pairs with equal development AUC, prefer the one whose test sizes can certify "
-                            "more (the cap, from the sizes alone)")
-    audit.add_argument("--selection-pool", type=int, default=100, metavar="N",
-                       help="certificates are chosen among the first N pairs (default 100)")
-    audit.add_argument("--test-size", type=float, default=0.3, metavar="F",
-                       help="fraction of each identity's rows reserved for the certificates' test (default 0.3)")
-    audit.add_argument("--confidence", type=float, default=0.95, metavar="P",
-                       help="family-wise confidence of the certificates (default 0.95)")
-    audit.add_argument("--min-rows", type=int, default=5, metavar="N",
-                       help="identities with fewer rows are left out and counted (default 5 = ROC-HT folds)")
-    audit.add_argument("--seed", type=int, default=0,
-                       help="seed of the pair shuffle, folds, permutations and dev/test split (default 0)")
-    audit.add_argument("--permutations", type=int, default=0, metavar="B",
-                       help="MMD permutation-test size per pair (default 0 = no test; the paper uses 10000)")
+    AuditSettings.add_arguments(audit.add_argument_group("audit settings"))
     audit.add_argument("--jobs", type=int, default=2, metavar="J",
                        help="parallel workers (joblib; -1 = all cores; default 2); numbers do not depend on it")
     audit.add_argument("--out", metavar="PREFIX",
@@ -178,18 +154,13 @@ def _input_record(table: EmbeddingTable) -> dict[str, Any]:
 
 
 def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    settings = AuditSettings.from_namespace(args)
     tables = _load(args)
     frames, records = [], []
     for table in tables:
         print(f"auditing {table.source} ...", file=sys.stderr)
         start = time.perf_counter()
-        audit = audit_condition(
-            table, pairs=args.pairs, kde_pairs=args.kde_pairs, roc_pairs=args.roc_pairs,
-            certificates=args.certificates, family_size=args.family_size,
-            prefer_certifiable=args.prefer_certifiable, selection_pool=args.selection_pool, test_size=args.test_size,
-            confidence=args.confidence,
-            min_rows=args.min_rows, seed=args.seed, permutations=args.permutations, n_jobs=args.jobs,
-            progress=args.progress)
+        audit = audit_condition(table, settings, n_jobs=args.jobs, progress=args.progress)
         seconds = time.perf_counter() - start
         c = audit.counts
         print(f"  {c['identities']} identities audited ({c['identities_below_min_rows']} with < {args.min_rows} rows "
@@ -225,6 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             _load(args)
             return 0
         return _audit(args, argv)
+    except SettingsError as exc:  # the library names the parameter; the command line names its flag
+        print(f"epsaudit: error: {flag(exc.parameter)} {exc.requirement}", file=sys.stderr)
+        return 2
     except (ValueError, OSError) as exc:  # EmbeddingFileError is a ValueError
         print(f"epsaudit: error: {exc}", file=sys.stderr)
         return 2

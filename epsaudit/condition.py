@@ -32,12 +32,12 @@ import numpy as np
 import pandas as pd
 
 from .audits import audit_pairs, reserved_test_pairs, roc_oof_pairs
-from .audits.kde_lr import DEFAULT_ALPHAS
 from .audits.roc_oof import DEFAULT_FOLDS
 from .bounds import bonferroni_alpha, certifiable_cap
 from .data import EmbeddingTable
-from .pairs import PAIRS_PER_ROUTE, identity_pairs
+from .pairs import identity_pairs
 from .results import EpsilonResult, results_frame
+from .settings import ROC_FOLDS, AuditSettings
 from .validation import as_groups, check_probability
 
 SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value", "max", "kde_alpha", "n_infinite",
@@ -321,23 +321,11 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
 
 def audit_condition(
     table: EmbeddingTable | Mapping[Hashable, np.ndarray],
+    settings: AuditSettings | None = None,
     *,
-    pairs: int = PAIRS_PER_ROUTE["gaussmech"],
-    kde_pairs: int = PAIRS_PER_ROUTE["kde_lr"],
-    roc_pairs: int = PAIRS_PER_ROUTE["roc_oof"],
-    certificates: int = 5,
-    family_size: int | None = None,
-    prefer_certifiable: bool = False,
-    selection_pool: int = PAIRS_PER_ROUTE["common"],
-    test_size: float = 0.3,
-    confidence: float = 0.95,
-    delta: float = 1e-5,
-    kde_alphas: Sequence[float] = DEFAULT_ALPHAS,
-    min_rows: int = DEFAULT_FOLDS,
-    seed: int = 0,
-    permutations: int = 0,
     n_jobs: int | None = None,
     progress: bool = False,
+    **changes: Any,
 ) -> ConditionAudit:
     """Run the four routes and the reserved-test certificates on one condition (module docstring).
 
@@ -345,49 +333,15 @@ def audit_condition(
     ----------
     table : EmbeddingTable or mapping identity -> ndarray (n_i, d)
         Filtered, L2-normalised embeddings (e.g. from :func:`epsaudit.data.load_embeddings`).
-    pairs : int
-        GaussMech and MMD-TV audit the first ``pairs`` shuffled pairs (paper: 500).
-    kde_pairs : int
-        KDE-LR audits the first ``kde_pairs`` (paper: 100).
-    roc_pairs : int
-        ROC-HT out-of-fold audits the first ``roc_pairs`` (paper: 200).
-    certificates : int
-        Number ``k`` of reserved-test certificates reported together (0 = none). If fewer
-        candidate pairs qualify (both identities need ``folds`` development rows), fewer are
-        certified and the Bonferroni family is the number actually certified
-        (``counts["certificates"]``).
-    family_size : int, optional
-        Size ``m`` of the Bonferroni family when these certificates are reported together with
-        others (e.g. 60 = 5 per condition x 12 conditions): each one-sided bound is then at
-        ``(1 - confidence) / (2 m)``, so all ``m`` hold together at ``confidence`` when every
-        member uses the same ``m``. Default: the number certified here. Must be at least that.
-    prefer_certifiable : bool
-        Among candidates with equal development AUC, prefer the pair whose test sizes allow the
-        larger certificate (:func:`epsaudit.bounds.certifiable_cap` at the family's level) before
-        the witness tie-break. The sizes come from the split alone, so validity is unaffected;
-        it matters when identities have very different row counts. Default False (the rule of
-        the module docstring).
-    selection_pool : int
-        Certificates are chosen among the first ``selection_pool`` pairs (paper: 100).
-    test_size : float
-        Fraction of each identity's rows reserved for the certificates' test.
-    confidence : float
-        Family-wise confidence of the ``k`` certificates (per bound ``(1 - confidence) / (2 k)``).
-    delta : float
-        Delta of GaussMech and of the certificates (ROC-HT OOF and MMD-TV use pure DP).
-    kde_alphas : sequence of float
-        KDE-LR smoothing weights (paper: 0 and 0.01).
-    min_rows : int
-        Identities with fewer kept rows are left out (counted in ``counts``); the default, 5, is
-        the ROC-HT fold count.
-    seed : int
-        Seed of the pair shuffle, the folds, the permutations and the development/test split.
-    permutations : int
-        MMD permutation-test size (0 = no test; the paper uses 10^4 on the first 100 pairs).
+    settings : AuditSettings, optional
+        What to compute (pair counts, certificates, confidence, delta, seed, ...; see
+        :class:`epsaudit.settings.AuditSettings` for each field and its default).
     n_jobs : int, optional
         joblib workers; the numbers do not depend on it.
     progress : bool
         tqdm bars (on stderr).
+    **changes
+        Settings to change, by name (``audit_condition(table, pairs=50)``).
 
     Returns
     -------
@@ -395,75 +349,34 @@ def audit_condition(
 
     Raises
     ------
+    epsaudit.settings.SettingsError
+        (a ``ValueError``) An unknown setting or a value out of range, naming the parameter.
     ValueError
-        Fewer than two identities with ``min_rows`` rows, a negative pair count, bad
-        ``test_size``/``confidence``/``delta``, or the routes' own input errors.
+        Fewer than two identities with ``min_rows`` rows, or invalid groups.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = {name: rng.normal(size=(20, 8)) + shift for name, shift in (("A", 0.0), ("B", 1.0), ("C", 2.0))}
+    >>> audit = audit_condition(groups, certificates=1)
+    >>> audit.counts["candidate_pairs"], audit.counts["certificates"]
+    (3, 1)
     """
-    if isinstance(table, EmbeddingTable):
-        source, table_counts = table.source, table.counts
-        all_groups = table.groups(min_rows=1)
-    else:
-        source, table_counts = "<groups>", {}
-        all_groups = {k: np.asarray(v, dtype=np.float64) for k, v in as_groups(table, min_rows=1).items()}
-    for name, value in (("pairs", pairs), ("kde_pairs", kde_pairs), ("roc_pairs", roc_pairs),
-                        ("certificates", certificates), ("selection_pool", selection_pool)):
-        if int(value) < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
-    if family_size is not None and int(family_size) < max(int(certificates), 1):
-        raise ValueError(f"family_size must be >= certificates ({certificates}) and >= 1, got {family_size}")
-    if int(min_rows) < DEFAULT_FOLDS:
-        raise ValueError(f"min_rows (--min-rows) must be >= {DEFAULT_FOLDS}, the ROC-HT fold count: a class "
-                         f"needs one row per fold; got {min_rows}")
-    check_probability(confidence, "confidence")
-    check_probability(delta, "delta", open_interval=False)
-    groups = {k: v for k, v in all_groups.items() if len(v) >= min_rows}
-    left_out = sorted((str(k) for k in all_groups if k not in groups))
-    if len(groups) < 2:
-        raise ValueError(f"{source}: only {len(groups)} identity(ies) with >= {min_rows} rows "
-                         f"({len(left_out)} left out with fewer); an audit needs >= 2 identities (min_rows, "
-                         f"--min-rows, defaults to the {DEFAULT_FOLDS} ROC-HT folds)")
-    shuffled = identity_pairs(groups, seed=seed)
-    counts = {"gaussmech": pairs, "mmd_tv": pairs, "kde_lr": kde_pairs, "roc_oof": roc_pairs}
+    settings = (settings or AuditSettings()).replace(**changes)
+    source, table_counts, groups, left_out, coordinate_names = _audited_groups(table, settings.min_rows)
+    shuffled = identity_pairs(groups, seed=settings.seed)
+    counts = {"gaussmech": settings.pairs, "mmd_tv": settings.pairs, "kde_lr": settings.kde_pairs,
+              "roc_oof": settings.roc_pairs}
     routes = [r for r in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof") if counts[r] > 0]
-    coordinate_names = table.embedding_cols if isinstance(table, EmbeddingTable) else None
-    results = audit_pairs(groups, shuffled, routes=routes, pair_counts=counts, delta=delta, kde_alphas=kde_alphas,
-                          coordinate_names=coordinate_names, permutations=permutations, seed=seed, n_jobs=n_jobs,
+    results = audit_pairs(groups, shuffled, routes=routes, pair_counts=counts, delta=settings.delta,
+                          kde_alphas=settings.kde_alphas, coordinate_names=coordinate_names,
+                          permutations=settings.permutations, seed=settings.seed, n_jobs=n_jobs,
                           progress=progress) if routes else []
-
-    selected: list = []
-    ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected",
-                                    "not_computed"])
-    too_small: list = []
-    if certificates > 0:
-        dev, test, too_small = split_identities(groups, test_size=test_size, seed=seed)
-        pool = shuffled[:selection_pool]
-        caps = None
-        if prefer_certifiable:
-            level = bonferroni_alpha(family_size or certificates, confidence)
-            caps = {p: certifiable_cap(len(test[p[0]]), len(test[p[1]]), level, delta)
-                    for p in pool if p[0] in test and p[1] in test}
-        selected, ranking = select_pairs(dev, pool, certificates, seed=seed, test_caps=caps, n_jobs=n_jobs,
-                                         progress=progress)
-        if selected:
-            results += reserved_test_pairs(dev, selected, test_groups=test,
-                                           n_certificates=int(family_size or len(selected)),
-                                           confidence=confidence, delta=delta, seed=seed, n_jobs=n_jobs,
-                                           progress=progress)
-
-    per_pair = results_frame(results)
-    if permutations == 0 and "p_value" in per_pair.columns:
+    certificates, ranking, too_small = _certify_selected(groups, shuffled, settings, n_jobs, progress)
+    per_pair = results_frame(results + certificates)
+    if settings.permutations == 0 and "p_value" in per_pair.columns:
         per_pair = per_pair.drop(columns=["p_value"])  # NaN by construction without a test
-    settings = {
-        "seed": seed, "pairs": pairs, "kde_pairs": kde_pairs, "roc_pairs": roc_pairs,
-        "certificates": certificates, "family_size": family_size, "prefer_certifiable": bool(prefer_certifiable),
-        "selection_pool": selection_pool, "test_size": test_size,
-        "confidence": confidence, "delta": delta, "kde_alphas": [float(a) for a in kde_alphas],
-        "min_rows": min_rows, "permutations": permutations,
-        "selection_rule": ("development-only out-of-fold AUC (ties: "
-                           + ("the larger cap of the pair's test sizes, then " if prefer_certifiable else "")
-                           + "dev max(TPR-FPR), then shuffled order)"),
-        "split_rule": "each identity split once: numpy default_rng([seed, j]) permutation, j = sorted label index",
-    }
+    record = {**settings.record(), "selection_rule": _selection_rule(settings), "split_rule": SPLIT_RULE}
     audit_counts = {
         "identities": len(groups), "identities_below_min_rows": len(left_out),
         "candidate_pairs": len(shuffled),
@@ -471,10 +384,60 @@ def audit_condition(
         "selection_candidates": int(ranking["rank"].notna().sum()),
         "selection_not_computed": int(ranking["not_computed"].notna().sum()),
         "identities_too_small_to_split": len(too_small),
-        "certificates": len(selected),
+        "certificates": len(certificates),
         "not_computed": int(per_pair.drop_duplicates(["route", "identity_a", "identity_b"])["not_computed"].notna().sum())
-        if "not_computed" in per_pair else 0,
+        if len(per_pair) else 0,
     }
-    return ConditionAudit(results=tuple(results), per_pair=per_pair, summary=summarize(per_pair),
-                          selection=ranking.reset_index(drop=True), settings=settings, counts=audit_counts,
+    return ConditionAudit(results=tuple(results + certificates), per_pair=per_pair, summary=summarize(per_pair),
+                          selection=ranking.reset_index(drop=True), settings=record, counts=audit_counts,
                           source=source, table_counts=table_counts)
+
+
+SPLIT_RULE = "each identity split once: numpy default_rng([seed, j]) permutation, j = sorted label index"
+
+
+def _selection_rule(settings: AuditSettings) -> str:
+    return ("development-only out-of-fold AUC (ties: "
+            + ("the larger cap of the pair's test sizes, then " if settings.prefer_certifiable else "")
+            + "dev max(TPR-FPR), then shuffled order)")
+
+
+def _audited_groups(table, min_rows: int):
+    """Source name, filter counts, groups with >= ``min_rows`` rows, labels left out, coordinate names."""
+    if isinstance(table, EmbeddingTable):
+        source, table_counts, coordinate_names = table.source, table.counts, table.embedding_cols
+        all_groups = table.groups(min_rows=1)
+    else:
+        source, table_counts, coordinate_names = "<groups>", {}, None
+        all_groups = {k: np.asarray(v, dtype=np.float64) for k, v in as_groups(table, min_rows=1).items()}
+    groups = {k: v for k, v in all_groups.items() if len(v) >= min_rows}
+    left_out = sorted(str(k) for k in all_groups if k not in groups)
+    if len(groups) < 2:
+        raise ValueError(f"{source}: only {len(groups)} identity(ies) with >= {min_rows} rows "
+                         f"({len(left_out)} left out with fewer); an audit needs >= 2 identities (min_rows "
+                         f"defaults to the {ROC_FOLDS} ROC-HT folds)")
+    return source, table_counts, groups, left_out, coordinate_names
+
+
+def _certify_selected(groups, shuffled, settings: AuditSettings, n_jobs, progress):
+    """Split every identity once, select pairs on development rows, certify them on test rows."""
+    ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness",
+                                    "selected", "not_computed"])
+    if settings.certificates == 0:
+        return [], ranking, []
+    dev, test, too_small = split_identities(groups, test_size=settings.test_size, seed=settings.seed)
+    pool = shuffled[: settings.selection_pool]
+    caps = None
+    if settings.prefer_certifiable:
+        level = bonferroni_alpha(settings.family_size or settings.certificates, settings.confidence)
+        caps = {p: certifiable_cap(len(test[p[0]]), len(test[p[1]]), level, settings.delta)
+                for p in pool if p[0] in test and p[1] in test}
+    selected, ranking = select_pairs(dev, pool, settings.certificates, seed=settings.seed, test_caps=caps,
+                                     n_jobs=n_jobs, progress=progress)
+    if not selected:
+        return [], ranking, too_small
+    certificates = reserved_test_pairs(dev, selected, test_groups=test,
+                                       n_certificates=int(settings.family_size or len(selected)),
+                                       confidence=settings.confidence, delta=settings.delta, seed=settings.seed,
+                                       n_jobs=n_jobs, progress=progress)
+    return certificates, ranking, too_small

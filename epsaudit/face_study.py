@@ -4,8 +4,8 @@ of the swap generator (paper 002, Section V; SPEC section 5).
 
 Conditions are the committed embedding tables ``data/<encoder>_<regime>_<generator>.csv``
 (:mod:`epsaudit.faces.pipeline`). Each is audited with :func:`epsaudit.condition.audit_condition`
-and :func:`audit_settings`; :func:`cli_args` gives the same settings as command-line flags, so
-``epsaudit audit data/<condition>.csv <cli_args>`` prints the notebook's numbers.
+and :func:`audit_settings`; ``settings.cli_args()`` gives the same settings as command-line flags,
+so ``epsaudit audit data/<condition>.csv <flags>`` prints the notebook's numbers.
 
 Membership inference (:func:`swap_membership`). Each swap output (a row of the ``swap`` table; its
 label is the *target* identity, its image id the target photograph it was made from) is scored by
@@ -37,15 +37,14 @@ from .bounds import bonferroni_alpha, certifiable_cap
 from .condition import ConditionAudit
 from .data import EmbeddingTable
 from .leakage import cmc, membership_metrics, tpr_at_fpr
+from .settings import AuditSettings
 
 ENCODERS = ("dlib", "sface")
 REGIMES = ("large", "small")
 GENERATORS = ("none", "swap", "dp-pix")
 CERTIFICATES_PER_CONDITION = 5
-#: The study's audit protocol (paper 000, Section 4), before the family size is known.
-STUDY_AUDIT: dict[str, Any] = {"pairs": 500, "kde_pairs": 100, "roc_pairs": 200,
-                               "certificates": CERTIFICATES_PER_CONDITION, "selection_pool": 100,
-                               "prefer_certifiable": True}
+#: The study's audit protocol (*Picture the Epsilon*, Section IV), before the family size is known.
+STUDY_AUDIT = AuditSettings(certificates=CERTIFICATES_PER_CONDITION, prefer_certifiable=True)
 #: Pairs behind each Table 2 median (paper 001: the same 100 pairs for every method).
 TABLE2_PAIRS = 100
 
@@ -62,45 +61,21 @@ def parse_condition(name: str) -> dict[str, str]:
     return {"encoder": encoder, "regime": regime, "generator": generator}
 
 
-def audit_settings(n_conditions: int, *, seed: int = 0, **overrides: Any) -> dict[str, Any]:
-    """Keyword arguments of :func:`epsaudit.condition.audit_condition` for one condition of the study.
+def audit_settings(n_conditions: int, *, seed: int = 0, **overrides: Any) -> AuditSettings:
+    """The settings of :func:`epsaudit.condition.audit_condition` for one condition of the study.
 
     Every condition certifies :data:`CERTIFICATES_PER_CONDITION` pairs and all
     ``5 * n_conditions`` certificates form one Bonferroni family (``family_size``), so they hold
     together at 95%. ``overrides`` replace protocol entries (e.g. smaller pair counts for a smoke
-    run); ``n_jobs`` may be added by the caller (numbers do not depend on it).
-    """
-    settings = dict(STUDY_AUDIT, seed=int(seed))
-    settings.update(overrides)
-    settings["family_size"] = int(settings["certificates"]) * int(n_conditions)
-    return settings
-
-
-_FLAGS = {"pairs": "--pairs", "kde_pairs": "--kde-pairs", "roc_pairs": "--roc-pairs",
-          "certificates": "--certificates", "family_size": "--family-size", "selection_pool": "--selection-pool",
-          "seed": "--seed", "test_size": "--test-size", "confidence": "--confidence", "min_rows": "--min-rows",
-          "permutations": "--permutations"}
-
-
-def cli_args(settings: Mapping[str, Any]) -> list[str]:
-    """The flags of ``epsaudit audit`` that reproduce ``audit_condition(table, **settings)``.
+    run). ``settings.cli_args()`` gives the same settings as ``epsaudit audit`` flags.
 
     Raises
     ------
-    ValueError
-        For a setting the command line cannot express.
+    epsaudit.settings.SettingsError
+        For an unknown setting or a bad value.
     """
-    args: list[str] = []
-    for key, value in settings.items():
-        if key == "n_jobs":
-            args += ["--jobs", str(value)]
-        elif key == "prefer_certifiable":
-            args += ["--prefer-certifiable"] if value else []
-        elif key in _FLAGS:
-            args += [_FLAGS[key], str(value)]
-        else:
-            raise ValueError(f"setting {key!r} has no epsaudit audit flag")
-    return args
+    settings = STUDY_AUDIT.replace(seed=int(seed), **overrides)
+    return settings.replace(family_size=settings.certificates * int(n_conditions))
 
 
 # -------------------------------------------------------------------------------------------------

@@ -234,12 +234,16 @@ def test_cli_explicit_columns_and_numeric_labels(tmp_path, capsys):
     assert "delimiter ';' (auto-detected)" in err and "embedding columns u..w (given, d = 3)" in err
 
 
-def test_min_rows_below_the_fold_count_is_refused():
+def test_min_rows_below_the_fold_count_is_refused_by_name_and_by_flag(tmp_path, capsys):
     import numpy as np
 
     from epsaudit.condition import audit_condition
 
     rng = np.random.default_rng(0)
     groups = {f"id{i}": rng.normal(size=(8, 4)) for i in range(3)}
-    with pytest.raises(ValueError, match="--min-rows"):
-        audit_condition(groups, min_rows=2)
+    with pytest.raises(ValueError, match=r"^min_rows must be >= 5, the ROC-HT fold count"):
+        audit_condition(groups, min_rows=2)  # the library names the parameter
+    path = tmp_path / "t.csv"
+    path.write_text("identity,e0,e1\n" + "".join(f"id{i},{rng.normal()},{rng.normal()}\n" for i in range(6) for _ in range(6)))
+    assert main(["audit", str(path), "--min-rows", "2"]) == 2  # the command line names the flag
+    assert "epsaudit: error: --min-rows must be >= 5, the ROC-HT fold count" in capsys.readouterr().err

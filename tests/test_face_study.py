@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from epsaudit.settings import AuditSettings, SettingsError
+
 from epsaudit import face_study as fs
 from epsaudit.cli import build_parser, main
 from epsaudit.condition import audit_condition
@@ -42,9 +44,9 @@ def test_cli_reproduces_the_notebooks_audit(condition, tmp_path, capsys):
     """Every committed condition: the CLI gives the numbers notebook 03 computes (same call)."""
     settings = fs.audit_settings(len(fs.condition_names()), seed=0)
     path = DATA / f"{condition}.csv"
-    direct = audit_condition(load_embeddings(path), n_jobs=2, **settings)
+    direct = audit_condition(load_embeddings(path), settings, n_jobs=2)
     prefix = tmp_path / "audit"
-    assert main(["audit", str(path), *fs.cli_args(settings), "--jobs", "2", "--out", str(prefix)]) == 0
+    assert main(["audit", str(path), *settings.cli_args(), "--jobs", "2", "--out", str(prefix)]) == 0
     capsys.readouterr()
     doc = json.loads(Path(f"{prefix}.json").read_text())
     record = doc["conditions"][0]
@@ -66,14 +68,12 @@ def test_cli_reproduces_the_notebooks_audit(condition, tmp_path, capsys):
 
 
 def test_cli_args_parse_back_to_the_settings():
-    settings = fs.audit_settings(12, seed=3, pairs=7)
-    args = build_parser().parse_args(["audit", "x.csv", *fs.cli_args(settings)])
-    for key in ("pairs", "kde_pairs", "roc_pairs", "certificates", "family_size", "selection_pool", "seed",
-                "prefer_certifiable"):
-        assert getattr(args, key) == settings[key], key
-    assert settings["family_size"] == 12 * fs.CERTIFICATES_PER_CONDITION
-    with pytest.raises(ValueError, match="no epsaudit audit flag"):
-        fs.cli_args({"kde_alphas": (0.0,)})
+    settings = fs.audit_settings(12, seed=3, pairs=7, kde_alphas=(0.0, 0.05), delta=1e-6)
+    args = build_parser().parse_args(["audit", "x.csv", *settings.cli_args()])
+    assert AuditSettings.from_namespace(args) == settings
+    assert settings.family_size == 12 * fs.CERTIFICATES_PER_CONDITION
+    with pytest.raises(SettingsError, match="colour is not an audit setting"):
+        fs.audit_settings(12, colour="red")
 
 
 def _table(labels, x, ids):
