@@ -49,7 +49,7 @@ $(STAMP): pyproject.toml $(LOCK)
 			echo "Run e.g. 'make PYTHON=python3.11 ...'." >&2; exit 1; }; \
 		$(PYTHON) -m venv $(VENV); \
 	fi
-	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[test]"
+	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[all]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (epsaudit)" >/dev/null
 	@touch $@
 
@@ -63,9 +63,9 @@ data-link:
 lock:
 	rm -rf _build/lockvenv
 	$(PYTHON) -m venv _build/lockvenv
-	_build/lockvenv/bin/python -m pip install --quiet -e ".[test]"
-	{ echo "# Full pip freeze of a fresh venv made from pyproject.toml (pip install -e '.[test]'), Python 3.11."; \
-	  echo "# Used as a constraints file: pip install -c requirements-lock.txt -e '.[test]'. Regenerate with: make lock"; \
+	_build/lockvenv/bin/python -m pip install --quiet -e ".[all]"
+	{ echo "# Full pip freeze of a fresh venv made from pyproject.toml (pip install -e '.[all]'), Python 3.11."; \
+	  echo "# Used as a constraints file: pip install -c requirements-lock.txt -e '.[all]'. Regenerate with: make lock"; \
 	  _build/lockvenv/bin/python -m pip freeze --exclude-editable | grep -v -i '^epsaudit'; } > $(LOCK)
 	rm -rf _build/lockvenv
 

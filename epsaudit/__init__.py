@@ -23,5 +23,5 @@ Every audit returns an :class:`~epsaudit.results.EpsilonResult` that says whethe
 
 from .results import EpsilonResult, results_frame
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["EpsilonResult", "results_frame", "__version__"]
