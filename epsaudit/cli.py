@@ -115,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="parallel workers (joblib; -1 = all cores; default 2); numbers do not depend on it")
     audit.add_argument("--out", metavar="PREFIX",
                        help="write PREFIX.csv (all per-pair results) and PREFIX.json (summary, settings, "
-                            "input SHA-256, filter counts)")
+                            "input SHA-256, filter counts); a trailing .csv or .json is dropped from PREFIX")
     audit.add_argument("--progress", action="store_true", help="show progress bars on stderr")
 
     check = sub.add_parser("check", help="load embedding tables and report detection and filter counts only",
@@ -125,12 +125,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _load(args: argparse.Namespace) -> list[EmbeddingTable]:
+def _load(args: argparse.Namespace, to_stdout: bool = False) -> list[EmbeddingTable]:
+    report = sys.stdout if to_stdout else sys.stderr  # looked up now: callers may redirect them
     tables = []
     for f in args.files:
         table = load_embeddings(f, label_col=args.label_col, embedding_cols=args.embedding_cols,
                                 image_col=args.image_col)
-        print(table.summary(), file=sys.stderr)
+        print(table.summary(), file=report)
         tables.append(table)
     if len(tables) > 1:
         check_same_dimension(tables)
@@ -174,9 +175,8 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         frames.append(audit.per_pair.assign(condition=table.source))
         records.append({**audit.to_dict(), "input": _input_record(table), "seconds": round(seconds, 2)})
     if args.out:
-        prefix = Path(args.out)
-        prefix.parent.mkdir(parents=True, exist_ok=True)
-        csv_path, json_path = Path(f"{prefix}.csv"), Path(f"{prefix}.json")
+        csv_path, json_path = output_paths(args.out)
+        csv_path.parent.mkdir(parents=True, exist_ok=True)
         per_pair = pd.concat(frames, ignore_index=True)
         per_pair = per_pair[["condition"] + [c for c in per_pair.columns if c != "condition"]]
         per_pair.to_csv(csv_path, index=False)
@@ -186,6 +186,15 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 0
 
 
+def output_paths(out: str) -> tuple[Path, Path]:
+    """``--out`` -> the CSV and JSON paths: ``results``, ``results.csv`` and ``results.json`` all give
+    ``results.csv`` and ``results.json``."""
+    prefix = Path(out)
+    if prefix.suffix.lower() in (".csv", ".json"):
+        prefix = prefix.with_suffix("")
+    return prefix.with_name(prefix.name + ".csv"), prefix.with_name(prefix.name + ".json")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``epsaudit`` command; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -193,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
-            _load(args)
+            _load(args, to_stdout=True)  # the report is the command's output
             return 0
         return _audit(args, argv)
     except SettingsError as exc:  # the library names the parameter; the command line names its flag

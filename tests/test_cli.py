@@ -230,8 +230,24 @@ def test_cli_explicit_columns_and_numeric_labels(tmp_path, capsys):
     assert main(["check", str(path)]) == 2
     assert "--label-col" in capsys.readouterr().err
     assert main(["check", str(path), "--label-col", "subject_no", "--embedding-cols", "u:w"]) == 0
-    err = capsys.readouterr().err
-    assert "delimiter ';' (auto-detected)" in err and "embedding columns u..w (given, d = 3)" in err
+    out = capsys.readouterr().out  # check's report is its output: stdout
+    assert "delimiter ';' (auto-detected)" in out and "embedding columns u..w (given, d = 3)" in out
+
+
+@pytest.mark.parametrize("given", ["res", "res.csv", "res.json", "res.CSV"])
+def test_out_names_the_two_files_whatever_suffix_is_given(tmp_path, given):
+    from epsaudit.cli import output_paths
+
+    csv, js = output_paths(str(tmp_path / given))
+    assert (csv.name, js.name) == ("res.csv", "res.json")
+
+
+def test_python_dash_m_epsaudit_is_the_command(csv_path):
+    import subprocess
+    import sys
+
+    run = subprocess.run([sys.executable, "-m", "epsaudit", "check", str(csv_path)], capture_output=True, text=True)
+    assert run.returncode == 0 and "kept" in run.stdout and run.stderr == ""
 
 
 def test_min_rows_below_the_fold_count_is_refused_by_name_and_by_flag(tmp_path, capsys):
