@@ -34,6 +34,7 @@ help:
 	@echo "make test                     run the test suite (includes the slow book test)"
 	@echo "make notebooks PROFILE=smoke  execute notebooks/*.py into book/executed/"
 	@echo "make venv | sync | clean | data-link | lock"
+	@echo "make lfw                      get the LFW images into data/lfw/images, verified (LFW_ARGS=--verify | --archive PATH)"
 	@echo "make data                     regenerate all face data from the LFW images (conditions + corpora, ~2 h)"
 	@echo "make conditions | corpora     only the condition CSVs (~40 min) | only data/corpora/ (~70 min)"
 
@@ -58,6 +59,14 @@ data-link:
 	@if [ -d "$(LFW_SHARED)" ] && [ ! -e data/lfw ] && [ ! -L data/lfw ]; then \
 		mkdir -p data && ln -s ../../shared/data/lfw data/lfw && echo "linked data/lfw -> ../../shared/data/lfw"; \
 	fi
+
+# The LFW images the committed embeddings were made from, checked against data/lfw_images.sha256: an
+# existing data/lfw/images is verified; else the shared copy is linked (as data-link does) when it exists;
+# else the pinned commit's archive is downloaded from GitHub (about 460 MB), verified and unpacked.
+# LFW_ARGS adds options (python -m epsaudit.faces.lfw --help), e.g. LFW_ARGS="--archive lfw.tar.gz".
+.PHONY: lfw
+lfw: venv
+	$(BIN)/python -m epsaudit.faces.lfw $(LFW_ARGS)
 
 # Regenerate the lock file from a throwaway venv that resolves pyproject.toml afresh.
 lock:

@@ -86,7 +86,7 @@ def image_root(root: str | os.PathLike | None = None) -> Path:
     tried = ", ".join(str(p) for p in candidates)
     raise ImageRootError(
         f"LFW image root not found (tried {tried}). The images are not in the repository: run "
-        f"`make data-link` to link data/lfw to the shared copy ../shared/data/lfw when it exists, "
+        f"`make lfw` to fetch and verify them into data/lfw/images (or link a shared copy), "
         f"or pass the folder holding <Person>/<Person>_NNNN.jpg (argument or ${ENV_IMAGE_ROOT})."
     )
 
