@@ -1,4 +1,5 @@
-"""Analysis of the cascade and operator corpora (paper 002, Sections VI-VIII; SPEC section 6).
+"""Analysis of the cascade and operator corpora (*Toward Interpretable Privacy Guarantees in
+Face-Swapping Anonymization*, Sections VI-VIII).
 
 The corpora (:mod:`epsaudit.faces.corpora`, ``data/corpora/``) hold, per encoder, the raw embeddings
 of every original photograph, of every pass of every complete cascade chain (a target photograph
@@ -55,8 +56,9 @@ from .bounds import bonferroni_alpha
 from .data import sha256_file
 from .face_study import _unit, reference_centre as _mean_unit_direction
 from .leakage import cmc, membership_metrics
-from .operator import (DEFAULT_ALPHAS, AffineOperator, baseline_predictions, fit_affine_operator,
-                       prediction_quality, rollout, spectral_summary, stationary_law)
+from .operator import (DEFAULT_ALPHAS, MAX_WIDENINGS, AffineOperator, baseline_predictions, fit_affine_operator,
+                       penalty_determination, penalty_sensitivity, prediction_quality, rollout, spectral_summary,
+                       lyapunov_residual, stationary_law, weak_directions)
 
 MANIFEST = "corpora_manifest.json"
 ENCODERS = ("dlib", "sface")
@@ -812,8 +814,9 @@ def operator_arrays(corpora: Corpora, variant: str, partition: str
     Returns
     -------
     d, t, s : ndarray, shape (n, d)
-    groups : ndarray of str, shape (n,)
-        Target identity of each triplet (the identity-disjoint CV key).
+    groups : ndarray of str, shape (n, 2)
+        Donor identity (column 0) and target identity (column 1) of each triplet: the keys of the
+        identity-disjoint folds (:func:`epsaudit.operator.cv_folds`).
 
     Raises
     ------
@@ -832,7 +835,8 @@ def operator_arrays(corpora: Corpora, variant: str, partition: str
                              f"(variants present: {sorted(corpora.operator['variant'].unique())})")
         cols = corpora.embedding_columns
         corpora._cache[key] = (corpora.embeddings(rows["donor"]), corpora.embeddings(rows["target"]),
-                               rows[cols].to_numpy(dtype=np.float64), rows["target_identity"].astype(str).to_numpy())
+                               rows[cols].to_numpy(dtype=np.float64),
+                               rows[["donor_identity", "target_identity"]].astype(str).to_numpy())
     return tuple(a.copy() for a in corpora._cache[key])  # type: ignore[return-value]
 
 
@@ -844,16 +848,23 @@ class OperatorStudy:
     ----------
     variant : str
     op : AffineOperator
-        Fit on every train triplet (penalty by identity-disjoint 5-fold CV).
+        Fit on every train triplet (penalty by identity-disjoint 5-fold CV; ``op.search`` is the
+        penalty's :class:`epsaudit.diagnostics.GridSearchRecord`, ``op.cv`` the folds).
     quality : pandas.DataFrame
         Index ``affine``, ``copy-donor``, ``kNN``; columns ``mean_cosine``, ``r2``,
         ``residual_fraction`` on the test partition.
     spectra : dict
         :func:`epsaudit.operator.spectral_summary` (``rho_B``, ``sigma_max_B``, ``b_u`` over the
-        unit test targets, ``rho_A``) plus ``n_train``, ``n_test``, ``alpha``.
+        unit test targets, ``rho_A``) plus ``n_train``, ``n_test``, ``alpha``, ``alpha_edge``
+        (``op.search.edge``), ``alpha_determined``, ``widenings`` and ``weak_directions``
+        (:func:`epsaudit.operator.weak_directions` of the train inputs).
     size_curve : pandas.DataFrame
-        ``n_train``, ``rho_B``, ``sigma_max_B``, ``b_u``, ``r2_test``, ``alpha`` for nested seeded
-        train subsets.
+        ``n_train``, ``rho_B``, ``sigma_max_B``, ``b_u``, ``r2_test``, ``alpha``, ``alpha_edge``
+        for nested seeded train subsets (each with its own widened penalty search).
+    sensitivity : pandas.DataFrame
+        :func:`epsaudit.operator.penalty_sensitivity`: the quantities at every penalty searched.
+    determination : pandas.DataFrame
+        :func:`epsaudit.operator.penalty_determination`: which quantities the data determine.
     eigenvalues : ndarray of complex, shape (d,)
         Of ``B``, by decreasing modulus.
     residuals : dict
@@ -867,6 +878,8 @@ class OperatorStudy:
     size_curve: pd.DataFrame
     eigenvalues: np.ndarray
     residuals: dict
+    sensitivity: pd.DataFrame
+    determination: pd.DataFrame
 
 
 def residual_checks(op: AffineOperator, d, t, s, *, same_person: Mapping[Hashable, np.ndarray] | None = None,
@@ -936,7 +949,7 @@ def residual_checks(op: AffineOperator, d, t, s, *, same_person: Mapping[Hashabl
 
 def fit_operator_study(corpora: Corpora, variant: str, *, sizes: Sequence[int] = (1000, 2000, 4000, 8000),
                        seed: int = 0, alphas: Sequence[float] = DEFAULT_ALPHAS, knn_k: int = 10,
-                       folds: int = 5) -> OperatorStudy:
+                       folds: int = 5, roles: str = "both", widen: int = MAX_WIDENINGS) -> OperatorStudy:
     """Fit ``s = A d + B t + c + e`` on the train partition and check it on the test partition.
 
     Parameters
@@ -947,11 +960,18 @@ def fit_operator_study(corpora: Corpora, variant: str, *, sizes: Sequence[int] =
         Train-set sizes of the size curve (nested subsets of one seeded permutation); sizes above
         the train partition are dropped.
     seed : int
+        Size-curve subsets, identity-to-fold assignment, residual-check subsampling.
     alphas : sequence of float
-        Ridge penalties tried by the identity-disjoint CV (groups: target identity).
+        Initial ridge penalty grid, widened while the best penalty is at an edge
+        (:func:`epsaudit.operator.ridge_penalty_search`).
     knn_k : int
         Neighbours of the kNN baseline.
     folds : int
+    roles : ``"both"`` or ``"target"``
+        Fold design (:func:`epsaudit.operator.cv_folds`): identity-disjoint in donor and target
+        role (default), or grouped by target identity only (the earlier design, for comparison).
+    widen : int
+        Maximum widenings of the penalty grid (0: ``alphas`` only).
 
     Returns
     -------
@@ -960,37 +980,98 @@ def fit_operator_study(corpora: Corpora, variant: str, *, sizes: Sequence[int] =
     Raises
     ------
     ValueError
-        No train/test swaps for the variant, or fewer target identities than folds.
+        No train/test swaps for the variant, or too few identities for the folds. A size-curve
+        subset too small for the folds is skipped, never silently: it gets a row with NaN
+        quantities and ``alpha_edge`` holding the reason.
     """
     d, t, s, groups = operator_arrays(corpora, variant, "train")
     d_te, t_te, s_te, groups_te = operator_arrays(corpora, variant, "test")
-    op = fit_affine_operator(d, t, s, groups, alphas=alphas, folds=folds)
+    fit_args = dict(alphas=alphas, folds=folds, roles=roles, seed=seed, widen=widen)
+    op = fit_affine_operator(d, t, s, groups, **fit_args)
     preds = {"affine": op.predict(d_te, t_te)}
     base = baseline_predictions((d, t, s), (d_te, t_te, s_te), k=knn_k)
     preds["copy-donor"], preds["kNN"] = base["copy_donor"], base["knn"]
     quality = pd.DataFrame({k: prediction_quality(v, s_te) for k, v in preds.items()}).T.rename_axis("predictor")
-    spectra = {**spectral_summary(op, t_te), "n_train": len(d), "n_test": len(d_te), "alpha": op.alpha}
+    spectra = {**spectral_summary(op, t_te), "n_train": len(d), "n_test": len(d_te), "alpha": op.alpha,
+               "alpha_edge": op.search.edge, "alpha_determined": op.search.determined,
+               "widenings": op.search.widenings, "weak_directions": weak_directions(d, t)}
     order = np.random.default_rng(seed).permutation(len(d))
     rows = []
     for n in sorted({int(x) for x in sizes if int(x) <= len(d)}):
         sub = order[:n]
         try:
-            op_n = op if n == len(d) else fit_affine_operator(d[sub], t[sub], s[sub], groups[sub], alphas=alphas,
-                                                              folds=folds)
-        except ValueError:  # too few identities for the folds in a small subset
+            op_n = op if n == len(d) else fit_affine_operator(d[sub], t[sub], s[sub], groups[sub], **fit_args)
+        except ValueError as exc:  # too few identities for the folds in a small subset: say so
+            rows.append({"n_train": n, "rho_B": np.nan, "sigma_max_B": np.nan, "b_u": np.nan, "r2_test": np.nan,
+                         "alpha": np.nan, "alpha_edge": f"not fitted: {str(exc).splitlines()[0]}"})
             continue
         sp = spectral_summary(op_n, t_te)
         rows.append({"n_train": n, "rho_B": sp["rho_B"], "sigma_max_B": sp["sigma_max_B"], "b_u": sp["b_u"],
-                     "r2_test": prediction_quality(op_n.predict(d_te, t_te), s_te)["r2"], "alpha": op_n.alpha})
-    size_curve = pd.DataFrame(rows, columns=["n_train", "rho_B", "sigma_max_B", "b_u", "r2_test", "alpha"])
+                     "r2_test": prediction_quality(op_n.predict(d_te, t_te), s_te)["r2"], "alpha": op_n.alpha,
+                     "alpha_edge": op_n.search.edge})
+    size_curve = pd.DataFrame(rows, columns=["n_train", "rho_B", "sigma_max_B", "b_u", "r2_test", "alpha",
+                                             "alpha_edge"])
     eigenvalues = linalg.eigvals(op.B)
     eigenvalues = eigenvalues[np.argsort(-np.abs(eigenvalues), kind="stable")]
-    test_ids = set(groups_te) | set(corpora.triplets.loc[corpora.triplets["partition"] == "test", "donor_identity"])
+    test_ids = set(groups_te.ravel())
     orig = corpora.originals[corpora.originals["identity"].isin(test_ids)]
     same = {k: v[corpora.embedding_columns].to_numpy(dtype=np.float64) for k, v in orig.groupby("identity")}
     residuals = residual_checks(op, d_te, t_te, s_te, same_person=same, seed=seed)
+    sensitivity = penalty_sensitivity(op, (d, t, s), (d_te, t_te, s_te))
+    determination = penalty_determination(sensitivity)
     return OperatorStudy(variant=variant, op=op, quality=quality, spectra=spectra, size_curve=size_curve,
-                         eigenvalues=eigenvalues, residuals=residuals)
+                         eigenvalues=eigenvalues, residuals=residuals, sensitivity=sensitivity,
+                         determination=determination)
+
+
+#: The fold designs :func:`cv_design_comparison` compares: (label, roles, widen).
+CV_DESIGNS = (("target folds, initial grid", "target", 0), ("target folds, widened grid", "target", MAX_WIDENINGS),
+              ("both-role folds, widened grid", "both", MAX_WIDENINGS))
+
+
+def cv_design_comparison(corpora: Corpora, variant: str, *, designs: Sequence[tuple[str, str, int]] = CV_DESIGNS,
+                         alphas: Sequence[float] = DEFAULT_ALPHAS, folds: int = 5, seed: int = 0) -> pd.DataFrame:
+    """The chosen penalty and the headline numbers under different fold designs and grids.
+
+    The first design of :data:`CV_DESIGNS` is the operator fit as it was (folds grouped by target
+    identity, penalty grid 1e-3 ... 1e4 not widened), the last the current one (identity-disjoint
+    in both roles, widened grid).
+
+    Parameters
+    ----------
+    corpora : Corpora
+    variant : str
+    designs : sequence of (label, roles, widen)
+        ``roles`` and ``widen`` as in :func:`fit_operator_study`.
+    alphas, folds, seed
+        As in :func:`fit_operator_study`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per design: ``design``, ``held_out`` (:attr:`epsaudit.operator.CVFolds.held_out`),
+        ``validated`` (triplets validated over all folds), ``train_per_fold`` and
+        ``excluded_per_fold`` (means), ``shared_identities`` (mean per fold: validation identities
+        also in that fold's training triplets, either role), ``alpha``, ``edge``, ``widenings``,
+        ``one_se_low``, ``one_se_high``, ``rho_B``, ``sigma_max_B``, ``b_u``, ``r2`` and
+        ``mean_cosine`` (test partition).
+    """
+    d, t, s, groups = operator_arrays(corpora, variant, "train")
+    d_te, t_te, s_te, _ = operator_arrays(corpora, variant, "test")
+    rows = []
+    for label, roles, widen in designs:
+        op = fit_affine_operator(d, t, s, groups, alphas=alphas, folds=folds, roles=roles, seed=seed, widen=widen)
+        rec, tab = op.search, op.cv.table
+        sp, q = spectral_summary(op, t_te), prediction_quality(op.predict(d_te, t_te), s_te)
+        rng = rec.one_se_range
+        rows.append({"design": label, "held_out": op.cv.held_out, "validated": op.cv.validated,
+                     "train_per_fold": float(tab["train"].mean()), "excluded_per_fold": float(tab["excluded"].mean()),
+                     "shared_identities": float(tab["shared_identities"].astype(float).mean()),
+                     "alpha": op.alpha, "edge": rec.edge, "widenings": rec.widenings,
+                     "one_se_low": rng[0], "one_se_high": rng[1],
+                     **{k: sp[k] for k in ("rho_B", "sigma_max_B", "b_u")}, "r2": q["r2"],
+                     "mean_cosine": q["mean_cosine"]})
+    return pd.DataFrame(rows)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -1041,7 +1122,8 @@ def model_predictions(study_or_op: OperatorStudy | AffineOperator, corpora: Corp
         One row per pass ``0..K``: ``pass``; for ``model`` in ``noiseless``, ``monte_carlo``:
         ``<model>_leakage``, ``<model>_nonmember``, ``<model>_floor``, ``<model>_excess``,
         ``<model>_excess_ratio`` (``<NA>`` at pass 0; ratio of the reported excesses);
-        ``monte_carlo_auc``; ``carrier``; ``lyapunov_floor``.
+        ``monte_carlo_auc``; ``carrier``; ``lyapunov_floor``; ``lyapunov_residual`` (accuracy
+        of the stationary covariance, :func:`epsaudit.operator.lyapunov_residual`).
 
     Raises
     ------
@@ -1058,6 +1140,7 @@ def model_predictions(study_or_op: OperatorStudy | AffineOperator, corpora: Corp
     donors = _train_donors(corpora, variant)
     d_mean, d_cov = donors.mean(axis=0), np.cov(donors, rowvar=False)
     mu, cov = stationary_law(op, d_mean, d_cov)
+    lyap_res = lyapunov_residual(op.B, cov, op.A @ d_cov @ op.A.T + op.residual_cov)
     fixed = np.linalg.solve(np.eye(dim) - op.B, op.A @ d_mean + op.c)
 
     def scored(emb: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1103,6 +1186,7 @@ def model_predictions(study_or_op: OperatorStudy | AffineOperator, corpora: Corp
     cstack = np.stack(carrier)
     out["carrier"] = np.median(np.einsum("kmd,md->km", _unit(cstack), _unit(start)), axis=1)
     out["lyapunov_floor"] = float(np.median(np.concatenate(reps["lyapunov"])))
+    out["lyapunov_residual"] = lyap_res
     return out
 
 
@@ -1318,6 +1402,58 @@ def prediction_verdicts(measured: Mapping[str, pd.DataFrame], predicted: Mapping
                      "rule": "for every pair of variants sign(d rho) = sign(d late ratio) and = sign(d E_K/E_1); "
                              "both confirmed, one partly"})
     return pd.DataFrame(rows, columns=["prediction", "variant", "expected", "measured", "verdict", "rule"])
+
+
+def verdict_sensitivity(measured: Mapping[str, pd.DataFrame], determination: Mapping[str, pd.DataFrame]
+                        ) -> pd.DataFrame:
+    """Would prediction 1's checks (a) and (b) come out the same at every penalty the cross-validation
+    cannot tell apart from the chosen one?
+
+    Check (a) compares the first measured excess ratio with ``b_u``, check (b) the late ratio with
+    ``rho(B)`` (:func:`prediction_verdicts`); both fitted numbers move with the ridge penalty. Over
+    the one-standard-error range ``[low, high]`` of the fitted number
+    (:func:`epsaudit.operator.penalty_determination`) the distance to the measured ratio ranges over
+    ``[min, max]``; the check *holds throughout* if ``max <= tol``, *fails throughout* if
+    ``min > tol``, and otherwise *depends on the penalty*: the data do not decide it (*no measured
+    ratio* when the cascade has too few passes for the ratio).
+
+    Parameters
+    ----------
+    measured : mapping variant -> DataFrame
+        :func:`cascade_series`.
+    determination : mapping variant -> DataFrame
+        :attr:`OperatorStudy.determination`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``variant``, ``check``, ``measured`` (the ratio), ``quantity``, ``low``, ``high``,
+        ``distance_min``, ``distance_max``, ``tolerance``, ``outcome``.
+
+    Raises
+    ------
+    ValueError
+        Variants missing from ``determination``.
+    """
+    missing = [v for v in measured if v not in determination]
+    if missing:
+        raise ValueError(f"determination lacks variant(s) {missing}")
+    rows = []
+    for v, m in measured.items():
+        m = m.sort_values("pass")
+        ratios = m["excess_ratio"].dropna().astype(float).to_numpy()
+        checks = (("(a) first ratio ~ b_u", float(ratios[0]) if len(ratios) else float("nan"), "b_u", RATE_FIRST_TOL),
+                  ("(b) late ratio ~ rho(B)", _late_ratio(m), "rho_B", RATE_LATE_TOL))
+        for name, ratio, quantity, tol in checks:
+            low, high = (float(determination[v].loc[quantity, k]) for k in ("low", "high"))
+            near = 0.0 if low <= ratio <= high else min(abs(ratio - low), abs(ratio - high))
+            far = max(abs(ratio - low), abs(ratio - high))
+            outcome = ("no measured ratio" if not np.isfinite(ratio) else "holds throughout" if far <= tol
+                       else "fails throughout" if near > tol else "depends on the penalty")
+            rows.append({"variant": v, "check": name, "measured": ratio, "quantity": quantity, "low": low,
+                         "high": high, "distance_min": near, "distance_max": far, "tolerance": tol,
+                         "outcome": outcome})
+    return pd.DataFrame(rows)
 
 
 def passes_to_excess(excess_last: float, last_pass: int, rate: float, threshold: float = 0.01) -> int:

@@ -167,7 +167,9 @@ def test_load_round_trips_and_checks(synthetic):
     assert len(groups) == 10 and all(g.shape == (8, 10) for g in groups.values())
     np.testing.assert_allclose(np.linalg.norm(groups["T03"], axis=1), 1.0)
     d, t, s, g = cs.operator_arrays(corpora, "inner", "test")
-    assert d.shape == t.shape == s.shape == (200, 10) and len(g) == 200
+    assert d.shape == t.shape == s.shape == (200, 10) and g.shape == (200, 2)
+    test_rows = corpora.triplets[corpora.triplets["partition"] == "test"]
+    assert list(g[:, 0]) == list(test_rows["donor_identity"]) and list(g[:, 1]) == list(test_rows["target_identity"])
     train = corpora.triplets[corpora.triplets["partition"] == "train"]
     ids = sorted(set(train["donor"]) | set(train["target"]))
     x = corpora.embeddings(ids)
@@ -302,11 +304,55 @@ def test_operator_study_recovers_the_known_operator(synthetic, studies):
         assert q.loc["affine", "mean_cosine"] > q.loc["kNN", "mean_cosine"]
         assert list(study.size_curve["n_train"]) == [200, 400, 800]
         assert study.size_curve["rho_B"].iloc[-1] == pytest.approx(study.spectra["rho_B"])
+        # the penalty: identity-disjoint folds in both roles, interior after widening, every quantity determined
+        cv = study.op.cv
+        assert cv.roles == "both" and cv.validated == 126 and (cv.table["shared_identities"] == 0).all()
+        assert (cv.table["train"] + cv.table["validation"] + cv.table["excluded"] == 800).all()
+        assert study.spectra["alpha_edge"] == "interior" and study.spectra["alpha_determined"]
+        assert study.spectra["alpha"] == study.op.search.chosen and study.spectra["weak_directions"] == 0
+        assert study.determination["determined"].all()
+        assert study.determination.loc["rho_B", "relative_range"] < 0.05
+        assert study.determination.loc["rho_B", "value"] == pytest.approx(study.spectra["rho_B"], rel=1e-9)
+        assert list(study.size_curve["alpha_edge"]) == ["interior"] * 3
+        assert len(study.sensitivity) == len(study.op.search.grid)
         res = study.residuals
         assert res["n"] == 200 and res["gaussianity"]["tested"] == 10
         assert res["gaussianity"]["non_gaussian"] <= 1  # Gaussian noise
         assert res["target_correlation"]["mean_abs"] < 0.1
         assert 0 < res["residual_to_same_person"] < 0.5  # noise 0.05 vs same-person spread 0.35
+
+
+def test_cv_design_comparison_counts_what_is_held_out(synthetic):
+    corpora, _, _ = synthetic
+    table = cs.cv_design_comparison(corpora, "hull")
+    assert list(table["design"]) == [label for label, _, _ in cs.CV_DESIGNS]
+    before, after = table.iloc[0], table.iloc[-1]
+    # grouping by target identity validates every triplet but shares identities (donors, and targets
+    # in the donor role) between training and validation; both-role folds share none
+    assert (before["validated"], before["train_per_fold"], before["excluded_per_fold"]) == (800, 640.0, 0.0)
+    assert before["shared_identities"] == 95.0 and before["widenings"] == 0
+    assert (after["validated"], after["shared_identities"], after["excluded_per_fold"]) == (126, 0.0, 269.6)
+    assert "both roles" in after["held_out"] and "donor role" in before["held_out"]
+    assert after["alpha"] == pytest.approx(0.1) and after["edge"] == "interior"
+    assert abs(after["rho_B"] - before["rho_B"]) < 0.01  # a well-posed synthetic operator: the design hardly matters
+
+
+def test_verdict_sensitivity_over_the_penalty_range():
+    measured = {"v": pd.DataFrame({"pass": range(6), "excess_ratio": [pd.NA, 0.40, 0.80, 0.88, 0.93, 0.89]})}
+    det = pd.DataFrame({"low": [0.296, 0.80], "high": [0.320, 0.87]}, index=["b_u", "rho_B"])
+    out = cs.verdict_sensitivity(measured, {"v": det}).set_index("check")
+    first, late = out.loc["(a) first ratio ~ b_u"], out.loc["(b) late ratio ~ rho(B)"]
+    # |0.40 - b_u| runs from 0.080 to 0.104 over the range: the 0.10 tolerance is crossed
+    assert (first["distance_min"], first["distance_max"]) == (pytest.approx(0.08), pytest.approx(0.104))
+    assert first["outcome"] == "depends on the penalty"
+    # late = mean(0.93, 0.89) = 0.91; |0.91 - rho(B)| runs from 0.04 to 0.11 across the 0.05 tolerance
+    assert late["measured"] == pytest.approx(0.91) and late["distance_min"] == pytest.approx(0.04)
+    assert late["distance_max"] == pytest.approx(0.11) and late["outcome"] == "depends on the penalty"
+    det2 = pd.DataFrame({"low": [0.395, 0.70], "high": [0.41, 0.80]}, index=["b_u", "rho_B"])
+    out2 = cs.verdict_sensitivity(measured, {"v": det2}).set_index("check")["outcome"]
+    assert list(out2) == ["holds throughout", "fails throughout"]
+    with pytest.raises(ValueError, match="lacks variant"):
+        cs.verdict_sensitivity(measured, {})
 
 
 def test_residual_checks_see_anisotropy_and_target_leaks():

@@ -71,3 +71,74 @@ def test_split_half_controls_find_no_signal():
     assert controls["exact_corners"] == 0
     with pytest.raises(ValueError, match="split-half"):
         split_half_groups({0: np.ones((4, 2)) + np.arange(4)[:, None]})
+
+
+# -------------------------------------------------------------------------------------------------
+# grid-search records
+
+
+def test_grid_record_flags_edges_ties_and_one_se_set():
+    from epsaudit.diagnostics import grid_record
+
+    grid = [0.1, 1.0, 10.0, 100.0]
+    peaked = grid_record("p", grid, [0.2, 0.5, 0.4, 0.1], criterion="score", score_se=[0.05, 0.05, 0.15, 0.05])
+    assert (peaked.chosen, peaked.edge, peaked.determined, peaked.stopped) == (1.0, "interior", True, "interior")
+    # within one SE (0.05) of 0.5: only 1.0; the SE of the best score counts, not the others'
+    assert list(peaked.within_one_se()) == [False, True, False, False]
+    assert peaked.one_se_range == (1.0, 1.0) and peaked.one_se_edge == "interior"
+    rising = grid_record("p", grid, [0.1, 0.2, 0.3, 0.4], criterion="score")
+    assert (rising.chosen, rising.edge, rising.determined, rising.stopped) == (100.0, "upper", False, "not widened")
+    assert rising.one_se_range is None and rising.one_se_edge is None
+    falling = grid_record("p", grid, [0.4, 0.3, 0.2, 0.1], criterion="score", score_se=[0.15] * 4)
+    assert (falling.chosen, falling.edge) == (0.1, "lower")
+    assert falling.one_se_range == (0.1, 1.0) and falling.one_se_edge == "lower"
+    flat = grid_record("p", grid, [0.3, 0.3, 0.3, 0.3], criterion="score", score_se=[0.0] * 4)
+    assert (flat.chosen, flat.edge, flat.one_se_edge) == (0.1, "lower", "both")  # ties: the first, as GridSearchCV
+    minimised = grid_record("p", grid, [0.4, 0.3, 0.2, 0.1], criterion="loss", maximise=False)
+    assert (minimised.chosen, minimised.edge) == (100.0, "upper")
+    assert grid_record("p", [5.0], [1.0], criterion="score").edge == "fixed"
+    row = falling.as_row()
+    assert row["edge"] == "lower" and row["determined"] is False and row["one_se_high"] == 1.0
+    assert "lower edge" in falling.describe() and "not determined" in falling.describe()
+    with pytest.raises(ValueError, match="NaN/inf at \\[10.0\\]"):
+        grid_record("p", grid, [0.1, 0.2, np.nan, 0.1], criterion="score")
+    with pytest.raises(ValueError, match="strictly increasing"):
+        grid_record("p", [1.0, 1.0], [0.1, 0.2], criterion="score")
+
+
+def test_widen_log_grid_keeps_the_spacing():
+    from epsaudit.diagnostics import widen_log_grid
+
+    grid = np.logspace(-3, 4, 15)  # half-decade steps
+    np.testing.assert_allclose(widen_log_grid(grid, "lower", 2), [1e-5, 10**-4.5, 1e-4, 10**-3.5])
+    np.testing.assert_allclose(widen_log_grid(grid, "upper", 1), [10**4.5, 1e5])
+    with pytest.raises(ValueError, match="side"):
+        widen_log_grid(grid, "left", 1)
+
+
+def test_bandwidth_sweep_edge_flag_and_widening():
+    from epsaudit.diagnostics import bandwidth_sweep_record
+
+    rng = np.random.default_rng(0)
+    groups = {i: rng.normal(size=(30, 12)) + rng.normal(size=12) for i in range(4)}
+    pairs = identity_pairs(groups)[:4]
+    paper = bandwidth_sweep(groups, pairs)
+    rec = bandwidth_sweep_record(paper)
+    assert (rec.chosen, rec.edge, rec.widened) == (0.75, "interior", False)  # the paper's peak, inside its grid
+    assert paper["max"].iloc[1] == pytest.approx(0.8487, abs=1e-4)
+    assert (paper["not_computed"] == 0).all() and not paper["added"].any()
+    # scales far above the peak: the maximum sits at the smallest scale, i.e. at the grid's edge
+    wide = bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0))
+    rec = bandwidth_sweep_record(wide)
+    assert (rec.chosen, rec.edge, rec.determined, rec.stopped) == (4.0, "lower", False, "not widened")
+    assert list(wide["max"].round(4)) == [0.2493, 0.126, 0.0632]
+    # widening halves the smallest scale until the peak is inside: 2, 1, 0.5 are added
+    widened = bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0), widen=4)
+    rec = bandwidth_sweep_record(widened)
+    assert list(widened["bandwidth_scale"]) == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+    assert list(widened["added"]) == [True, True, True, False, False, False]
+    assert (rec.chosen, rec.edge, rec.widenings, rec.stopped) == (1.0, "interior", 3, "interior")
+    assert rec.initial_grid == (4.0, 8.0, 16.0)
+    # a budget too small to bracket the peak is reported as such
+    short = bandwidth_sweep_record(bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0), widen=1))
+    assert (short.chosen, short.edge, short.widenings, short.stopped) == (2.0, "lower", 1, "limit")
