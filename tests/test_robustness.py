@@ -288,3 +288,19 @@ def test_a_file_that_is_not_an_image_is_named(tmp_path):
     (tmp_path / "P" / "P_0001.jpg").write_text("not a jpeg")
     with pytest.raises(ValueError, match=r"P_0001.jpg: not an image file"):
         load_image("P/P_0001.jpg", tmp_path)
+
+
+# -- kind 5: a maximum over a grid says when it sits at the grid's end ---------------------------
+
+
+def test_kde_lr_reports_coordinates_whose_maximum_is_at_the_end_of_its_grid():
+    from epsaudit.audits import kde_lr_epsilon
+
+    rng = np.random.default_rng(23)
+    shifted, centred = rng.normal(size=(30, 1)) + 1.0, rng.normal(size=(30, 1))
+    # without smoothing the log-ratio of two shifted densities grows towards the grid's ends, so
+    # its maximum (12.1 nats here) is set by where the grid stops (three bandwidths out)
+    unsmoothed = kde_lr_epsilon(shifted, centred, alpha=0.0)
+    assert unsmoothed.details["grid_edge_coordinates"] == 1 and unsmoothed.value == pytest.approx(12.09, abs=0.01)
+    # the uniform mixture caps the tails; the largest log-ratio is then inside the grid
+    assert kde_lr_epsilon(shifted, centred, alpha=0.01).details["grid_edge_coordinates"] == 0

@@ -98,6 +98,11 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
     >>> kde_lr_coordinates(rng.normal(size=(30, 2)), rng.normal(size=(30, 2)), [0.01]).shape
     (1, 2)
     """
+    return _coordinates(x_a, x_b, alphas, names, coordinate_names)[0]
+
+
+def _coordinates(x_a, x_b, alphas, names=("x_a", "x_b"), coordinate_names=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-coordinate values and whether each maximum sits at an end of the grid (see kde_lr_coordinates)."""
     a, b = as_pair(x_a, x_b)
     alphas = np.asarray(list(alphas), dtype=np.float64)
     if alphas.size == 0 or np.any((alphas < 0) | (alphas > 1)):
@@ -115,6 +120,7 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
             )
     d = a.shape[1]
     out = np.empty((alphas.size, d))
+    at_edge = np.empty((alphas.size, d), dtype=bool)
     steps = np.linspace(0.0, 1.0, GRID_POINTS)
     buffer = np.empty((_CHUNK, max(len(a), len(b)), GRID_POINTS), dtype=np.float32)
     for start in range(0, d, _CHUNK):
@@ -130,8 +136,11 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
             uniform = alpha / width[:, None]
             la = np.log(np.maximum((1 - alpha) * p_a + uniform, DENSITY_FLOOR))
             lb = np.log(np.maximum((1 - alpha) * p_b + uniform, DENSITY_FLOOR))
-            out[k, sl] = np.abs(la - lb).max(axis=1)
-    return out
+            gap = np.abs(la - lb)
+            where = gap.argmax(axis=1)
+            out[k, sl] = gap[np.arange(len(where)), where]
+            at_edge[k, sl] = (where == 0) | (where == GRID_POINTS - 1)
+    return out, at_edge
 
 
 def _settings(alpha: float) -> dict:
@@ -143,10 +152,11 @@ def _results(values, alphas, n_a, n_b, pair) -> list[EpsilonResult]:
     if isinstance(values, PairFailure):
         return [not_computed(values, route=ROUTE, kind="diagnostic", pair=pair, n=(n_a, n_b), settings=_settings(alpha))
                 for alpha in alphas]
+    sums, edges = values
     return [
         EpsilonResult(value=float(v), kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair,
-                      settings=_settings(alpha))
-        for v, alpha in zip(values, alphas)
+                      settings=_settings(alpha), details={"grid_edge_coordinates": int(e)})
+        for v, e, alpha in zip(sums, edges, alphas)
     ]
 
 
@@ -163,7 +173,9 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
     Returns
     -------
     EpsilonResult
-        ``kind="diagnostic"``, value in nats (sum over coordinates).
+        ``kind="diagnostic"``, value in nats (sum over coordinates); detail
+        ``grid_edge_coordinates``: coordinates whose largest log-ratio sits at an end of the
+        grid, where it depends on the grid's margin (three bandwidths) rather than on the data.
 
     Raises
     ------
@@ -171,8 +183,7 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
         See :func:`kde_lr_coordinates`.
     """
     a, b = as_pair(x_a, x_b)
-    values = kde_lr_coordinates(a, b, [alpha]).sum(axis=1)
-    return _results(values, [alpha], len(a), len(b), pair)[0]
+    return _results(_pair_job(a, b, [alpha]), [alpha], len(a), len(b), pair)[0]
 
 
 def kde_lr_pairs(
@@ -217,5 +228,7 @@ def kde_lr_pairs(
     return out
 
 
-def _pair_job(a, b, alphas, names, coordinate_names) -> np.ndarray:
-    return kde_lr_coordinates(a, b, alphas, names=names, coordinate_names=coordinate_names).sum(axis=1)
+def _pair_job(a, b, alphas, names=("x_a", "x_b"), coordinate_names=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per alpha: the score (sum over coordinates) and how many coordinates peak at a grid end."""
+    values, at_edge = _coordinates(a, b, alphas, names, coordinate_names)
+    return values.sum(axis=1), at_edge.sum(axis=1)
