@@ -17,13 +17,13 @@ from epsaudit.data import (
     DROP_CONFLICT,
     DROP_DUPLICATE,
     DROP_LABEL,
-    DUPLICATE_TOLERANCE,
     EmbeddingFileError,
     EmbeddingTable,
     load_embeddings,
     manifest_entry,
     write_embeddings,
 )
+from epsaudit.validation import ROW_TOLERANCE as DUPLICATE_TOLERANCE
 
 NFC = "Jos\u00e9"
 NFD = unicodedata.normalize("NFD", NFC)
