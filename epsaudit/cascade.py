@@ -849,7 +849,7 @@ class OperatorStudy:
     variant : str
     op : AffineOperator
         Fit on every train triplet (penalty by identity-disjoint 5-fold CV; ``op.search`` is the
-        penalty's :class:`epsaudit.diagnostics.GridSearchRecord`, ``op.cv`` the folds).
+        penalty's :class:`epsaudit.grids.GridSearchRecord`, ``op.cv`` the folds).
     quality : pandas.DataFrame
         Index ``affine``, ``copy-donor``, ``kNN``; columns ``mean_cosine``, ``r2``,
         ``residual_fraction`` on the test partition.

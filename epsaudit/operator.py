@@ -31,7 +31,7 @@ Penalty search (:func:`ridge_penalty_search`). The penalty maximises the mean he
 folds on a log grid; while the best penalty, or any penalty within one standard error of the best
 score, is the smallest or largest grid value, the grid is widened by :data:`WIDEN_DECADES` decades
 on that side, at most :data:`MAX_WIDENINGS` times (a side whose scores have stopped changing is not
-widened further). The result is a :class:`epsaudit.diagnostics.GridSearchRecord`: a penalty still
+widened further). The result is a :class:`epsaudit.grids.GridSearchRecord`: a penalty still
 at an edge is reported as *not determined*. Which fitted quantities depend on the penalty is measured by
 :func:`penalty_sensitivity` and summarised by :func:`penalty_determination`: a quantity is
 *determined by the data* if it moves by at most :data:`DETERMINED_REL_TOL` (relative) over the
@@ -52,7 +52,7 @@ from sklearn.metrics import r2_score
 from sklearn.model_selection import GroupKFold, KFold
 from sklearn.neighbors import KNeighborsRegressor
 
-from .diagnostics import GridSearchRecord, grid_record, widen_log_grid
+from .grids import GridSearchRecord, grid_record, widen_log_grid
 from .validation import as_sample
 
 #: The initial penalty grid (half-decade steps, 1e-3 ... 1e4).
@@ -296,7 +296,7 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
     (``sklearn.metrics.r2_score``, uniform average over outputs; the scores of
     ``GridSearchCV(Ridge(), scoring="r2")``), computed from one SVD of each fold's centred training
     inputs. The grid is widened by ``widen_decades`` decades (at its own spacing,
-    :func:`epsaudit.diagnostics.widen_log_grid`) on every side where either the best penalty (first
+    :func:`epsaudit.grids.widen_log_grid`) on every side where either the best penalty (first
     of equal scores) or a penalty within one standard error of the best score sits at the grid's
     edge: a best value at an edge could move, and a near-best value at an edge means the grid may
     hide a better region (the cross-validated R^2 of raw dlib embeddings has two local maxima). At

@@ -297,7 +297,7 @@ plt.show()
 #
 # A penalty chosen at the edge of its grid is not a choice the data made: a wider grid could move
 # it, and with it every number that depends on it. So every penalty search records where its best
-# value sits (`epsaudit.diagnostics.GridSearchRecord`): the final grid, the chosen penalty, whether
+# value sits (`epsaudit.grids.GridSearchRecord`): the final grid, the chosen penalty, whether
 # it is *interior* or at the *lower*/*upper* edge, how often the grid was widened and why the search
 # stopped (*interior*: the best penalty and all penalties within one standard error of it lie inside
 # the grid; *flat*: the scores no longer change at the edge, ridge having become least squares;

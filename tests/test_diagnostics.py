@@ -78,7 +78,7 @@ def test_split_half_controls_find_no_signal():
 
 
 def test_grid_record_flags_edges_ties_and_one_se_set():
-    from epsaudit.diagnostics import grid_record
+    from epsaudit.grids import grid_record
 
     grid = [0.1, 1.0, 10.0, 100.0]
     peaked = grid_record("p", grid, [0.2, 0.5, 0.4, 0.1], criterion="score", score_se=[0.05, 0.05, 0.15, 0.05])
@@ -107,7 +107,7 @@ def test_grid_record_flags_edges_ties_and_one_se_set():
 
 
 def test_widen_log_grid_keeps_the_spacing():
-    from epsaudit.diagnostics import widen_log_grid
+    from epsaudit.grids import widen_log_grid
 
     grid = np.logspace(-3, 4, 15)  # half-decade steps
     np.testing.assert_allclose(widen_log_grid(grid, "lower", 2), [1e-5, 10**-4.5, 1e-4, 10**-3.5])
