@@ -301,3 +301,354 @@ def gaussian_mu_for_epsilon(epsilon: float, delta: float = 1e-5) -> float:
     while gaussian_delta(epsilon, hi) < delta:
         hi *= 2.0
     return float(optimize.brentq(lambda m: gaussian_delta(epsilon, m) - delta, 1e-12, hi, xtol=1e-13, rtol=1e-13))
+
+
+# ---------------------------------------------------------------------------------------------
+# Trade-off curves (f-DP and Gaussian DP) and the MMD deviation bound
+# ---------------------------------------------------------------------------------------------
+#
+# A test that says "identity A" when its score exceeds a threshold has a false-positive rate
+# FPR = P_B(score > t) and a false-negative rate FNR = P_A(score <= t). The trade-off function
+# T(a) = inf {FNR : FPR <= a} of the pair is non-increasing and convex (Dong, Roth & Su 2022,
+# "Gaussian differential privacy", J. R. Stat. Soc. B 84(1), Section 2). Any point (FPR_hi, FNR_hi)
+# with FPR <= FPR_hi and FNR <= FNR_hi for an actual test lies on or above T, and so rules out every
+# privacy guarantee whose curve passes above it:
+#
+# * (eps, delta)-DP requires T(a) >= max(0, 1 - delta - e^eps a, e^-eps (1 - delta - a))
+#   (Kairouz, Oh & Viswanath 2015; Dong, Roth & Su 2022, Section 2);
+# * mu-GDP requires T(a) >= G_mu(a) = Phi(Phi^-1(1 - a) - mu) (Dong, Roth & Su 2022, Section 2).
+#
+# Both curves are symmetric (their own inverse), so a point and its mirror image (the complement
+# test) give the same bound and a single formula per point covers both directions of the pair.
+
+
+def _check_rates(fpr, fnr):
+    fpr = np.asarray(fpr, dtype=np.float64)
+    fnr = np.asarray(fnr, dtype=np.float64)
+    if np.any(~((fpr >= 0) & (fpr <= 1))) or np.any(~((fnr >= 0) & (fnr <= 1))):  # also refuses NaN
+        raise ValueError("error rates fpr and fnr must lie in [0, 1]")
+    return fpr, fnr
+
+
+def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
+    """Lower bound on epsilon at ``delta`` implied by a point on or above the trade-off curve.
+
+    ``max(0, log((1 - delta - FNR) / FPR), log((1 - delta - FPR) / FNR))``: any pair that is
+    (epsilon, delta)-DP with a smaller epsilon has its trade-off curve above the point
+    (Kairouz, Oh & Viswanath 2015; Dong, Roth & Su 2022, Section 2). Feed it *upper*
+    confidence limits of both error rates; larger error rates can only lower the bound.
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, broadcastable, values in [0, 1]
+        Error rates of one test (false-positive rate = type I, false-negative rate = type II).
+    delta : float or array_like in [0, 1), broadcastable with the rates
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Epsilon >= 0 in natural-log units; ``+inf`` when an error rate is 0 and the other below
+        ``1 - delta`` (no finite epsilon allows that point).
+
+    Raises
+    ------
+    ValueError
+        If a rate is outside [0, 1] or NaN, or ``delta`` outside [0, 1).
+
+    Examples
+    --------
+    >>> round(float(tradeoff_epsilon(0.1, 0.2, 0.0)), 6)  # log(0.8 / 0.1)
+    2.079442
+    >>> float(tradeoff_epsilon(0.6, 0.5))
+    0.0
+    """
+    fpr, fnr = _check_rates(fpr_upper, fnr_upper)
+    delta = np.asarray(delta, dtype=np.float64)
+    if np.any(~((delta >= 0) & (delta < 1))):
+        raise ValueError(f"delta must be in [0, 1), got {delta}")
+    out = np.maximum(roc_point_epsilon(1.0 - fnr, fpr, delta), 0.0)
+    return out[()] if out.ndim == 0 else out
+
+
+def tradeoff_delta(fpr_upper, fnr_upper, epsilon):
+    """Lower bound on delta at ``epsilon`` implied by a point on or above the trade-off curve.
+
+    ``max(0, 1 - FNR - e^eps FPR, 1 - FPR - e^eps FNR)``: the privacy profile ``delta(eps)`` of
+    the pair is at least this (the same inequality as :func:`tradeoff_epsilon`, solved for delta).
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, broadcastable, values in [0, 1]
+    epsilon : float or array_like, >= 0, broadcastable
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Delta in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If a rate is outside [0, 1] or ``epsilon`` is negative or NaN.
+
+    Examples
+    --------
+    >>> round(float(tradeoff_delta(0.1, 0.2, 1.0)), 6)  # 1 - 0.2 - e * 0.1
+    0.528172
+    """
+    fpr, fnr = _check_rates(fpr_upper, fnr_upper)
+    eps = np.asarray(epsilon, dtype=np.float64)
+    if np.any(~(eps >= 0)):
+        raise ValueError(f"epsilon must be >= 0, got {eps}")
+    with np.errstate(over="ignore", invalid="ignore"):
+        grow = np.exp(eps)
+        first = np.where(fpr > 0, 1.0 - fnr - grow * fpr, 1.0 - fnr)
+        second = np.where(fnr > 0, 1.0 - fpr - grow * fnr, 1.0 - fpr)
+    out = np.maximum(np.maximum(first, second), 0.0)
+    return out[()] if out.ndim == 0 else out
+
+
+def gaussian_tradeoff(fpr, mu):
+    """Trade-off function of mu-GDP: ``G_mu(a) = Phi(Phi^-1(1 - a) - mu)``.
+
+    The smallest false-negative rate of any test at false-positive rate ``a`` between
+    ``N(0, 1)`` and ``N(mu, 1)`` (Dong, Roth & Su 2022, Section 2). The Gaussian mechanism with
+    standardised separation ``mu`` has exactly this curve.
+
+    Parameters
+    ----------
+    fpr : array_like, values in [0, 1]
+    mu : float or array_like, >= 0 (``+inf`` allowed: the curve is then 0)
+
+    Returns
+    -------
+    numpy.ndarray or float
+        False-negative rate in [0, 1]; ``G_mu(0) = 1``, ``G_mu(1) = 0``, ``G_0(a) = 1 - a``.
+
+    Raises
+    ------
+    ValueError
+        If ``fpr`` is outside [0, 1] or ``mu`` is negative or NaN.
+
+    Examples
+    --------
+    >>> round(float(gaussian_tradeoff(0.05, 1.0)), 6)  # Phi(1.644854 - 1)
+    0.740489
+    """
+    fpr = np.asarray(fpr, dtype=np.float64)
+    mu = np.asarray(mu, dtype=np.float64)
+    if np.any(~((fpr >= 0) & (fpr <= 1))):
+        raise ValueError("fpr must lie in [0, 1]")
+    if np.any(~(mu >= 0)):
+        raise ValueError(f"mu must be >= 0, got {mu}")
+    with np.errstate(invalid="ignore"):
+        out = special.ndtr(stats.norm.isf(fpr) - mu)
+    out = np.where(fpr >= 1, 0.0, np.where(fpr <= 0, np.where(np.isinf(mu), 0.0, 1.0), out))
+    return out[()] if out.ndim == 0 else out
+
+
+def tradeoff_mu(fpr_upper, fnr_upper):
+    """Lower bound on the Gaussian-DP parameter mu implied by a point on or above the trade-off curve.
+
+    ``max(0, Phi^-1(1 - FPR) - Phi^-1(FNR))``: a mu-GDP pair has ``T >= G_mu``, and
+    ``G_mu(FPR) <= FNR`` exactly when ``mu >= Phi^-1(1 - FPR) - Phi^-1(FNR)`` (Dong, Roth & Su
+    2022, Section 2). Feed it *upper* confidence limits of both error rates: the bound
+    decreases in each rate.
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, broadcastable, values in [0, 1]
+
+    Returns
+    -------
+    numpy.ndarray or float
+        mu >= 0; 0 when ``FPR + FNR >= 1`` (no evidence); ``+inf`` when one rate is 0 and the
+        sum is below 1.
+
+    Raises
+    ------
+    ValueError
+        If a rate is outside [0, 1] or NaN.
+
+    Examples
+    --------
+    >>> round(float(tradeoff_mu(0.05, 0.25)), 6)  # 1.644854 + 0.674490
+    2.319343
+    >>> float(tradeoff_mu(0.5, 0.6))
+    0.0
+    """
+    fpr, fnr = _check_rates(fpr_upper, fnr_upper)
+    with np.errstate(invalid="ignore"):
+        mu = stats.norm.isf(fpr) - stats.norm.ppf(fnr)
+    out = np.where(fpr + fnr >= 1.0, 0.0, np.maximum(mu, 0.0))
+    return out[()] if out.ndim == 0 else out
+
+
+def dkw_margin(n, alpha):
+    """Margin of the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant.
+
+    ``e = sqrt(log(2 / alpha) / (2 n))``, so that ``P(sup_t |F_n(t) - F(t)| > e) <= alpha`` for
+    the empirical distribution function of ``n`` iid draws of *any* distribution (Massart 1990,
+    Ann. Probab. 18(3): ``P(sup |F_n - F| > e) <= 2 exp(-2 n e^2)``). Ties and atoms
+    only make the band conservative.
+
+    Parameters
+    ----------
+    n : array_like of int, >= 1
+        Sample size.
+    alpha : float or array_like in (0, 1)
+        Probability that the band fails somewhere.
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Margin in (0, inf) (values >= 1 mean the band says nothing).
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1`` or ``alpha`` outside (0, 1).
+
+    Examples
+    --------
+    >>> round(float(dkw_margin(100, 0.025)), 6)  # sqrt(log(80) / 200)
+    0.148021
+    """
+    n = np.asarray(n, dtype=np.float64)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if np.any(~(n >= 1)):
+        raise ValueError(f"sample size n must be >= 1, got {n}")
+    if np.any(~((alpha > 0) & (alpha < 1))):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    out = np.sqrt(np.log(2.0 / alpha) / (2.0 * n))
+    return out[()] if out.ndim == 0 else out
+
+
+def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
+    """One-sided deviation of the unbiased ``MMD_u^2`` at level ``alpha`` (bounded kernel).
+
+    ``t = K sqrt(8 (1/m + 1/n) log(1/alpha))`` so that ``P(MMD_u^2 - MMD^2 >= t) <= alpha`` for
+    a fixed kernel with values in ``[0, K]`` and the unbiased statistic with unequal sample sizes
+    (Gretton et al. 2012, JMLR 13, Eq. 3). Derivation (McDiarmid's bounded differences):
+    replacing one row of A changes the within-A term by at most ``2K/m`` and the cross term by
+    at most ``2K/m``, so ``c_i = 4K/m`` (``4K/n`` for B), ``sum c_i^2 = 16 K^2 (1/m + 1/n)`` and
+    ``P(dev >= t) <= exp(-2 t^2 / sum c_i^2) = exp(-t^2 / (8 K^2 (1/m + 1/n)))``. For ``m = n``
+    this equals the Hoeffding U-statistic bound of Gretton et al. 2012, Theorem 10,
+    ``exp(-t^2 floor(m/2) / (8 K^2))``, at even ``m`` and is slightly smaller at odd ``m``.
+
+    Parameters
+    ----------
+    n_a, n_b : array_like of int, >= 2
+        Test rows of each identity.
+    alpha : float or array_like in (0, 1)
+    kernel_bound : float, > 0
+        ``K``, the upper end of the kernel's range (1 for the RBF kernel).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        The deviation ``t`` in units of ``MMD^2`` (``MMD^2 <= 2 K``).
+
+    Raises
+    ------
+    ValueError
+        If a sample size is below 2, ``alpha`` is outside (0, 1) or ``kernel_bound <= 0``.
+
+    Examples
+    --------
+    >>> round(float(mmd2_deviation(100, 100, 0.05)), 6)  # sqrt(8 * 0.02 * log 20)
+    0.692327
+    """
+    m = np.asarray(n_a, dtype=np.float64)
+    n = np.asarray(n_b, dtype=np.float64)
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if np.any(~(m >= 2)) or np.any(~(n >= 2)):
+        raise ValueError("the unbiased MMD needs >= 2 rows per identity")
+    if np.any(~((alpha > 0) & (alpha < 1))):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if not (np.isfinite(kernel_bound) and kernel_bound > 0):
+        raise ValueError(f"kernel_bound must be finite and > 0, got {kernel_bound}")
+    out = kernel_bound * np.sqrt(8.0 * (1.0 / m + 1.0 / n) * np.log(1.0 / alpha))
+    return out[()] if out.ndim == 0 else out
+
+
+def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
+    """Lower bound on total variation from an MMD with a kernel valued in [0, 1].
+
+    ``"sqrt2"`` (default): ``TV >= MMD / sqrt(2)``. With the Hahn decomposition
+    ``P - Q = nu+ - nu-`` (both of mass TV),
+    ``MMD^2 = <nu+, k nu+> + <nu-, k nu-> - 2 <nu+, k nu-> <= TV^2 + TV^2 - 0`` because
+    ``0 <= k <= 1``; this is the hockey-stick bound of González et al. that *Picture the Epsilon*
+    compares with its MMD-TV route. ``"2"``: ``TV >= MMD / 2``, which needs only
+    ``k(x, x) <= 1`` (every witness ``f`` in the unit ball has ``|f| <= 1``), the chain of the
+    MMD-TV route; weaker by the factor ``sqrt(2)``.
+
+    Parameters
+    ----------
+    mmd : array_like, >= 0
+    link : {"sqrt2", "2"}
+
+    Returns
+    -------
+    numpy.ndarray or float
+        TV lower bound, clipped to [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If ``link`` is unknown or ``mmd`` is negative or NaN.
+
+    Examples
+    --------
+    >>> round(float(tv_lower_from_mmd(0.5)), 6), float(tv_lower_from_mmd(0.5, link="2"))
+    (0.353553, 0.25)
+    """
+    if link not in ("sqrt2", "2"):
+        raise ValueError(f"link must be 'sqrt2' or '2', got {link!r}")
+    mmd = np.asarray(mmd, dtype=np.float64)
+    if np.any(~(mmd >= 0)):
+        raise ValueError(f"an MMD is >= 0, got {mmd}")
+    out = np.clip(mmd / (np.sqrt(2.0) if link == "sqrt2" else 2.0), 0.0, 1.0)
+    return out[()] if out.ndim == 0 else out
+
+
+def epsilon_from_tv_delta(tv, delta=0.0):
+    """Lower bound on epsilon at ``delta`` from a lower bound on total variation.
+
+    An (epsilon, delta)-DP pair has ``TV <= (e^eps - 1 + 2 delta) / (e^eps + 1)`` (the largest
+    ``1 - a - T(a)`` under the (epsilon, delta) trade-off curve; Kairouz, Oh & Viswanath 2015),
+    so ``eps >= log((1 + TV - 2 delta) / (1 - TV))``, clipped at 0. At ``delta = 0`` this is
+    ``2 artanh(TV)`` (:func:`epsilon_from_tv`).
+
+    Parameters
+    ----------
+    tv : array_like in [0, 1]
+    delta : float or array_like in [0, 1), broadcastable
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Epsilon >= 0; ``+inf`` at ``tv = 1``.
+
+    Raises
+    ------
+    ValueError
+        If ``tv`` is outside [0, 1] or ``delta`` outside [0, 1).
+
+    Examples
+    --------
+    >>> round(float(epsilon_from_tv_delta(0.5, 0.0)), 6)  # log 3 = 2 artanh(0.5)
+    1.098612
+    >>> round(float(epsilon_from_tv_delta(0.5, 0.1)), 6)  # log(1.3 / 0.5)
+    0.955511
+    """
+    tv = np.asarray(tv, dtype=np.float64)
+    delta = np.asarray(delta, dtype=np.float64)
+    if np.any(~((tv >= 0) & (tv <= 1))):
+        raise ValueError(f"a total-variation distance lies in [0, 1]; got {tv}")
+    if np.any(~((delta >= 0) & (delta < 1))):
+        raise ValueError(f"delta must be in [0, 1), got {delta}")
+    with np.errstate(divide="ignore"):
+        out = np.maximum(np.log(1.0 + tv - 2.0 * delta) - np.log1p(-tv), 0.0)
+    out = np.where(tv >= 1.0, np.inf, out)
+    return out[()] if out.ndim == 0 else out

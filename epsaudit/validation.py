@@ -272,20 +272,22 @@ def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
     exact, normalised : numpy.ndarray of bool, shape (n,)
         ``exact[i]``: test row ``i`` equals a development row bit for bit; ``normalised[i]``: it
         is within :data:`ROW_TOLERANCE` of one after L2-normalisation (a rescaled or rounded
-        copy) but not bit for bit. In one dimension normalisation keeps only the sign, so there
-        only exact copies count.
+        copy) but not bit for bit. Below three dimensions only exact copies count: in one
+        dimension normalisation keeps only the sign, and in two two fresh draws among a few
+        hundred share a direction to within the tolerance a few times in a hundred samples.
 
     Examples
     --------
-    >>> dev = [[1.0, 2.0], [0.5, 0.1]]
-    >>> exact, scaled = shared_rows(dev, [[1.0, 2.0], [3.0, 6.0], [7.0, 1.0], [0.5000001, 0.1]])
+    >>> dev = [[1.0, 2.0, 0.5], [0.5, 0.1, 0.2]]
+    >>> test = [[1.0, 2.0, 0.5], [3.0, 6.0, 1.5], [7.0, 1.0, 0.0], [0.5000001, 0.1, 0.2]]
+    >>> exact, scaled = shared_rows(dev, test)
     >>> exact.tolist(), scaled.tolist()
     ([True, False, False, False], [False, True, False, True])
     """
     dev = np.asarray(development, dtype=np.float64)
     tst = np.asarray(test, dtype=np.float64)
     exact = np.isin(row_keys(tst, normalised=False), row_keys(dev, normalised=False))
-    if tst.ndim < 2 or tst.shape[1] < 2 or len(dev) == 0:
+    if tst.ndim < 2 or tst.shape[1] < 3 or len(dev) == 0:
         return exact, np.zeros_like(exact)
     near = np.zeros(len(tst), dtype=bool)
     for i, j in near_pairs(unit_rows(np.vstack([dev, tst]))):
@@ -322,7 +324,7 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
 
     Examples
     --------
-    >>> check_fresh({"A": [[1.0, 0.0], [0.0, 1.0]]}, {"A": [[2.0, 0.0]]}, context="demo")  # doctest: +ELLIPSIS
+    >>> check_fresh({"A": [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]}, {"A": [[2.0, 0.0, 0.0]]}, context="demo")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     epsaudit.validation.ReusedRowsError: demo: 1 of 1 test row(s) repeat a development row (0 exact copies, 1 equal after L2-normalisation): 1 of identity 'A'; first: test row 0 of 'A'. ...

@@ -76,7 +76,7 @@ def test_a_development_row_of_one_identity_reused_as_a_test_row_of_the_other_is_
         reserved_test_certificate(a, b, test_a, test_b)
 
 
-def test_fresh_rows_pass_and_one_dimensional_rows_compare_exactly_only():
+def test_fresh_rows_pass_and_low_dimensional_rows_compare_exactly_only():
     a, b = _gaussians(4)
     ta, tb = _gaussians(5, n=10)
     check_fresh({"A": a, "B": b}, {"A": ta, "B": tb}, context="fresh")  # no error
@@ -84,6 +84,10 @@ def test_fresh_rows_pass_and_one_dimensional_rows_compare_exactly_only():
     check_fresh({"A": [[2.0]]}, {"A": [[3.0]]}, context="d=1")
     with pytest.raises(ReusedRowsError, match="1 exact copies"):
         check_fresh({"A": [[2.0]]}, {"A": [[2.0]]}, context="d=1")
+    # in d = 2 fresh draws share a direction too often to call it a copy
+    check_fresh({"A": [[1.0, 1.0]]}, {"A": [[2.0, 2.0]]}, context="d=2")
+    with pytest.raises(ReusedRowsError, match="0 exact copies, 1 equal after L2-normalisation"):
+        check_fresh({"A": [[1.0, 1.0, 1.0]]}, {"A": [[2.0, 2.0, 2.0]]}, context="d=3")
 
 
 def test_many_pairs_record_a_reused_pair_as_not_computed_and_keep_the_others():
@@ -222,15 +226,18 @@ def test_infinite_scores_are_thresholds_at_the_largest_float():
     def score(x):
         return np.where(x[:, 1] > 0, np.inf, x[:, 0])
 
-    # B's rows (x, 0) all point along the first axis: equal after L2-normalisation by design
-    with pytest.raises(ReusedRowsError, match="pass check_reuse=False"):
-        reserved_test_certificate(dev_a, dev_b, test_a, test_b, score_function=score, delta=0.0)
-    cert = reserved_test_certificate(dev_a, dev_b, test_a, test_b, score_function=score, delta=0.0,
-                                     check_reuse=False)
-    assert "not checked (check_reuse=False)" in cert.settings["freshness"]
+    cert = reserved_test_certificate(dev_a, dev_b, test_a, test_b, score_function=score, delta=0.0)
     assert cert.details["threshold"] == np.finfo(np.float64).max
     assert (cert.details["tp"], cert.details["fp"]) == (int(test_a[:, 1].sum()), 0)
     assert cert.value > 2.0
+    # with a third coordinate, B's rows (x, 0, 0) all point one way: equal after normalisation
+    pad = lambda x: np.column_stack([x, np.zeros(len(x))])  # noqa: E731
+    with pytest.raises(ReusedRowsError, match="pass check_reuse=False"):
+        reserved_test_certificate(pad(dev_a), pad(dev_b), pad(test_a), pad(test_b), score_function=score)
+    unchecked = reserved_test_certificate(pad(dev_a), pad(dev_b), pad(test_a), pad(test_b), score_function=score,
+                                          delta=0.0, check_reuse=False)
+    assert "not checked (check_reuse=False)" in unchecked.settings["freshness"]
+    assert unchecked.value == cert.value
 
 
 # -- kind 8: learned tests do not depend on the scale of the embedding ----------------------------

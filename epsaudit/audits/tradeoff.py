@@ -1,0 +1,927 @@
+"""Trade-off certificate: a simultaneous confidence band on the whole trade-off curve of a pair.
+
+The reserved-test certificate of *Picture the Epsilon* (Section IV-C; Tables 3 and 7) certifies one
+(epsilon, delta) point from one threshold. This route certifies the privacy *profile*: an upper
+envelope of the pair's trade-off curve (f-DP; Dong, Roth & Su 2022, "Gaussian differential
+privacy", J. R. Stat. Soc. B 84(1)), and from it a lower bound on epsilon at every delta, a lower
+bound on the Gaussian-DP parameter mu and the best single-point epsilon. A *certificate*.
+
+Sampling model. A score function is fixed on development rows (a classifier fitted on them, or a
+given score such as a mechanism's exact likelihood ratio). The test rows are independent of the
+development rows, and within each identity iid draws of that identity's output distribution
+(``n_A`` of A, ``n_B`` of B). The test "identity A when score > t" has the false-positive rate
+``FPR(t) = P_B(score > t)`` and the false-negative rate ``FNR(t) = P_A(score <= t)``.
+
+Certified statement. With probability at least ``confidence`` (over the test rows, for the fixed
+score), for every threshold ``t`` of the family at once, ``FPR(t) <= FPR_hi(t)`` and
+``FNR(t) <= FNR_hi(t)``. Because the trade-off function ``T(a) = inf {FNR : FPR <= a}`` is
+non-increasing, every certified point ``(FPR_hi, FNR_hi)`` then lies on or above ``T``, and so does
+their lower convex hull (randomised tests mix thresholds): the identities are *at least* this
+distinguishable. Any (epsilon, delta)-DP pair has ``T(a) >= max(0, 1 - delta - e^eps a,
+e^-eps (1 - delta - a))`` and any mu-GDP pair ``T(a) >= Phi(Phi^-1(1 - a) - mu)``; a certified
+point below either curve rules that guarantee out, giving
+
+    eps_LB(delta) = max_t max(0, log((1 - delta - FNR_hi) / FPR_hi), log((1 - delta - FPR_hi) / FNR_hi)),
+    mu_LB         = max_t max(0, Phi^-1(1 - FPR_hi) - Phi^-1(FNR_hi)).
+
+Both curves are convex and the envelope is piecewise linear, so the maxima over the hull are
+attained at certified points (checking the points suffices). Only *upper* confidence limits of the
+two error rates enter, and both bounds decrease in each of them.
+
+Two simultaneous constructions (``method``):
+
+``"bonferroni"`` (default)
+    ``k`` thresholds fixed on development scores (:func:`development_thresholds`: the threshold
+    the single-threshold reserved test would choose, plus pooled development-score quantiles);
+    one-sided Clopper-Pearson upper limits on ``FPR`` and ``FNR`` at each, every one at
+    ``(1 - confidence) / (2 k m)`` for ``m`` certificates reported together.
+``"dkw"``
+    Every threshold at once: the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant per
+    identity, ``FPR_hi(t) = FPR_n(t) + e_B``, ``FNR_hi(t) = FNR_n(t) + e_A`` with
+    ``e = sqrt(log(2 / a) / (2 n))`` and ``a = (1 - confidence) / (2 m)`` per identity. The band
+    holds over all real ``t``, so its points are read off at every distinct test score. Its margin
+    is the same at every error rate, so it is far weaker in the tails, where epsilon lives: at
+    ``n = 30`` per identity and 95% the margin is 0.27, so no point can certify more than
+    ``log(0.73 / 0.27) = 0.99`` at delta = 1e-5, against 1.69 for four Clopper-Pearson thresholds
+    and 2.03 for the single threshold (zero test errors; 1.75, 2.96 and 3.28 at ``n = 100``).
+
+Relation to the single-threshold certificate. With ``n_thresholds=1`` the Bonferroni band is the
+reserved-test certificate of :func:`epsaudit.audits.roc_reserved.reserved_test_certificate`
+(same classifier, threshold and level). With ``k`` thresholds the family always contains that
+threshold, so ``best_epsilon >= single_threshold_epsilon - correction_cost``, where the cost is the
+loss from evaluating the same counts at level ``a / k`` instead of ``a``; both numbers are reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Hashable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata
+from sklearn.base import clone
+from sklearn.metrics import roc_auc_score
+
+from ..bounds import (
+    bonferroni_alpha,
+    certified_epsilon,
+    clopper_pearson_upper,
+    dkw_margin,
+    tradeoff_delta,
+    tradeoff_epsilon,
+    tradeoff_mu,
+)
+from ..results import EpsilonResult
+from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
+from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
+from .roc_oof import pair_design
+from .roc_reserved import choose_threshold, split_dev_test
+from .runner import PairFailure, map_pairs, not_computed
+
+ROUTE = "tradeoff_reserved"
+METHODS: tuple[str, ...] = ("bonferroni", "dkw")
+#: Thresholds of the default Bonferroni band (the single-threshold choice plus 3 quantiles).
+DEFAULT_THRESHOLDS = 4
+#: Deltas at which the epsilon curve is reported by default.
+DEFAULT_DELTAS: tuple[float, ...] = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
+ScoreFunction = Callable[[np.ndarray], np.ndarray]
+
+
+# ---------------------------------------------------------------------------------------------
+# Thresholds and the band (vectorised over leading axes)
+# ---------------------------------------------------------------------------------------------
+
+
+def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAULT_THRESHOLDS, *,
+                           alpha: float = 0.025, delta: float = 1e-5) -> np.ndarray:
+    """The Bonferroni band's thresholds, chosen on development scores only.
+
+    The threshold of the single-threshold reserved test (:func:`choose_threshold` at level
+    ``alpha`` and ``delta``: the best epsilon bound on the development counts) plus
+    ``k - 1`` thresholds (``k = n_thresholds``) at the pooled development-score quantiles ``j / k``,
+    ``j = 1 .. k - 1``, each snapped to the nearest midpoint between consecutive distinct
+    development scores. Duplicates are dropped, so fewer than ``n_thresholds`` may come back
+    (e.g. for scores with three distinct values); the multiplicity correction then uses the
+    number returned, which depends on development data only.
+
+    Parameters
+    ----------
+    dev_scores_a, dev_scores_b : array_like, shapes (n_A,), (n_B,)
+        Development scores, higher meaning "more A".
+    n_thresholds : int, >= 1
+    alpha : float in (0, 1)
+        Level of the single-threshold reserved test whose threshold is included (its
+        ``(1 - confidence) / (2 m)``).
+    delta : float in [0, 1)
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,), k <= n_thresholds
+        Sorted thresholds (rule: "identity A" when score > t).
+
+    Raises
+    ------
+    ValueError
+        If ``n_thresholds < 1``, the scores are not 1-D arrays with >= 1 entry each or hold NaN
+        (``+inf``/``-inf`` are allowed, as for the reserved test), or ``alpha``/``delta`` are out
+        of range.
+
+    Examples
+    --------
+    >>> development_thresholds([2.0, 3.0, 4.0], [0.0, 1.0, 0.5], n_thresholds=3)
+    array([0.75, 1.5 , 2.5 ])
+    """
+    k = _check_count(n_thresholds, "n_thresholds")
+    sa = _check_scores(dev_scores_a, "dev_scores_a")
+    sb = _check_scores(dev_scores_b, "dev_scores_b")
+    check_probability(alpha, "alpha")
+    check_probability(delta, "delta", open_interval=False)
+    chosen = [choose_threshold(sa, sb, alpha, delta)]
+    values = np.unique(np.concatenate([sa, sb]))
+    if len(values) > 1 and k > 1:
+        lower, upper = values[:-1], values[1:]
+        with np.errstate(invalid="ignore"):
+            candidates = (lower + upper) / 2.0
+        big = np.finfo(np.float64).max  # as choose_threshold: a threshold next to an infinite score
+        candidates = np.where(upper == np.inf, big, np.where(lower == -np.inf, -big, candidates))
+        pooled = np.sort(np.concatenate([sa, sb]))
+        below = np.searchsorted(pooled, candidates, side="right") / len(pooled)  # pooled fraction <= t
+        for q in np.arange(1, k) / k:
+            chosen.append(float(candidates[np.argmin(np.abs(below - q))]))
+    return np.unique(np.asarray(chosen, dtype=np.float64))
+
+
+def tradeoff_band(test_scores_a, test_scores_b, *, alpha: float, method: str = "bonferroni",
+                  thresholds=None) -> dict[str, np.ndarray]:
+    """Simultaneous upper confidence limits on FPR and FNR at a family of thresholds.
+
+    Vectorised over leading axes, so one call computes many simulated bands.
+
+    Parameters
+    ----------
+    test_scores_a, test_scores_b : array_like, shapes (..., n_A), (..., n_B)
+        Scores of the test rows of each identity (same leading shape); ``+inf``/``-inf`` allowed.
+    alpha : float in (0, 1), or array_like of the leading shape (one level per band)
+        ``"bonferroni"``: level of *each* one-sided Clopper-Pearson bound (the caller divides by
+        ``2 k m``). ``"dkw"``: failure probability of *each* identity's two-sided band.
+    method : {"bonferroni", "dkw"}
+    thresholds : array_like, shape (k,) or (..., k)
+        Thresholds fixed before the test rows were seen (no NaN). Required for ``"bonferroni"``;
+        for ``"dkw"`` they are added to the thresholds at every distinct test score.
+
+    Returns
+    -------
+    dict of numpy.ndarray, each of shape (..., K)
+        ``thresholds``; ``fp`` (B rows scored > t) and ``fn`` (A rows scored <= t) as counts;
+        ``fpr_upper`` and ``fnr_upper``; ``valid`` (False for positions inside a run of tied
+        test scores, which are not thresholds of any test: their limits are set to 1). For
+        ``"dkw"``, ``K = n_A + n_B + 1 + k``: ``-inf`` (every finite score is "A"), then every
+        pooled test score in increasing order, then the given thresholds.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``, missing thresholds for ``"bonferroni"``, NaN scores or thresholds,
+        mismatched leading shapes, or ``alpha`` out of range.
+
+    Examples
+    --------
+    >>> band = tradeoff_band([3.0, 4.0, 5.0], [0.0, 1.0, 2.0], alpha=0.025, thresholds=[2.5])
+    >>> band["fp"].tolist(), band["fn"].tolist(), round(float(band["fpr_upper"][0]), 4)
+    ([0], [0], 0.7076)
+    """
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if np.any(~((alpha > 0) & (alpha < 1))):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    sa = np.asarray(test_scores_a, dtype=np.float64)
+    sb = np.asarray(test_scores_b, dtype=np.float64)
+    if sa.ndim < 1 or sb.ndim < 1 or sa.shape[-1] < 1 or sb.shape[-1] < 1:
+        raise ValueError("test scores must have shape (..., n) with n >= 1 per identity")
+    if sa.shape[:-1] != sb.shape[:-1]:
+        raise ValueError(f"test scores of A and B have different leading shapes: {sa.shape[:-1]} vs {sb.shape[:-1]}")
+    if np.any(np.isnan(sa)) or np.any(np.isnan(sb)):
+        raise ValueError("test scores must not be NaN")
+    na, nb = sa.shape[-1], sb.shape[-1]
+    lead = sa.shape[:-1]
+    if alpha.ndim:
+        try:
+            alpha = np.broadcast_to(alpha, lead)[..., None]
+        except ValueError:
+            raise ValueError(f"alpha must be a number or an array of the leading shape {lead}, got shape "
+                             f"{alpha.shape}") from None
+    parts = []
+    if method == "dkw":
+        parts.append(_pooled_counts(sa, sb))
+    if thresholds is not None:
+        thr = np.asarray(thresholds, dtype=np.float64)
+        if thr.ndim < 1 or thr.shape[-1] < 1 or np.any(np.isnan(thr)):
+            raise ValueError("thresholds must be a non-empty array of numbers without NaN")
+        thr = np.broadcast_to(thr, lead + thr.shape[-1:])
+        fn = np.sum(sa[..., :, None] <= thr[..., None, :], axis=-2)
+        fp = np.sum(sb[..., :, None] > thr[..., None, :], axis=-2)
+        parts.append((thr, fp, fn, np.ones(thr.shape, dtype=bool)))
+    elif method == "bonferroni":
+        raise ValueError("the Bonferroni band needs thresholds fixed on development data")
+    thr, fp, fn, valid = (np.concatenate(arrays, axis=-1) for arrays in zip(*parts))
+    fp = np.where(valid, fp, nb)
+    fn = np.where(valid, fn, na)
+    if method == "bonferroni":
+        fpr_upper = clopper_pearson_upper(fp, nb, alpha)
+        fnr_upper = clopper_pearson_upper(fn, na, alpha)
+    else:
+        fpr_upper = np.minimum(fp / nb + dkw_margin(nb, alpha), 1.0)
+        fnr_upper = np.minimum(fn / na + dkw_margin(na, alpha), 1.0)
+    fpr_upper = np.where(valid, fpr_upper, 1.0)
+    fnr_upper = np.where(valid, fnr_upper, 1.0)
+    return {"thresholds": thr, "fp": fp.astype(np.int64), "fn": fn.astype(np.int64),
+            "fpr_upper": np.asarray(fpr_upper, dtype=np.float64), "fnr_upper": np.asarray(fnr_upper, dtype=np.float64),
+            "valid": valid}
+
+
+def _pooled_counts(sa: np.ndarray, sb: np.ndarray):
+    """Counts at ``t = -inf`` and at every pooled test score (rule: A when score > t), vectorised."""
+    na, nb = sa.shape[-1], sb.shape[-1]
+    lead = sa.shape[:-1]
+    pooled = np.concatenate([sa, sb], axis=-1)
+    is_a = np.concatenate([np.ones(lead + (na,), dtype=bool), np.zeros(lead + (nb,), dtype=bool)], axis=-1)
+    order = np.argsort(pooled, axis=-1, kind="stable")
+    values = np.take_along_axis(pooled, order, axis=-1)
+    labels = np.take_along_axis(is_a, order, axis=-1)
+    fn = np.cumsum(labels, axis=-1)  # A scores <= value
+    fp = nb - np.cumsum(~labels, axis=-1)  # B scores > value
+    last = np.ones(values.shape, dtype=bool)
+    last[..., :-1] = values[..., 1:] != values[..., :-1]  # only the end of a run of ties is a threshold
+    start = np.full(lead + (1,), -np.inf)
+    fn0 = np.sum(sa == -np.inf, axis=-1, keepdims=True)  # rows scored -inf are never "A"
+    fp0 = np.sum(sb > -np.inf, axis=-1, keepdims=True)
+    return (np.concatenate([start, values], axis=-1), np.concatenate([fp0, fp], axis=-1),
+            np.concatenate([fn0, fn], axis=-1), np.concatenate([np.ones(lead + (1,), dtype=bool), last], axis=-1))
+
+
+def epsilon_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
+    """Certified lower bound on epsilon at each delta: the best point of a band.
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, shape (..., K)
+        Simultaneous upper limits (e.g. from :func:`tradeoff_band`).
+    deltas : array_like, shape (J,), values in [0, 1)
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., J)
+        ``max`` over the ``K`` points of :func:`epsaudit.bounds.tradeoff_epsilon`; >= 0,
+        non-increasing in delta.
+
+    Raises
+    ------
+    ValueError
+        From :func:`epsaudit.bounds.tradeoff_epsilon`.
+
+    Examples
+    --------
+    >>> epsilon_curve([0.1, 0.5], [0.2, 0.01], [0.0, 0.1]).round(4)
+    array([3.912 , 3.6889])
+    """
+    fpr = np.asarray(fpr_upper, dtype=np.float64)[..., :, None]
+    fnr = np.asarray(fnr_upper, dtype=np.float64)[..., :, None]
+    d = np.atleast_1d(np.asarray(deltas, dtype=np.float64))
+    return np.max(tradeoff_epsilon(fpr, fnr, d), axis=-2)
+
+
+def mu_lower_bound(fpr_upper, fnr_upper) -> np.ndarray:
+    """Certified lower bound on the Gaussian-DP parameter mu: the best point of a band.
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, shape (..., K)
+
+    Returns
+    -------
+    numpy.ndarray or float, shape (...)
+        ``max`` over the points of :func:`epsaudit.bounds.tradeoff_mu` (>= 0).
+
+    Examples
+    --------
+    >>> round(float(mu_lower_bound([0.05, 0.5], [0.25, 0.2])), 4)
+    2.3193
+    """
+    out = np.max(tradeoff_mu(fpr_upper, fnr_upper), axis=-1)
+    return out[()] if np.ndim(out) == 0 else out
+
+
+# ---------------------------------------------------------------------------------------------
+# Result type
+# ---------------------------------------------------------------------------------------------
+
+
+def _frozen(values, dtype) -> np.ndarray:
+    arr = np.array(values, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+_ARRAYS = (("thresholds", np.float64), ("fp", np.int64), ("fn", np.int64), ("fpr_upper", np.float64),
+           ("fnr_upper", np.float64), ("deltas", np.float64), ("epsilon_at_delta", np.float64))
+_NUMBERS = ("mu_lower", "delta", "best_epsilon", "best_threshold", "single_threshold", "single_threshold_epsilon",
+            "same_threshold_epsilon", "confidence", "alpha_per_bound")
+
+
+@dataclass(frozen=True, eq=False)
+class TradeoffCertificate:
+    """A certified upper envelope of one pair's trade-off curve and what it implies.
+
+    Attributes
+    ----------
+    pair : tuple or None
+        Identities ``(A, B)``; A is the positive class.
+    n : tuple of int
+        Test sizes ``(n_A, n_B)``.
+    method : {"bonferroni", "dkw"}
+    confidence : float
+        Family-wise confidence of every certificate reported together.
+    alpha_per_bound : float
+        Level of each one-sided Clopper-Pearson bound (Bonferroni) or failure probability of each
+        identity's DKW band.
+    correction : str
+        The multiplicity correction in words.
+    thresholds : numpy.ndarray, shape (K,)
+        Thresholds of the certified points (rule: "identity A" when score > t).
+    fp, fn : numpy.ndarray of int, shape (K,)
+        Test counts: B rows scored > t, A rows scored <= t.
+    fpr_upper, fnr_upper : numpy.ndarray, shape (K,)
+        Simultaneous upper confidence limits of the false-positive and false-negative rates.
+    deltas : numpy.ndarray, shape (J,)
+    epsilon_at_delta : numpy.ndarray, shape (J,)
+        Certified lower bound on epsilon at each delta (natural-log units, >= 0).
+    mu_lower : float
+        Certified lower bound on the Gaussian-DP parameter mu.
+    delta : float
+        The delta of ``best_epsilon``.
+    best_epsilon : float
+        Certified lower bound on epsilon at ``delta`` (the best point).
+    best_threshold : float
+        Threshold of the point that attains ``best_epsilon``.
+    single_threshold : float
+        The threshold the single-threshold reserved test chooses on the same development scores.
+    single_threshold_epsilon : float
+        That reserved-test certificate on the same test rows, at its own level (a comparison
+        number, *not* part of this family).
+    same_threshold_epsilon : float
+        This band's epsilon bound at ``single_threshold``.
+    settings, details : dict
+        Hyperparameters; secondary statistics (``test_auc``, ``n_dev_a``, ...).
+    kind : str
+        Always ``"certificate"``.
+    route : str
+        ``"tradeoff_reserved"``.
+    not_computed : str or None
+        Why the pair could not be certified (many-pairs runs only); then the arrays are empty and
+        the numbers NaN, and the pair still counts in the family.
+
+    Raises
+    ------
+    ValueError
+        If the curve arrays differ in length, a rate lies outside [0, 1], ``kind`` is not
+        ``"certificate"``, ``confidence`` is outside (0, 1) or ``method`` is unknown.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [rng.normal(c, 1.0, size=(200, 3)) for c in (3.0, 0.0, 3.0, 0.0)]
+    >>> cert = tradeoff_certificate(*rows, pair=("A", "B"))
+    >>> cert.n, cert.n_points, list(cert.frame().columns[:4])
+    ((200, 200), 4, ['identity_a', 'identity_b', 'method', 'threshold'])
+    >>> bool(cert.envelope(0.1) <= 1.0), cert.to_result().kind
+    (True, 'certificate')
+    """
+
+    pair: tuple[Any, Any] | None
+    n: tuple[int, int]
+    method: str
+    confidence: float
+    alpha_per_bound: float
+    correction: str
+    thresholds: np.ndarray
+    fp: np.ndarray
+    fn: np.ndarray
+    fpr_upper: np.ndarray
+    fnr_upper: np.ndarray
+    deltas: np.ndarray
+    epsilon_at_delta: np.ndarray
+    mu_lower: float
+    delta: float
+    best_epsilon: float
+    best_threshold: float
+    single_threshold: float
+    single_threshold_epsilon: float
+    same_threshold_epsilon: float
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "certificate"
+    route: str = ROUTE
+    not_computed: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind != "certificate":
+            raise ValueError(f"a TradeoffCertificate is a certificate, got kind {self.kind!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        check_probability(self.confidence, "confidence")
+        check_probability(self.alpha_per_bound, "alpha_per_bound")
+        for name, dtype in _ARRAYS:
+            object.__setattr__(self, name, _frozen(getattr(self, name), dtype))
+        object.__setattr__(self, "n", tuple(int(v) for v in self.n))
+        for name in _NUMBERS:
+            object.__setattr__(self, name, float(getattr(self, name)))
+        k = len(self.thresholds)
+        if not (len(self.fp) == len(self.fn) == len(self.fpr_upper) == len(self.fnr_upper) == k):
+            raise ValueError("thresholds, fp, fn, fpr_upper and fnr_upper must have one entry per certified point")
+        if len(self.deltas) != len(self.epsilon_at_delta):
+            raise ValueError("deltas and epsilon_at_delta must have the same length")
+        if self.not_computed is not None:
+            if not str(self.not_computed).strip():
+                raise ValueError("not_computed must give the reason, got an empty string")
+            return
+        if k < 1:
+            raise ValueError("a computed certificate needs at least one certified point")
+        for name in ("fpr_upper", "fnr_upper"):
+            values = getattr(self, name)
+            if np.any(~((values >= 0) & (values <= 1))):
+                raise ValueError(f"{name} must lie in [0, 1]")
+
+    @classmethod
+    def failed(cls, reason: str, *, pair, n, method, confidence, alpha_per_bound, correction, delta, deltas,
+               settings=None, details=None) -> "TradeoffCertificate":
+        """A certificate that could not be computed for ``pair`` (empty curve, NaN numbers, the reason)."""
+        nan = float("nan")
+        return cls(pair=pair, n=n, method=method, confidence=confidence, alpha_per_bound=alpha_per_bound,
+                   correction=correction, thresholds=[], fp=[], fn=[], fpr_upper=[], fnr_upper=[],
+                   deltas=deltas, epsilon_at_delta=np.full(len(deltas), nan), mu_lower=nan, delta=delta,
+                   best_epsilon=nan, best_threshold=nan, single_threshold=nan, single_threshold_epsilon=nan,
+                   same_threshold_epsilon=nan, settings=dict(settings or {}), details=dict(details or {}),
+                   not_computed=reason)
+
+    # -- derived numbers -------------------------------------------------------------------
+    @property
+    def computed(self) -> bool:
+        """True unless the pair could not be certified (see ``not_computed``)."""
+        return self.not_computed is None
+
+    @property
+    def n_points(self) -> int:
+        """Number of certified points ``K``."""
+        return len(self.thresholds)
+
+    @property
+    def correction_cost(self) -> float:
+        """``single_threshold_epsilon - same_threshold_epsilon``: what the band's extra correction
+        costs at the single-threshold test's threshold (>= 0 for Bonferroni)."""
+        return self.single_threshold_epsilon - self.same_threshold_epsilon
+
+    def epsilon(self, delta) -> np.ndarray | float:
+        """Certified lower bound on epsilon at any ``delta`` in [0, 1) (scalar or array)."""
+        self._require_computed()
+        out = epsilon_curve(self.fpr_upper, self.fnr_upper, np.atleast_1d(delta))
+        return float(out[0]) if np.ndim(delta) == 0 else out
+
+    def delta_lower(self, epsilon) -> np.ndarray | float:
+        """Certified lower bound on the privacy profile ``delta(epsilon)`` (scalar or array).
+
+        ``max`` over the points of :func:`epsaudit.bounds.tradeoff_delta`.
+        """
+        self._require_computed()
+        eps = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
+        out = np.max(tradeoff_delta(self.fpr_upper[:, None], self.fnr_upper[:, None], eps[None, :]), axis=0)
+        return float(out[0]) if np.ndim(epsilon) == 0 else out
+
+    def envelope(self, fpr) -> np.ndarray | float:
+        """Certified upper envelope of the trade-off curve ``T(P_B, P_A)`` at false-positive rate ``fpr``.
+
+        The lower convex hull of the certified points and the trivial tests ``(0, 1)``, ``(1, 0)``
+        (mixtures of tests are tests), evaluated by linear interpolation. The true curve lies on
+        or below it with the certificate's confidence.
+
+        Raises
+        ------
+        ValueError
+            If ``fpr`` is outside [0, 1], or the certificate was not computed.
+        """
+        self._require_computed()
+        f = np.asarray(fpr, dtype=np.float64)
+        if np.any(~((f >= 0) & (f <= 1))):
+            raise ValueError("fpr must lie in [0, 1]")
+        hx, hy = _lower_hull(np.r_[0.0, self.fpr_upper, 1.0], np.r_[1.0, self.fnr_upper, 0.0])
+        out = np.interp(f, hx, hy)
+        return out[()] if out.ndim == 0 else out
+
+    def _require_computed(self) -> None:
+        if not self.computed:
+            raise ValueError(f"the certificate of pair {self.pair!r} was not computed: {self.not_computed}")
+
+    # -- tables ----------------------------------------------------------------------------
+    def frame(self) -> pd.DataFrame:
+        """Tidy table of the certified points, one row per threshold (none if not computed).
+
+        Columns ``identity_a, identity_b, method, threshold, fp, fn, n_a, n_b, fpr_hat, fnr_hat,
+        fpr_upper, fnr_upper, epsilon`` (the point's bound at ``delta``) and ``mu`` (its bound on mu).
+        """
+        a, b = self.pair if self.pair is not None else (None, None)
+        return pd.DataFrame({
+            "identity_a": a, "identity_b": b, "method": self.method,
+            "threshold": self.thresholds, "fp": self.fp, "fn": self.fn,
+            "n_a": self.n[0], "n_b": self.n[1],
+            "fpr_hat": self.fp / self.n[1], "fnr_hat": self.fn / self.n[0],
+            "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper,
+            "epsilon": tradeoff_epsilon(self.fpr_upper, self.fnr_upper, self.delta),
+            "mu": tradeoff_mu(self.fpr_upper, self.fnr_upper),
+        })
+
+    def epsilon_frame(self) -> pd.DataFrame:
+        """The certified epsilon curve: columns ``identity_a, identity_b, delta, epsilon``."""
+        a, b = self.pair if self.pair is not None else (None, None)
+        return pd.DataFrame({"identity_a": a, "identity_b": b, "delta": self.deltas, "epsilon": self.epsilon_at_delta})
+
+    def to_result(self) -> EpsilonResult:
+        """The best single-point epsilon as an :class:`EpsilonResult` (``kind="certificate"``).
+
+        Details carry ``mu_lower``, the best point, the comparison with the single-threshold
+        certificate and the epsilon curve (``epsilon_at_delta_<delta>``). A certificate that was
+        not computed becomes a *not computed* result with the reason.
+        """
+        fields = dict(kind="certificate", route=self.route, n=self.n, pair=self.pair, delta=self.delta,
+                      confidence=self.confidence, alpha_per_bound=self.alpha_per_bound, correction=self.correction,
+                      settings=dict(self.settings))
+        if not self.computed:
+            return not_computed(PairFailure(reason=self.not_computed, error=str(self.details.get("error", "ValueError"))),
+                                **fields)
+        best = int(np.flatnonzero(self.thresholds == self.best_threshold)[0])
+        details = {
+            "mu_lower": self.mu_lower, "best_threshold": self.best_threshold,
+            "fpr_upper": float(self.fpr_upper[best]), "fnr_upper": float(self.fnr_upper[best]),
+            "n_points": self.n_points, "single_threshold": self.single_threshold,
+            "single_threshold_epsilon": self.single_threshold_epsilon,
+            "same_threshold_epsilon": self.same_threshold_epsilon, "correction_cost": self.correction_cost,
+            **{f"epsilon_at_delta_{d:g}": float(e) for d, e in zip(self.deltas, self.epsilon_at_delta)},
+            **dict(self.details),
+        }
+        return EpsilonResult(value=self.best_epsilon, details=details, **fields)
+
+    def __str__(self) -> str:
+        if not self.computed:
+            return f"{self.route}: not computed ({self.not_computed})"
+        return (f"{self.route} ({self.method}): epsilon >= {self.best_epsilon:.4g} at delta = {self.delta:g}, "
+                f"mu >= {self.mu_lower:.4g} ({self.confidence:.0%} family-wise, n = {self.n}, "
+                f"{self.n_points} points, {self.correction})")
+
+
+def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower convex hull of points (monotone chain), as sorted vertex arrays."""
+    order = np.lexsort((y, x))
+    hull: list[tuple[float, float]] = []
+    for px, py in zip(x[order], y[order]):
+        if hull and hull[-1][0] == px:
+            continue  # same x: the first (lowest) point is kept
+        while len(hull) >= 2:
+            (ax, ay), (bx, by) = hull[-2], hull[-1]
+            if (bx - ax) * (py - ay) - (by - ay) * (px - ax) <= 0:  # not a left turn: drop b
+                hull.pop()
+            else:
+                break
+        hull.append((float(px), float(py)))
+    hx, hy = np.array(hull).T
+    return hx, hy
+
+
+def curves_frame(certificates: Sequence[TradeoffCertificate]) -> pd.DataFrame:
+    """Concatenate :meth:`TradeoffCertificate.frame` of many certificates (one row per point).
+
+    Raises
+    ------
+    TypeError
+        If an element is not a :class:`TradeoffCertificate`.
+
+    Examples
+    --------
+    >>> curves_frame([]).empty
+    True
+    """
+    frames = []
+    for i, cert in enumerate(certificates):
+        if not isinstance(cert, TradeoffCertificate):
+            raise TypeError(f"element {i} is a {type(cert).__name__}, not a TradeoffCertificate")
+        frames.append(cert.frame())
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+# ---------------------------------------------------------------------------------------------
+# Certificates
+# ---------------------------------------------------------------------------------------------
+
+
+def correction_label(method: str, n_thresholds: int, n_certificates: int) -> str:
+    """Text of the multiplicity correction recorded on each certificate.
+
+    Examples
+    --------
+    >>> correction_label("dkw", 0, 40)
+    'DKW band (Massart constant) per identity: 2 bands x 40 certificate(s)'
+    """
+    if method == "bonferroni":
+        return (f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_thresholds} threshold(s) "
+                f"x {n_certificates} certificate(s)")
+    return f"DKW band (Massart constant) per identity: 2 bands x {n_certificates} certificate(s)"
+
+
+def _check_count(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or int(value) != value or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _check_scores(scores, name: str) -> np.ndarray:
+    arr = np.asarray(scores, dtype=np.float64)
+    if arr.ndim != 1 or arr.size < 1 or np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must be a non-empty 1-D array of scores without NaN; got shape {arr.shape}")
+    return arr
+
+
+def _check_options(method, n_thresholds, n_certificates, confidence, delta, deltas) -> np.ndarray:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    _check_count(n_thresholds, "n_thresholds")
+    _check_count(n_certificates, "n_certificates")
+    check_probability(confidence, "confidence")
+    check_probability(delta, "delta", open_interval=False)
+    d = np.asarray(deltas, dtype=np.float64)
+    if d.ndim != 1 or d.size < 1 or np.any(~((d >= 0) & (d < 1))):
+        raise ValueError(f"deltas must be a non-empty 1-D sequence of values in [0, 1), got {deltas!r}")
+    return np.unique(np.r_[d, delta])
+
+
+def _freshness(check_reuse: bool) -> str:
+    return ("test rows checked against development rows" if check_reuse else
+            "not checked (check_reuse=False): the caller vouches for fresh test draws")
+
+
+def _settings(classifier, score_function, method, n_thresholds, m, seed, check_reuse) -> dict:
+    name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
+    return {"test": name, "method": method,
+            "threshold_rule": ("single-threshold choice + pooled development quantiles" if method == "bonferroni"
+                               else "every distinct test score (the band holds for all thresholds)"),
+            "n_thresholds": n_thresholds if method == "bonferroni" else None,
+            "n_certificates": m, "seed": seed, "freshness": _freshness(check_reuse)}
+
+
+def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n_thresholds, m, confidence, delta,
+             deltas, pair, seed, check_reuse) -> TradeoffCertificate:
+    """One pair (module-level, so that joblib can run it in worker processes)."""
+    names = tuple(pair) if pair is not None else ("A", "B")
+    if check_reuse:
+        check_fresh({names[0]: dev_a, names[1]: dev_b}, {names[0]: test_a, names[1]: test_b},
+                    context=f"trade-off certificate of pair ({names[0]!r}, {names[1]!r})")
+    warned = 0
+    if score_function is not None:
+        def score(rows, part):
+            return check_scores(score_function(rows), len(rows), f"score_function on the {part}", allow_infinite=True)
+    else:
+        x, y = pair_design(dev_a, dev_b)
+        fitted, warned = count_convergence_warnings(lambda: clone(check_classifier(classifier)).fit(x, y))
+        score = lambda rows, part: np.asarray(positive_scores(fitted, rows), dtype=np.float64)  # noqa: E731
+    dev_sa = score(dev_a, f"development rows of {names[0]!r}")
+    dev_sb = score(dev_b, f"development rows of {names[1]!r}")
+    alpha_single = bonferroni_alpha(m, confidence)  # the single-threshold reserved test's level
+    single = choose_threshold(dev_sa, dev_sb, alpha_single, delta)
+    test_sa = score(test_a, f"test rows of {names[0]!r}")
+    test_sb = score(test_b, f"test rows of {names[1]!r}")
+    na, nb = len(test_sa), len(test_sb)
+    if method == "bonferroni":
+        thresholds = development_thresholds(dev_sa, dev_sb, n_thresholds, alpha=alpha_single, delta=delta)
+        k = len(thresholds)
+        alpha = (1.0 - confidence) / (2.0 * k * m)
+        band = tradeoff_band(test_sa, test_sb, alpha=alpha, method=method, thresholds=thresholds)
+    else:
+        alpha = (1.0 - confidence) / (2.0 * m)
+        band = tradeoff_band(test_sa, test_sb, alpha=alpha, method=method, thresholds=[single])
+        band = {key: value[band["valid"]] for key, value in band.items()}
+        k = len(band["thresholds"])
+    eps_points = tradeoff_epsilon(band["fpr_upper"], band["fnr_upper"], delta)
+    best = int(np.argmax(eps_points))
+    at_single = int(np.flatnonzero(band["thresholds"] == single)[-1])
+    tp_single, fp_single = na - int(band["fn"][at_single]), int(band["fp"][at_single])
+    _, y_test = pair_design(test_a, test_b)
+    return TradeoffCertificate(
+        pair=pair, n=(na, nb), method=method, confidence=confidence, alpha_per_bound=alpha,
+        correction=correction_label(method, k, m),
+        thresholds=band["thresholds"], fp=band["fp"], fn=band["fn"],
+        fpr_upper=band["fpr_upper"], fnr_upper=band["fnr_upper"],
+        deltas=deltas, epsilon_at_delta=epsilon_curve(band["fpr_upper"], band["fnr_upper"], deltas),
+        mu_lower=float(mu_lower_bound(band["fpr_upper"], band["fnr_upper"])),
+        delta=delta, best_epsilon=float(eps_points[best]), best_threshold=float(band["thresholds"][best]),
+        single_threshold=single,
+        single_threshold_epsilon=float(certified_epsilon(tp_single, na, fp_single, nb, alpha_single, delta)),
+        same_threshold_epsilon=float(eps_points[at_single]),
+        settings=_settings(classifier, score_function, method, n_thresholds, m, seed, check_reuse),
+        details={"test_auc": float(roc_auc_score(y_test, rankdata(np.r_[test_sa, test_sb]))),  # ranks: inf allowed
+                 "n_dev_a": len(dev_a), "n_dev_b": len(dev_b), "convergence_warnings": warned},
+    )
+
+
+def tradeoff_certificate(
+    dev_a, dev_b, test_a, test_b, *,
+    classifier: Any = None,
+    score_function: ScoreFunction | None = None,
+    method: str = "bonferroni",
+    n_thresholds: int = DEFAULT_THRESHOLDS,
+    n_certificates: int = 1,
+    confidence: float = 0.95,
+    delta: float = 1e-5,
+    deltas: Sequence[float] = DEFAULT_DELTAS,
+    pair=None,
+    check_reuse: bool = True,
+) -> TradeoffCertificate:
+    """Trade-off certificate for one pair from separate development and test samples.
+
+    The score is fixed on the development rows; the test rows only count errors (module
+    docstring). All ``n_certificates`` certificates reported together hold at ``confidence``.
+
+    Parameters
+    ----------
+    dev_a, dev_b : array_like, shapes (n_A_dev, d), (n_B_dev, d)
+        Development rows: fit the classifier and fix the thresholds.
+    test_a, test_b : array_like, shapes (n_A, d), (n_B, d)
+        Untouched test rows, never used for fitting or choosing.
+    classifier : scikit-learn estimator, optional
+        Learned score (default :func:`epsaudit.scorers.logistic_regression`). Ignored when
+        ``score_function`` is given.
+    score_function : callable ``(n, d) -> (n,)``, optional
+        A fixed score, higher meaning "more A" (e.g. a mechanism's ``exact_score(a, b)``); its
+        output must be one number per row without NaN (``+inf``/``-inf`` allowed).
+    method : {"bonferroni", "dkw"}
+        Simultaneous construction (module docstring); Bonferroni is the more powerful default.
+    n_thresholds : int
+        Thresholds of the Bonferroni band (default 4); ``1`` reproduces the single-threshold
+        reserved-test certificate exactly.
+    n_certificates : int
+        How many certificates are reported together (family size ``m``).
+    confidence : float in (0, 1)
+        Family-wise confidence (default 0.95).
+    delta : float in [0, 1)
+        Delta of ``best_epsilon`` (default 1e-5, as the reserved test).
+    deltas : sequence of float in [0, 1)
+        Deltas of the reported epsilon curve (``delta`` is added).
+    pair : tuple, optional
+    check_reuse : bool
+        Compare every test row with every development row, bit for bit and after
+        L2-normalisation, and refuse copies (default). Set False only when values repeat by
+        design (a discrete mechanism, one-hot rows) or rows that differ only in scale are
+        different outputs, and the test rows are fresh draws; the settings record it.
+
+    Returns
+    -------
+    TradeoffCertificate
+
+    Raises
+    ------
+    ValueError
+        Bad samples (fewer than 2 rows per identity, NaN/inf, mismatched dimensions), a bad
+        classifier or score function output, an unknown ``method``,
+        ``n_thresholds``/``n_certificates`` < 1, ``confidence``/``delta``/``deltas`` out of range.
+    epsaudit.validation.ReusedRowsError
+        (a ``ValueError``) Test rows that repeat development rows.
+
+    Examples
+    --------
+    >>> from epsaudit.mechanisms import IsotropicGaussian
+    >>> mech = IsotropicGaussian([[2.0, 0.0], [0.0, 0.0]], sigma=1.0)  # exactly mu-GDP with mu = 2
+    >>> rows = [mech.sample(i, 100, seed=s) for i, s in ((0, 1), (1, 2), (0, 3), (1, 4))]
+    >>> cert = tradeoff_certificate(*rows, score_function=mech.exact_score(0, 1))
+    >>> bool(0 < cert.mu_lower <= 2.0), cert.n, cert.kind
+    (True, (100, 100), 'certificate')
+    """
+    da, db = as_pair(dev_a, dev_b)
+    ta, tb = as_pair(test_a, test_b)
+    if da.shape[1] != ta.shape[1]:
+        raise ValueError(f"development and test rows have different dimensions: {da.shape[1]} vs {ta.shape[1]}")
+    deltas = _check_options(method, n_thresholds, n_certificates, confidence, delta, deltas)
+    if score_function is None:
+        check_classifier(classifier)
+    return _certify(da, db, ta, tb, classifier, score_function, method, int(n_thresholds), int(n_certificates),
+                    confidence, delta, deltas, pair, None, check_reuse)
+
+
+def tradeoff_certificate_pairs(
+    groups: Mapping[Hashable, np.ndarray],
+    pairs: Sequence[tuple[Hashable, Hashable]],
+    *,
+    test_groups: Mapping[Hashable, np.ndarray] | None = None,
+    test_size: float = 0.3,
+    classifier: Any = None,
+    score_functions: Callable[[Hashable, Hashable], ScoreFunction] | None = None,
+    method: str = "bonferroni",
+    n_thresholds: int = DEFAULT_THRESHOLDS,
+    n_certificates: int | None = None,
+    confidence: float = 0.95,
+    delta: float = 1e-5,
+    deltas: Sequence[float] = DEFAULT_DELTAS,
+    seed: int = 0,
+    n_jobs: int | None = None,
+    progress: bool = False,
+    check_reuse: bool = True,
+) -> list[TradeoffCertificate]:
+    """Trade-off certificates for many pairs, all holding together at ``confidence``.
+
+    Mirrors :func:`epsaudit.audits.roc_reserved.reserved_test_pairs` (same splits, same
+    classifier, same per-pair failure handling), with the correction taken over the pairs as
+    well as the thresholds.
+
+    Parameters
+    ----------
+    groups : mapping identity -> array_like, shape (n_i, d)
+        Development rows (or all rows, split with ``test_size`` when ``test_groups`` is None).
+    pairs : sequence of (identity, identity)
+    test_groups : mapping, optional
+        Separate untouched test rows per identity.
+    test_size : float
+        Fraction of each identity's rows reserved for testing when ``test_groups`` is None; pair
+        ``k`` is split with seed ``seed + 2 k`` (as the reserved test).
+    classifier, score_functions
+        A learned score, or ``(A, B) -> score function`` (e.g. ``mechanism.exact_score``).
+    method, n_thresholds, confidence, delta, deltas, check_reuse
+        As in :func:`tradeoff_certificate`.
+    n_certificates : int, optional
+        Family size; defaults to ``len(pairs)``; must be at least that.
+    seed : int
+    n_jobs : int, optional
+        joblib workers; results do not depend on it.
+    progress : bool
+
+    Returns
+    -------
+    list of TradeoffCertificate, one per pair. A pair that cannot be certified (its test rows
+    repeat development rows, a split leaves a part too small, the score is NaN, ...) is *not
+    computed*, with the reason; it stays in the family.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``groups``/``pairs``, ``n_certificates`` below the number of pairs, or options
+        out of range (as :func:`tradeoff_certificate`).
+
+    Examples
+    --------
+    >>> from epsaudit.mechanisms import IsotropicGaussian
+    >>> mech = IsotropicGaussian([[2.0, 0.0], [0.0, 0.0], [1.0, 0.0]], sigma=1.0)
+    >>> dev, test = mech.sample_groups(60, seed=0), mech.sample_groups(60, seed=1)
+    >>> certs = tradeoff_certificate_pairs(dev, [(0, 1), (0, 2)], test_groups=test,
+    ...                                    score_functions=mech.exact_score)
+    >>> certs[0].correction
+    'bonferroni: 2 one-sided Clopper-Pearson bounds x 4 threshold(s) x 2 certificate(s)'
+    """
+    groups = as_groups(groups)
+    pairs = as_pairs(pairs, groups)
+    if test_groups is not None:
+        test_groups = as_groups(test_groups)
+        as_pairs(pairs, test_groups)
+    m = len(pairs) if n_certificates is None else _check_count(n_certificates, "n_certificates")
+    if m < len(pairs):
+        raise ValueError(f"n_certificates = {m} is smaller than the {len(pairs)} certificates this call "
+                         "reports together; the family must include all of them")
+    deltas = _check_options(method, n_thresholds, m, confidence, delta, deltas)
+    if score_functions is None:
+        check_classifier(classifier)
+    parts: dict[int, Any] = {}
+    for k, (a, b) in enumerate(pairs):
+        if test_groups is None:
+            try:
+                dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size,
+                                                              seed=seed + 2 * k)
+            except ValueError as exc:  # recorded as not computed below
+                parts[k] = PairFailure(reason=str(exc), error=type(exc).__name__)
+                continue
+        else:
+            dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
+        parts[k] = (dev_a, dev_b, test_a, test_b)
+    tasks = [(*parts[k], classifier, score_functions(a, b) if score_functions is not None else None, method,
+              int(n_thresholds), m, confidence, delta, deltas, (a, b), seed, check_reuse)
+             for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
+    computed = iter(map_pairs(_certify, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress))
+    out = []
+    for k, (a, b) in enumerate(pairs):
+        result = parts[k] if isinstance(parts[k], PairFailure) else next(computed)
+        if isinstance(result, PairFailure):
+            sizes = ((len(parts[k][2]), len(parts[k][3])) if not isinstance(parts[k], PairFailure)
+                     else tuple(int(round(test_size * len(groups[label]))) for label in (a, b)))
+            k_bound = int(n_thresholds) if method == "bonferroni" else 1
+            alpha = (1.0 - confidence) / (2.0 * k_bound * m)
+            result = TradeoffCertificate.failed(
+                result.reason, pair=(a, b), n=sizes, method=method, confidence=confidence, alpha_per_bound=alpha,
+                correction=correction_label(method, k_bound, m) if method == "bonferroni" else correction_label(method, 0, m),
+                delta=delta, deltas=deltas,
+                settings=_settings(classifier, score_functions, method, n_thresholds, m, seed, check_reuse),
+                details={"error": result.error})
+        out.append(result)
+    return out
