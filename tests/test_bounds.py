@@ -125,3 +125,30 @@ def test_bound_functions_refuse_bad_arguments():
         epsilon_from_tv(float("nan"))
     with pytest.raises(ValueError, match="integer"):
         bonferroni_alpha(2.5)
+
+
+def test_planner_inverts_the_cap_exactly():
+    from epsaudit.bounds import planned_epsilon, required_test_size
+
+    # 2.338 is what 100 rows per side certify at alpha = 1e-4 with zero errors; 99 rows cannot
+    assert required_test_size(2.338, 1e-4) == 100
+    assert certifiable_cap(99, 99, 1e-4) < 2.338 <= certifiable_cap(100, 100, 1e-4)
+    # 40 certificates at 95%: 9 or 10 test rows certify nothing, 11 certify something
+    alpha = bonferroni_alpha(40)
+    assert required_test_size(0.0, alpha) == 11
+    assert certifiable_cap(10, 10, alpha) == 0.0 < certifiable_cap(11, 11, alpha)
+    # an imperfect test needs more rows, and its counts are rounded against the certificate
+    n = required_test_size(1.0, bonferroni_alpha(50), tpr=0.9, fpr=0.1)
+    assert planned_epsilon(n, bonferroni_alpha(50), tpr=0.9, fpr=0.1) >= 1.0
+    assert planned_epsilon(n - 1, bonferroni_alpha(50), tpr=0.9, fpr=0.1) < 1.0
+    assert n == 76
+
+
+def test_planner_refuses_a_target_no_test_size_reaches():
+    from epsaudit.bounds import required_test_size
+
+    # TPR 0.9 and FPR 0.1 can never certify more than log(0.9 / 0.1) = 2.197
+    with pytest.raises(ValueError, match=r"certifies at most 2\.197 .*epsilon 2\.5 is out of reach"):
+        required_test_size(2.5, 1e-3, delta=0.0, tpr=0.9, fpr=0.1)
+    with pytest.raises(ValueError, match="epsilon must be a finite number >= 0"):
+        required_test_size(-1.0, 1e-3)
