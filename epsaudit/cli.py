@@ -23,6 +23,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from . import __version__
+from .bounds import bonferroni_alpha, planned_epsilon, required_test_size
 from .condition import audit_condition
 from .settings import AuditSettings, SettingsError, flag
 from .data import EmbeddingTable, check_same_dimension, jsonable, load_embeddings
@@ -122,7 +123,31 @@ def build_parser() -> argparse.ArgumentParser:
                            description="Load each file as 'audit' would and print what was detected and filtered.",
                            epilog=DETECTION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_loader_options(check)
+
+    plan = sub.add_parser(
+        "plan", help="the test size per identity a reserved-test certificate needs",
+        description="Smallest number of test rows per identity at which a reserved test can certify EPSILON "
+                    "(the inverse of the cap): with zero errors, or with a test of the given TPR and FPR.")
+    plan.add_argument("--epsilon", type=float, required=True, metavar="E",
+                      help="the lower bound to certify (0: anything above 0)")
+    plan.add_argument("--confidence", type=float, default=0.95, metavar="C", help="family-wise confidence (default 0.95)")
+    plan.add_argument("--family", type=int, default=1, metavar="M",
+                      help="certificates reported together (Bonferroni family size; default 1)")
+    plan.add_argument("--delta", type=float, default=1e-5, metavar="D", help="delta (default 1e-5)")
+    plan.add_argument("--tpr", type=float, default=1.0, metavar="T", help="the test's true-positive rate (default 1)")
+    plan.add_argument("--fpr", type=float, default=0.0, metavar="F", help="the test's false-positive rate (default 0)")
     return parser
+
+
+def _plan(args: argparse.Namespace) -> int:
+    alpha = bonferroni_alpha(args.family, args.confidence)
+    n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr)
+    what = "zero test errors" if (args.tpr, args.fpr) == (1.0, 0.0) else f"TPR {args.tpr:g} and FPR {args.fpr:g}"
+    target = "anything above 0" if args.epsilon == 0 else f"epsilon >= {args.epsilon:g}"
+    print(f"{n} test rows per identity certify {target} with {what} "
+          f"({args.confidence:.0%} over {args.family} certificate(s): {alpha:.3g} per one-sided bound, delta {args.delta:g}); "
+          f"{n - 1} rows certify at most {planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr):.4g}")
+    return 0
 
 
 def _load(args: argparse.Namespace, to_stdout: bool = False) -> list[EmbeddingTable]:
@@ -167,7 +192,7 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(f"  {c['identities']} identities audited ({c['identities_below_min_rows']} with < {args.min_rows} rows "
               f"left out), {c['candidate_pairs']} candidate pairs, {c['certificates']} certificate(s); "
               f"{seconds:.1f} s", file=sys.stderr)
-        for line in audit.not_computed_notes():
+        for line in audit.not_computed_notes() + audit.certificate_notes():
             print(f"  note: {line}", file=sys.stderr)
         if len(tables) > 1:
             print(f"== {table.source}")
@@ -204,6 +229,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "check":
             _load(args, to_stdout=True)  # the report is the command's output
             return 0
+        if args.command == "plan":
+            return _plan(args)
         return _audit(args, argv)
     except SettingsError as exc:  # the library names the parameter; the command line names its flag
         print(f"epsaudit: error: {flag(exc.parameter)} {exc.requirement}", file=sys.stderr)

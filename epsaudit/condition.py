@@ -25,6 +25,7 @@ the same numbers for the same table and seed:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Hashable, Mapping, Sequence
 
@@ -33,7 +34,7 @@ import pandas as pd
 
 from .audits import audit_pairs, reserved_test_pairs, roc_oof_pairs
 from .audits.roc_oof import DEFAULT_FOLDS
-from .bounds import bonferroni_alpha, certifiable_cap
+from .bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from .data import EmbeddingTable
 from .pairs import identity_pairs
 from .results import EpsilonResult, results_frame
@@ -97,6 +98,30 @@ class ConditionAudit:
             "not_computed": _records(failed[["route", "identity_a", "identity_b", "not_computed"]].drop_duplicates())
             if len(failed) else [],
         }
+
+    def certificate_notes(self) -> list[str]:
+        """Why every certificate is 0, when it is: too few test rows, or no separation on the test rows.
+
+        When every certificate's cap is 0, the test sizes alone hold them at 0; the note gives the
+        smallest test size per identity that can certify anything at the family's per-bound level
+        (:func:`epsaudit.bounds.required_test_size`) and the rows per identity that means at this
+        ``test_size``.
+        """
+        certs = self.summary[(self.summary["route"] == "roc_reserved") & self.summary["value"].notna()]
+        if certs.empty or (certs["value"] > 0).any():
+            return []
+        alpha = float(certs["alpha_per_bound"].iloc[0])
+        sizes = pd.concat([certs["n_test_a"], certs["n_test_b"]]).astype(int)
+        if (certs["cap"] > 0).any():
+            return [f"{self.source}: every certificate is 0 although the test sizes could certify up to "
+                    f"{float(certs['cap'].max()):.3g}: the selected pairs are not separated on their test rows"]
+        need = required_test_size(0.0, alpha, self.settings["delta"])
+        rows = math.ceil(need / self.settings["test_size"])
+        return [f"{self.source}: every certificate is 0 because of its test sizes ({sizes.min()}-{sizes.max()} test "
+                f"rows per identity): at {alpha:.3g} per bound ({self.settings['confidence']:.0%} over the family) a "
+                f"reserved test needs at least {need} test rows per identity to certify anything above 0, i.e. "
+                f"identities with at least {rows} rows at test_size {self.settings['test_size']:g} "
+                f"(epsaudit plan tells the size for a given epsilon)"]
 
     def not_computed_notes(self) -> list[str]:
         """One line per route and reason: how many pairs the route could not compute, and which."""

@@ -286,7 +286,8 @@ def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
     """
     dev = np.asarray(development, dtype=np.float64)
     tst = np.asarray(test, dtype=np.float64)
-    exact = np.isin(row_keys(tst, normalised=False), row_keys(dev, normalised=False))
+    seen = set(row_keys(dev, normalised=False).tolist())  # hashing: linear in the rows, not n x m
+    exact = np.array([key in seen for key in row_keys(tst, normalised=False).tolist()], dtype=bool)
     if tst.ndim < 2 or tst.shape[1] < 3 or len(dev) == 0:
         return exact, np.zeros_like(exact)
     near = np.zeros(len(tst), dtype=bool)

@@ -263,3 +263,21 @@ def test_min_rows_below_the_fold_count_is_refused_by_name_and_by_flag(tmp_path, 
     path.write_text("identity,e0,e1\n" + "".join(f"id{i},{rng.normal()},{rng.normal()}\n" for i in range(6) for _ in range(6)))
     assert main(["audit", str(path), "--min-rows", "2"]) == 2  # the command line names the flag
     assert "epsaudit: error: --min-rows must be >= 5, the ROC-HT fold count" in capsys.readouterr().err
+
+
+def test_plan_gives_the_test_size_of_the_papers_cap(capsys):
+    assert main(["plan", "--epsilon", "2.338", "--family", "250"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("100 test rows per identity certify epsilon >= 2.338 with zero test errors")
+    assert "0.0001 per one-sided bound" in out and "99 rows certify at most 2.328" in out
+    assert main(["plan", "--epsilon", "3", "--tpr", "0.9", "--fpr", "0.1"]) == 2
+    assert "certifies at most 2.197" in capsys.readouterr().err
+
+
+def test_audit_says_why_every_certificate_is_zero_when_test_sizes_hold_them_there(capsys):
+    path = Path(__file__).resolve().parents[1] / "data" / "sface_small_swap.csv"
+    assert main(["audit", str(path), "--pairs", "20", "--kde-pairs", "5", "--roc-pairs", "10", "--jobs", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "every certificate is 0 because of its test sizes (3-6 test rows per identity)" in err
+    assert "needs at least 8 test rows per identity to certify anything above 0" in err
+    assert "identities with at least 27 rows at test_size 0.3" in err

@@ -37,7 +37,7 @@ def test_import_without_face_packages():
 
 
 def test_image_root_error_says_what_to_do(tmp_path):
-    with pytest.raises(img.ImageRootError, match="make data-link"):
+    with pytest.raises(img.ImageRootError, match="run `make lfw` to fetch and verify them"):
         img.image_root(tmp_path / "nowhere")
 
 
