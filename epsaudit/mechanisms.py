@@ -20,9 +20,44 @@ requested global epsilon (``epsilon = 0`` is the exact null: every identity rele
 distribution); :func:`reference_epsilon` is the median exact pairwise epsilon over the audited
 pairs, the reference the paper compares each audit with.
 
-The released samples are the raw vectors ``mu_i + noise``; they are deliberately *not*
-L2-normalised. Normalising is post-processing, which can only lower the true epsilon, so the
-exact values here would become upper bounds rather than exact references.
+The released samples are the raw vectors ``mu_i + noise`` rounded to a fine grid (below); they
+are deliberately *not* L2-normalised. Normalising is post-processing, which can only lower the
+true epsilon, so the exact values here would become upper bounds rather than exact references.
+
+Float-safe outputs
+------------------
+A float64 implementation of ``mu + noise`` is not the real-valued mechanism whose epsilon the
+formulas give: the doubles reachable as ``fl(mu_a + noise)`` differ from those reachable as
+``fl(mu_b + noise)``, so an output reachable from one mean only has an infinite likelihood ratio
+and the textbook implementation is not epsilon-DP for any epsilon (Mironov 2012, "On significance
+of the least significant bits for differential privacy", ACM CCS; :class:`TextbookLaplace` and
+:func:`reachability_score` reproduce the attack). The mechanisms here therefore release
+``g * rint(fl(mu + noise) / g)``: each coordinate ``j`` on a grid of spacing ``g_j``, a power of two
+``2**(floor(log2(s_j)) - GRID_BITS)`` with ``s_j`` the coordinate's noise scale (Laplace ``b``,
+Gaussian standard deviation) and ``GRID_BITS = 20``, coarsened if needed to at least ``2**22`` ulps
+of the largest output magnitude (:func:`output_grid`). Division and multiplication by ``g`` are
+exact, and the draws before rounding are those of the unrounded mechanism.
+
+* **Ideal discretised mechanism** (exact arithmetic). Rounding is post-processing, so epsilon can
+  only drop. For product Laplace noise it does not: a cell beyond both means has probabilities in
+  the exact ratio ``exp(|mu_aj - mu_bj| / b)``, for any means (on or off the grid), so the pair's
+  epsilon stays exactly ``||mu_a - mu_b||_1 / b``. For Gaussian noise the exact privacy loss is
+  linear in ``x`` and varies by at most ``V = sum_j |mu_aj - mu_bj| g_j / s_j**2`` within a cell, so
+  the discretised ``epsilon(delta)`` lies in ``[eps_c(delta) - V, eps_c(delta)]`` with ``eps_c`` the
+  continuous value that :meth:`Mechanism.exact_epsilon` reports (an upper bound, exact to within
+  :meth:`Mechanism.discretisation_slack`; at most ``7.2e-5`` nats on the benchmark's pairs).
+* **float64 sampler against the ideal one.** numpy draws each uniform on the lattice
+  ``k * 2**-53``, so a cell's probability is a count of equally likely lattice points, within
+  ``2**-52`` of its ideal value; rounding ``mu + noise`` moves a cell boundary by at most an ulp of
+  ``|x|``, a relative ``2**-52 |x| / g <= 2**-31 |x| / s`` of the cell. For product Laplace noise a
+  cell at distance ``t`` from the mean has ideal probability at least ``2**-22 exp(-t / b)``, so
+  its relative probability error is at most about ``2**-30 exp(t / b)``: below ``1e-5`` within
+  ``9 b`` of both means (where a coordinate lies with probability ``1 - 1.2e-4``), so there the
+  privacy loss of a coordinate is within ``2e-5`` nats of the ideal one; only beyond ``~21 b``
+  (probability ``1e-9`` per coordinate) can the float64 sampler's support differ between the two
+  means. A certificate above the exact epsilon through
+  float effects would need such events, far rarer than any audit here can observe (the validity
+  tests count certificates against the exact epsilon with means that are not representable).
 
 Every random step takes a ``seed``: an ``int``, a :class:`numpy.random.SeedSequence` or a
 :class:`numpy.random.Generator`. Integer seeds give reproducible draws; ``None`` is refused so
@@ -31,6 +66,7 @@ that no draw depends on hidden global state.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Callable, Iterable, Sequence
 
@@ -51,11 +87,16 @@ __all__ = [
     "Mechanism",
     "N_AUDITED_PAIRS",
     "ProductLaplace",
+    "GRID_BITS",
+    "TextbookLaplace",
     "anisotropic_variance_shape",
     "benchmark_pairs",
     "calibrate",
     "distance_spread",
+    "output_grid",
     "prototype_set",
+    "laplace_noise_at",
+    "reachability_score",
     "reference_epsilon",
 ]
 
@@ -85,6 +126,60 @@ ANISOTROPY_ORDERS: float = 4.0
 
 # Rows per chunk when scoring Monte Carlo draws (bounds memory at ~ chunk * d * 8 bytes).
 _MC_CHUNK = 4096
+
+#: Output grid: spacing ``2**(floor(log2(noise scale)) - GRID_BITS)`` per coordinate (module docstring).
+GRID_BITS: int = 20
+#: The grid spacing is at least ``2**GRID_ULPS`` ulps of the largest output magnitude, so the
+#: rounding of ``mu + noise`` moves a cell boundary by at most ``2**-GRID_ULPS`` of a cell.
+GRID_ULPS: int = 22
+#: Noise magnitudes the grid must cover, in noise scales (numpy's Laplace sampler reaches 36.04 b,
+#: its exponential sampler ~44.4, its normal sampler ~ 9 sigma).
+_GRID_REACH = 64.0
+#: Two independent draws that coincide with at least this probability make equal rows expected
+#: (:attr:`Mechanism.repeated_outputs`).
+REPEAT_PROBABILITY: float = 1e-15
+
+
+def output_grid(scales, magnitudes) -> np.ndarray:
+    """Per-coordinate spacing of the output grid: powers of two far coarser than float64 rounding.
+
+    ``g_j = max(2**(floor(log2(scales[j])) - GRID_BITS), 2**(ceil(log2(magnitudes[j])) - 52 + GRID_ULPS))``:
+    ``2**-20`` to ``2**-21`` of the noise scale, and at least ``2**22`` ulps of the largest output
+    magnitude ``magnitudes[j]``, so that rounding ``fl(mu + noise)`` to the grid is exact
+    arithmetic up to boundary shifts of ``2**-22`` cell (module docstring, "Float-safe outputs").
+
+    Parameters
+    ----------
+    scales : array_like, shape (d,), all finite and > 0
+        Noise scale per coordinate (Laplace ``b`` or Gaussian standard deviation).
+    magnitudes : array_like, shape (d,), all finite and > 0
+        Largest ``|output|`` per coordinate the sampler can produce (e.g. ``max |mu_j| + 64 s_j``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (d,), float64
+        Powers of two.
+
+    Raises
+    ------
+    ValueError
+        If the arrays differ in shape or hold a non-positive or non-finite value.
+
+    Examples
+    --------
+    >>> output_grid([1.0, 0.75], [65.0, 65.0]) * 2**20
+    array([1. , 0.5])
+    """
+    s = np.asarray(scales, dtype=np.float64)
+    m = np.asarray(magnitudes, dtype=np.float64)
+    if s.shape != m.shape or s.ndim != 1:
+        raise ValueError(f"scales and magnitudes must be one-dimensional of equal shape; got {s.shape} and {m.shape}")
+    if not (np.all(np.isfinite(s)) and np.all(s > 0) and np.all(np.isfinite(m)) and np.all(m > 0)):
+        raise ValueError("scales and magnitudes must be finite and > 0")
+    _, e_scale = np.frexp(s)  # s = f * 2**e, f in [0.5, 1): floor(log2 s) = e - 1
+    f_mag, e_mag = np.frexp(m)  # ceil(log2 m) = e - 1 if f == 0.5 else e
+    ceil_mag = np.where(f_mag == 0.5, e_mag - 1, e_mag)
+    return np.ldexp(1.0, np.maximum(e_scale - 1 - GRID_BITS, ceil_mag - 52 + GRID_ULPS))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -247,9 +342,14 @@ class Mechanism:
         The global epsilon :func:`calibrate` fitted, ``None`` for a hand-built mechanism.
     worst_pair : tuple of int or None
         The pair that attains ``requested_epsilon`` (``None`` at the null or if not calibrated).
+    grid : numpy.ndarray of shape (d,) or None
+        Spacing of the output grid per coordinate (powers of two, :func:`output_grid`); outputs
+        are ``grid * rint((mu + noise) / grid)``. ``None``: raw float64 outputs
+        (:class:`TextbookLaplace`, or a mechanism that is not prototype-plus-noise).
     """
 
     name: str = ""
+    grid: np.ndarray | None = None
 
     def __init__(self, prototypes, delta: float) -> None:
         self.prototypes = _check_prototypes(prototypes, minimum=1)
@@ -292,6 +392,53 @@ class Mechanism:
         """Population AUC of the exact likelihood-ratio test of ``a`` (positive) against ``b``."""
         raise NotImplementedError
 
+    def _collision_probability(self) -> float:
+        """Probability that two independent outputs of one identity are equal (0: continuous)."""
+        return 0.0
+
+    # -- float safety ----------------------------------------------------------------------
+    @property
+    def repeated_outputs(self) -> bool:
+        """True when equal output rows are expected between independent draws.
+
+        That is when two independent outputs of one identity coincide with probability at least
+        :data:`REPEAT_PROBABILITY` (``1e-15``): one-hot rows of :class:`RandomizedResponse`, and
+        grid outputs in one or two dimensions (a Laplace coordinate hits a given grid cell with
+        probability up to ``g / (2 b) ~ 2**-21``). Then a check that test rows do not repeat
+        development rows (:func:`epsaudit.validation.check_fresh`) cannot tell a reused draw from
+        a repeated value; pass ``repeated_values=True`` to the reserved test for such outputs.
+        """
+        return self._collision_probability() >= REPEAT_PROBABILITY
+
+    def discretisation_slack(self, a: int, b: int) -> float:
+        """How far the discretised mechanism's epsilon may lie below :meth:`exact_epsilon` (nats).
+
+        0 for product Laplace noise (the grid keeps the exact epsilon) and for randomized
+        response; for Gaussian noise ``sum_j |mu_aj - mu_bj| g_j / s_j**2``, the largest change of
+        the exact privacy loss within one grid cell, so the released (discretised) mechanism's
+        ``epsilon(delta)`` lies in ``[exact_epsilon - slack, exact_epsilon]`` (module docstring).
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a valid identity index.
+        """
+        self._check_identity(a, "a"), self._check_identity(b, "b")
+        return 0.0
+
+    def _snap(self, x: np.ndarray) -> np.ndarray:
+        """Round raw outputs ``x`` (a fresh array, modified in place) to the grid."""
+        if self.grid is None:
+            return x
+        x /= self.grid  # exact: the grid spacing is a power of two
+        np.rint(x, out=x)
+        x *= self.grid
+        return x
+
+    def _draw(self, identity: int, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` released outputs of a validated identity: ``snap(prototype + noise)``."""
+        return self._snap(self.prototypes[identity] + self._noise(rng, n))
+
     # -- sampling --------------------------------------------------------------------------
     def sample(self, identity: int, n: int, seed=0) -> np.ndarray:
         """Draw ``n`` outputs of one identity.
@@ -307,8 +454,8 @@ class Mechanism:
         Returns
         -------
         numpy.ndarray, shape (n, d), float64
-            Raw outputs ``prototypes[identity] + noise`` (same units as the prototypes; not
-            normalised).
+            Outputs ``prototypes[identity] + noise`` rounded to :attr:`grid` (same units as the
+            prototypes; not normalised).
 
         Raises
         ------
@@ -317,7 +464,7 @@ class Mechanism:
         """
         i = self._check_identity(identity, "identity")
         n = _check_int(n, "n", minimum=1)
-        return self.prototypes[i] + self._noise(_rng(seed), n)
+        return self._draw(i, _rng(seed), n)
 
     def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
         """Draw ``n`` outputs for each identity, on independent random streams.
@@ -353,7 +500,7 @@ class Mechanism:
             if len(set(ids)) != len(ids):
                 raise ValueError(f"identities contains repeated entries: {ids}")
         streams = _spawn(seed, self.n_identities)
-        return {i: self.prototypes[i] + self._noise(streams[i], n) for i in ids}
+        return {i: self._draw(i, streams[i], n) for i in ids}
 
     # -- exact privacy ---------------------------------------------------------------------
     def separation(self, a: int, b: int) -> float:
@@ -429,12 +576,19 @@ class Mechanism:
 
 
 class ProductLaplace(Mechanism):
-    """Product Laplace mechanism: ``x_j = mu_j + Laplace(0, b)`` independently per coordinate.
+    """Product Laplace mechanism: ``x_j = mu_j + Laplace(0, b)`` independently per coordinate, on a grid.
 
     Density ``p_i(x) = prod_j exp(-|x_j - mu_ij| / b) / (2 b)``. The log-likelihood ratio of a
     pair is ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b``, bounded in absolute value by
     ``||mu_a - mu_b||_1 / b`` and attaining that bound with positive probability, so the pair is
-    pure epsilon-DP with exactly ``epsilon = ||mu_a - mu_b||_1 / b`` (SPEC section 3).
+    pure epsilon-DP with exactly ``epsilon = ||mu_a - mu_b||_1 / b`` (*Picture the Epsilon*, the
+    synthetic known-epsilon benchmark).
+
+    Outputs are float-safe: numpy's float64 Laplace draw is added to the mean and rounded to the
+    grid ``g = 2**(floor(log2 b) - 20)`` (:attr:`grid`, :func:`output_grid`). The rounded
+    mechanism keeps exactly this epsilon for any means, and the float64 sampler matches it up to
+    the bounds in the module docstring ("Float-safe outputs"); the unrounded textbook version
+    (:class:`TextbookLaplace`) is not epsilon-DP at all (Mironov 2012).
 
     Parameters
     ----------
@@ -454,12 +608,21 @@ class ProductLaplace(Mechanism):
     def __init__(self, prototypes, scale: float) -> None:
         super().__init__(prototypes, delta=0.0)
         self.scale = _check_positive(scale, "scale")
+        self.grid = output_grid(np.full(self.dim, self.scale),
+                                np.abs(self.prototypes).max(axis=0) + _GRID_REACH * self.scale)
+        self.grid.setflags(write=False)
 
     def _scale_repr(self) -> str:
         return f"scale={self.scale:.6g}"
 
     def _noise(self, rng, n):
         return rng.laplace(0.0, self.scale, size=(n, self.dim))
+
+    def _collision_probability(self) -> float:
+        # sum over cells of P(cell)^2 ~ g * integral p(x)^2 dx = g / (4 b), per coordinate
+        if self.grid is None:
+            return 0.0
+        return float(np.prod(self.grid / (4.0 * self.scale)))
 
     def _separation_pairs(self, a, b):
         return np.abs(self.prototypes[a] - self.prototypes[b]).sum(axis=1) / self.scale
@@ -470,12 +633,20 @@ class ProductLaplace(Mechanism):
     def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
         """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)`` of the pair (the exact LR test).
 
+        Per coordinate ``(|x_j - mu_bj| - |x_j - mu_aj|) / b`` equals
+        ``sign(mu_aj - mu_bj) * clip(2 x_j - mu_aj - mu_bj, -|mu_aj - mu_bj|, |mu_aj - mu_bj|) / b``,
+        which is how it is computed: without the cancellation of ``|x - mu_b| - |x - mu_a|``,
+        whose last bits differ between outputs of the two inputs on the tails (Mironov 2012), so
+        beyond both means every coordinate contributes one constant ``+-|mu_aj - mu_bj| / b``
+        computed once. (On the mechanism's grid outputs any score is post-processing; this one
+        is also exact to the last bit where the ratio is clipped.)
+
         Returns
         -------
         callable
-            Maps an ``(n, d)`` array to the ``(n,)`` scores
-            ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b``; values lie in
-            ``[-epsilon, epsilon]``.
+            Maps an ``(n, d)`` array to the ``(n,)`` scores; values lie in ``[-epsilon, epsilon]``
+            (up to the rounding of the sum over coordinates), ``+-epsilon`` when every coordinate
+            is beyond both means.
 
         Raises
         ------
@@ -485,11 +656,16 @@ class ProductLaplace(Mechanism):
         mu_a = self.prototypes[self._check_identity(a, "a")]
         mu_b = self.prototypes[self._check_identity(b, "b")]
         keep = mu_a != mu_b  # coordinates with equal means contribute exactly 0
-        mu_a, mu_b, scale = mu_a[keep], mu_b[keep], self.scale
+        mid = (mu_a + mu_b)[keep]
+        half_width = np.abs(mu_a - mu_b)[keep]
+        sign = np.sign(mu_a - mu_b)[keep]
+        scale = self.scale
 
         def score(x):
-            xk = self._check_points(x)[:, keep]
-            return (np.abs(xk - mu_b).sum(axis=1) - np.abs(xk - mu_a).sum(axis=1)) / scale
+            t = 2.0 * self._check_points(x)[:, keep] - mid
+            np.clip(t, -half_width, half_width, out=t)
+            t *= sign
+            return t.sum(axis=1) / scale
 
         return score
 
@@ -522,8 +698,195 @@ class ProductLaplace(Mechanism):
         return float(roc_auc_score(labels, np.r_[s_a, s_b]))
 
 
+class TextbookLaplace(ProductLaplace):
+    """The textbook float64 Laplace mechanism ``fl(mu + Laplace noise)`` with no output grid: *not* epsilon-DP.
+
+    The same means, scale and numpy draws as :class:`ProductLaplace`, but the float64 sum is
+    released as it is. That is the implementation a textbook formula suggests, and it is not
+    epsilon-DP for any finite epsilon (Mironov 2012, "On significance of the least significant
+    bits for differential privacy", ACM CCS): numpy's Laplace noise takes only the values
+    ``+-b log(2 k 2**-53)`` (a sparse subset of the doubles), so the doubles ``fl(mu_a + noise)``
+    reachable from one mean are mostly unreachable from the other. An output reachable from
+    ``mu_a`` only has likelihood ratio ``+inf``; :func:`reachability_score` tests exactly that.
+    With means 0.3 and 0 in one dimension and ``b = 1``, 81% of the outputs of either input are
+    unreachable from the other.
+
+    Kept for teaching (the synthetic-benchmark chapter certifies the violation) and as a control
+    for the float-safe :class:`ProductLaplace`.
+
+    Parameters
+    ----------
+    prototypes : array_like, shape (K, d)
+    scale : float, > 0
+        Laplace scale ``b``.
+
+    Attributes
+    ----------
+    grid : None
+        No output grid.
+
+    Raises
+    ------
+    ValueError
+        As :class:`ProductLaplace`.
+    """
+
+    name = "textbook_laplace"
+
+    def __init__(self, prototypes, scale: float) -> None:
+        super().__init__(prototypes, scale)
+        self.grid = None
+
+    def nominal_epsilon(self, a: int, b: int) -> float:
+        """``||mu_a - mu_b||_1 / b``: the epsilon claimed for the real-valued mechanism this implements.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a valid identity index.
+        """
+        return float(ProductLaplace._epsilon_from_separation(self, self.separation(a, b)))
+
+    def _epsilon_from_separation(self, sep):
+        """Pure-DP epsilon of the float64 sampler: ``+inf`` for distinct means (Mironov 2012), else 0."""
+        sep = np.asarray(sep, dtype=np.float64)
+        return np.where(sep > 0, np.inf, 0.0)
+
+    def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
+        """The textbook log-likelihood ratio ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b``, computed naively.
+
+        The real-valued mechanism's exact ratio, evaluated the textbook way with the
+        cancellation that the float-safe :meth:`ProductLaplace.exact_score` avoids; on the tails
+        its last bits depend on the input that produced ``x``. Returns a callable
+        ``(n, d) -> (n,)``.
+        """
+        mu_a = self.prototypes[self._check_identity(a, "a")]
+        mu_b = self.prototypes[self._check_identity(b, "b")]
+        scale = self.scale
+
+        def score(x):
+            xk = self._check_points(x)
+            return (np.abs(xk - mu_b).sum(axis=1) - np.abs(xk - mu_a).sum(axis=1)) / scale
+
+        return score
+
+
+def laplace_noise_at(k, scale: float) -> np.ndarray:
+    """numpy's Laplace draw ``Generator.laplace(0.0, scale)`` for the uniform ``U = k 2**-53``, bit for bit.
+
+    numpy (>= 1.17, ``random_laplace`` in ``distributions.c``) draws ``U = (u64 >> 11) 2**-53``,
+    rejects ``U = 0`` and returns ``0 - scale * log(2 - U - U)`` if ``U >= 0.5``, else
+    ``0 + scale * log(U + U)``, with the C library's ``log``. This replays it with the same
+    IEEE operations and :func:`math.log` (the same C ``log``; numpy's vectorised ``np.log``
+    differs in the last bit on about 0.4% of arguments). The test suite checks the replay against
+    ``Generator.laplace`` draw for draw.
+
+    Parameters
+    ----------
+    k : array_like of int, values in [1, 2**53)
+        Lattice indices of the uniforms.
+    scale : float, > 0
+
+    Returns
+    -------
+    numpy.ndarray, float64, shape of ``k``
+
+    Raises
+    ------
+    ValueError
+        If an index is outside ``[1, 2**53)`` or ``scale`` is not positive and finite.
+    """
+    scale = _check_positive(scale, "scale")
+    k = np.asarray(k, dtype=np.int64)
+    if k.size and (k.min() < 1 or k.max() >= 2**53):
+        raise ValueError("k must hold lattice indices in [1, 2**53): numpy's uniform is k * 2**-53, k > 0")
+    u = k.astype(np.float64) * 2.0**-53
+    upper = u >= 0.5
+    arg = np.where(upper, (2.0 - u) - u, u + u)
+    log = np.fromiter(map(math.log, arg.ravel()), dtype=np.float64, count=arg.size).reshape(arg.shape)
+    y = scale * log
+    return np.where(upper, 0.0 - y, 0.0 + y)
+
+
+def _reachable(x: np.ndarray, mu: np.ndarray, scale: float, grid, width: int = 3) -> np.ndarray:
+    """Elementwise: is ``x`` a possible output ``snap(fl(mu + laplace_noise_at(k, scale)))`` for some k?
+
+    The lattice index whose noise lands nearest ``x - mu`` is found by inverting the Laplace
+    quantile function; its ``2 width + 1`` neighbours are replayed exactly. Where the noise lattice
+    is coarser than the output's resolution (the doubles near ``x``, or the grid cell) each output
+    has at most a few preimages, all among these neighbours; where it is finer (the body of a
+    grid mechanism) the nearest index already maps to ``x``.
+    """
+    v = x - mu
+    with np.errstate(over="ignore", under="ignore"):
+        k0 = np.where(v < 0, 2.0**52 * np.exp(v / scale), 2.0**53 - 2.0**52 * np.exp(-v / scale))
+    k0 = np.clip(np.rint(k0), 1, 2**53 - 1).astype(np.int64)
+    ks = np.clip(k0[..., None] + np.arange(-width, width + 1), 1, 2**53 - 1)
+    out = mu[..., None] + laplace_noise_at(ks, scale)
+    if grid is not None:
+        g = np.broadcast_to(np.asarray(grid, dtype=np.float64), x.shape)[..., None]
+        out = np.rint(out / g) * g
+    return np.any(out == x[..., None], axis=-1)
+
+
+def reachability_score(mechanism: ProductLaplace, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
+    """Mironov's support attack on a Laplace mechanism: is an output impossible under one input?
+
+    For each row ``x`` the score is ``+1`` if some coordinate of ``x`` cannot be produced from
+    ``mu_b`` by the mechanism's float64 sampler (numpy's Laplace draw, replayed bit for bit by
+    :func:`laplace_noise_at`, added to the mean and, for :class:`ProductLaplace`, rounded to its
+    grid) while every coordinate can be produced from ``mu_a``; ``-1`` in the mirrored case; ``0``
+    otherwise. An output unreachable from ``mu_b`` has likelihood ratio ``+inf``: thresholding
+    this score is the most powerful test where the supports differ (Mironov 2012). Against the
+    textbook float64 mechanism (:class:`TextbookLaplace`) it fires on most outputs; against the
+    grid mechanism every grid cell within ``~21 b`` of a mean is reachable from both means and
+    the score is almost always 0.
+
+    The replay assumes the mechanism's draws come from ``Generator.laplace`` (as
+    :meth:`Mechanism.sample` does) and that numpy and :func:`math.log` use the same C ``log``.
+    Any fixed score is a valid test, so a mismatch can only cost power, never validity.
+
+    Parameters
+    ----------
+    mechanism : ProductLaplace or TextbookLaplace
+    a, b : int
+        The pair; ``+1`` means "certainly from a".
+
+    Returns
+    -------
+    callable
+        ``(n, d) -> (n,)`` array of ``-1.0, 0.0, +1.0``.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a product Laplace mechanism or ``a``/``b`` is invalid; the
+        callable raises if its input is not ``(n, d)``.
+    """
+    if not isinstance(mechanism, ProductLaplace):
+        raise ValueError(f"reachability_score needs a ProductLaplace or TextbookLaplace mechanism, got "
+                         f"{type(mechanism).__name__}")
+    mu_a = mechanism.prototypes[mechanism._check_identity(a, "a")]
+    mu_b = mechanism.prototypes[mechanism._check_identity(b, "b")]
+    scale, grid = mechanism.scale, mechanism.grid
+
+    def score(x):
+        xk = mechanism._check_points(x)
+        from_a = _reachable(xk, np.broadcast_to(mu_a, xk.shape), scale, grid).all(axis=1)
+        from_b = _reachable(xk, np.broadcast_to(mu_b, xk.shape), scale, grid).all(axis=1)
+        return (~from_b).astype(np.float64) - (~from_a).astype(np.float64)
+
+    return score
+
+
 class _GaussianBase(Mechanism):
-    """Shared code of the Gaussian mechanisms: noise ``N(0, diag(variances))``."""
+    """Shared code of the Gaussian mechanisms: noise ``N(0, diag(variances))``, outputs on a grid.
+
+    Outputs are rounded to the grid ``g_j = 2**(floor(log2 s_j) - 20)`` (``s_j`` the standard
+    deviation of coordinate ``j``; :func:`output_grid`). The reported :meth:`exact_epsilon` is the
+    continuous mechanism's ``epsilon(delta)``, an upper bound on the released mechanism's, exact
+    to within :meth:`discretisation_slack` (module docstring, "Float-safe outputs").
+    """
 
     def __init__(self, prototypes, variances: np.ndarray, delta: float) -> None:
         if not (isinstance(delta, numbers.Real) and 0.0 < float(delta) < 1.0):
@@ -531,9 +894,33 @@ class _GaussianBase(Mechanism):
         super().__init__(prototypes, delta=float(delta))
         self._var = variances
         self._std = np.sqrt(variances)
+        self.grid = output_grid(self._std, np.abs(self.prototypes).max(axis=0) + _GRID_REACH * self._std)
+        self.grid.setflags(write=False)
 
     def _noise(self, rng, n):
         return rng.standard_normal((n, self.dim)) * self._std
+
+    def _collision_probability(self) -> float:
+        # sum over cells of P(cell)^2 ~ g * integral phi_s(x)^2 dx = g / (2 s sqrt(pi)), per coordinate
+        return float(np.prod(self.grid / (2.0 * self._std * np.sqrt(np.pi))))
+
+    def discretisation_slack(self, a: int, b: int) -> float:
+        """``sum_j |mu_aj - mu_bj| g_j / s_j**2``: how far below :meth:`exact_epsilon` the released
+        (grid-rounded) mechanism's ``epsilon(delta)`` may lie, in nats.
+
+        The exact privacy loss is linear, ``w^T x + const`` with ``w = S^-1 (mu_a - mu_b)``, so it
+        varies by at most ``sum_j |w_j| g_j`` within a grid cell; a cell's log ratio is an average
+        of the loss over the cell, hence within that amount of the loss at any of its points, and
+        the hockey-stick divergence at ``e^eps`` of the discretised pair is at least the continuous
+        one at ``e^(eps + slack)``.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a valid identity index.
+        """
+        a, b = self._check_identity(a, "a"), self._check_identity(b, "b")
+        return float(np.sum(np.abs(self.prototypes[a] - self.prototypes[b]) * self.grid / self._var))
 
     def _separation_pairs(self, a, b):
         diff = self.prototypes[a] - self.prototypes[b]
@@ -866,7 +1253,7 @@ def _chunked_scores(mech: Mechanism, identity: int, n: int, rng: np.random.Gener
     out = np.empty(n)
     for start in range(0, n, _MC_CHUNK):
         stop = min(n, start + _MC_CHUNK)
-        out[start:stop] = score(mech.prototypes[identity] + mech._noise(rng, stop - start))
+        out[start:stop] = score(mech._draw(identity, rng, stop - start))
     return out
 
 
@@ -930,6 +1317,26 @@ class RandomizedResponse(Mechanism):
 
     def _scale_repr(self) -> str:
         return f"epsilon={self.epsilon:g}, p_true={self.p_true:.6g}"
+
+    def _collision_probability(self) -> float:
+        return float(np.sum(self.prototypes[0] ** 2))  # one of K categories: equal rows are the rule
+
+    @property
+    def sampled_epsilon(self) -> float:
+        """Exact epsilon of the float64 sampler of :meth:`sample_codes` (nats).
+
+        A report keeps the true category when ``U < p_true`` with ``U`` numpy's uniform on the
+        lattice ``k 2**-53``, i.e. with probability ``P = ceil(p_true 2**53) 2**-53`` exactly, and
+        otherwise picks one of the ``K - 1`` others uniformly (an exact integer draw), so the
+        sampled pair's epsilon is ``log(P (K - 1) / (1 - P))``. For ``K = 16`` it equals ``epsilon``
+        to 1e-14 for ``epsilon <= 8`` and is 31.99943 at ``epsilon = 32``, where ``1 - P`` holds
+        only ~1700 lattice points; DP-Sniper cannot certify above ``log(1/c)`` there anyway.
+        """
+        if self.epsilon == 0:
+            return 0.0
+        keep = math.ceil(self.p_true * 2.0**53)  # exact: scaling by a power of two
+        other = 2**53 - keep
+        return math.log(keep * (self.n_categories - 1) / other)
 
     # -- sampling --------------------------------------------------------------------------
     def output_probabilities(self, identity: int) -> np.ndarray:

@@ -29,7 +29,20 @@ described in the project's issue 4 and in the book, chapter "DP-Sniper"):
   (down for the lower bound, *up* for the upper bound -- the original truncates both).
 * **Scores without artificial ties.** A linear classifier is scored by its decision function
   (the log-odds, a strictly increasing transform of its probability, so the same attack family)
-  instead of probabilities rounded to 3 decimals, which tie heavily in ``d = 512``.
+  instead of probabilities rounded to 3 decimals, which tie heavily in ``d = 512``. The default
+  classifier, :func:`epsaudit.scorers.logistic_regression` (a ``StandardScaler`` and logistic
+  regression pipeline), is folded into one linear map for this fast path; pass
+  :func:`epsaudit.scorers.paper_logistic_regression` for the plain learner of *Picture the
+  Epsilon*.
+* **Checked scores.** A ``score_function`` (or a classifier without the fast path) must return
+  one real score per row; NaN or a wrong shape is refused with a message naming the first bad
+  row. ``+inf``/``-inf`` are valid scores (a likelihood ratio is infinite where one input
+  cannot produce the output): they order like any other value and ties at an infinite
+  threshold are broken with ``q``.
+* **Fresh samples.** A certificate is void if the threshold or final sample reuses training
+  rows. For a callable mechanism every threshold and final row is compared with the training
+  and threshold rows (``check_reuse``); the library's own mechanisms draw each stage on an
+  independent stream and are not checked. ``settings["freshness"]`` records which applies.
 * **c is enforced in the final estimate.** The denominator is ``max(CP_upper, c)``: raising an
   upper confidence bound keeps it valid, and it bounds the c-restricted attack DP-Sniper
   targets, so no certificate exceeds ``log(1 / c)`` (4.6 at ``c = 0.01``). ``raw`` keeps the
@@ -44,8 +57,9 @@ described in the project's issue 4 and in the book, chapter "DP-Sniper"):
   (:func:`run_tasks`) and do not depend on ``n_jobs``.
 
 Mechanisms. Any :class:`epsaudit.mechanisms.Mechanism` (inputs are identity indices), with fast
-paths for :class:`~epsaudit.mechanisms.ProductLaplace` (float32 Laplace noise from 32 random bits
-per coordinate) and :class:`~epsaudit.mechanisms.RandomizedResponse` (integer codes; the
+paths for :class:`~epsaudit.mechanisms.ProductLaplace` (the same float-safe grid mechanism,
+drawn by the Laplace inverse CDF of float64 uniforms, scored on float32 features) and
+:class:`~epsaudit.mechanisms.RandomizedResponse` (integer codes; the
 classifier sees one-hot rows, and because the attack depends on a call's output only through its
 category, per-category counts of the drawn calls are scored once per category), or a callable
 ``mechanism(input, n, rng) -> (n, d) array`` with arbitrary inputs.
@@ -62,13 +76,16 @@ import numpy as np
 from joblib import Parallel, delayed
 from sklearn.linear_model import LogisticRegression
 from sklearn.linear_model._base import LinearClassifierMixin
+from sklearn.pipeline import Pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.validation import has_fit_parameter
 
 from .bounds import bonferroni_alpha, clopper_pearson_lower, clopper_pearson_upper
 from .mechanisms import Mechanism, ProductLaplace, RandomizedResponse
 from .progress import progress_bar
 from .results import EpsilonResult, results_frame
-from .scorers import check_classifier, classifier_name, count_convergence_warnings, positive_scores
+from .scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
+from .validation import ReusedRowsError, row_keys
 
 __all__ = [
     "DEFAULT_C",
@@ -78,6 +95,7 @@ __all__ = [
     "SniperBudget",
     "SniperTask",
     "attack_cap",
+    "attack_certificates",
     "design_cap",
     "dp_sniper",
     "run_tasks",
@@ -102,8 +120,6 @@ BATCH_VALUES = 2**18
 TIES = ("draw", "expected")
 DIRECTIONS = ("a->b", "b->a")
 
-_SIGN = np.uint32(0x80000000)
-_LOW31 = np.uint32(0x7FFFFFFF)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -397,6 +413,7 @@ class _Source:
     discrete = False
     dim: int | None = None
     n_outputs = 0
+    stage = "training"  # set by dp_sniper: "training", "threshold" or "final"
 
     def draw(self, which: int, n: int, rng: np.random.Generator) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
@@ -406,31 +423,55 @@ class _Source:
 
 
 class _LaplaceSource(_Source):
-    """Product Laplace outputs in float32: ``mu + b * s * E`` with ``E = -log U`` and a random sign.
+    """Float-safe product Laplace outputs ``g * rint((mu + noise) / g)`` in float64, float32 features.
 
-    Each coordinate uses 32 random bits: 31 for ``U = (k + 1/2) 2^-31`` (rounded to float32) and 1
-    for the sign. The law is that of :meth:`ProductLaplace.sample` up to float32 rounding
-    (relative 6e-8) and a tail cut at ``|x - mu| > 22.2 b`` (probability 2^-32 per coordinate).
+    The noise is the Laplace inverse CDF of numpy's float64 uniform ``U`` (lattice ``k 2**-53``),
+    vectorised: with ``S = U - 1/2`` and ``V = 1 - 2 |S| + 2**-53`` (exact: the midpoints of the
+    ``2**-52`` lattice, never 0), ``noise = sign(S) b E`` with ``E = -log V`` -- numpy's
+    ``Generator.laplace`` formula (``log(2U)`` below the median, ``-log(2 - 2U)`` above) up to
+    that half-step. The sum is rounded to the mechanism's grid ``g``
+    (:attr:`epsaudit.mechanisms.ProductLaplace.grid`), computed in units of ``g`` (exact:
+    powers of two). This is the same float-safe mechanism as :meth:`ProductLaplace.sample` -- the
+    Laplace law rounded to the same grid, with the same uniform lattice, so grid cells are filled
+    unevenly only beyond ~21 b from the mean (probability 1e-9 per coordinate; module docstring
+    of :mod:`epsaudit.mechanisms`) -- drawn with numpy's vectorised ``log`` instead of its
+    per-draw C loop; the draws themselves differ. The classifier sees the outputs as float32
+    features, a deterministic function of the output (post-processing); a ``score_function``
+    sees the float64 outputs.
+
+    (Until this was float-safe the source drew float32 noise from 31-bit uniforms: beyond ~8 b
+    from the mean, probability 3e-4 per coordinate, its outputs were coarser than float32 and
+    their lattice differed between the two means, so the sampled mechanism was not epsilon-DP.
+    The float64 draw costs about 2.5 times the CPU time per value, 1.8 times per 512-dimensional
+    DP-Sniper row.)
     """
 
     def __init__(self, mech: ProductLaplace, a: int, b: int) -> None:
-        self.mu = (mech.prototypes[a].astype(np.float32), mech.prototypes[b].astype(np.float32))
-        self.scale = np.float32(mech.scale)
+        self.grid = np.asarray(mech.grid, dtype=np.float64)
+        self.mu_in_cells = (mech.prototypes[a] / self.grid, mech.prototypes[b] / self.grid)  # exact
+        self.scale_in_cells = float(mech.scale) / self.grid  # exact
         self.dim = mech.dim
+        self._work = np.empty(0)
 
     def draw(self, which, n, rng):
-        d = self.dim
-        words = rng.integers(0, 2**64, size=(n * d + 1) // 2, dtype=np.uint64).view(np.uint32)[: n * d]
-        u = (words & _LOW31).astype(np.float32)
-        words &= _SIGN
-        u += np.float32(0.5)
-        u *= np.float32(2.0**-31)
-        np.log(u, out=u)  # -E <= 0
-        u.view(np.uint32)[...] ^= words  # random sign
-        u *= self.scale
-        x = u.reshape(n, d)
-        x += self.mu[which]
+        x = rng.random((n, self.dim))  # U = k 2**-53
+        x -= 0.5  # S, exact
+        if self._work.size < x.size:
+            self._work = np.empty(x.size)
+        v = np.abs(x, out=self._work[: x.size].reshape(x.shape))
+        v *= -2.0
+        v += 1.0  # 1 - 2|S| in [0, 1], exact
+        v += 2.0**-53  # V: midpoints, exact (1 + 2**-53 rounds to 1), never 0
+        np.log(v, out=v)  # -E
+        v *= -self.scale_in_cells  # b E / g >= 0
+        np.copysign(v, x, out=x)  # noise / g, with the sign of S
+        x += self.mu_in_cells[which]
+        np.rint(x, out=x)
+        x *= self.grid
         return x
+
+    def features(self, batch):
+        return batch.astype(np.float32)
 
 
 class _CodeSource(_Source):
@@ -462,17 +503,34 @@ class _MechanismSource(_Source):
 
 
 class _CallableSource(_Source):
-    """A callable ``mechanism(input, n, rng) -> (n, d)`` (or ``(n,)``); every batch is checked."""
+    """A callable ``mechanism(input, n, rng) -> (n, d)`` (or ``(n,)``); every batch is checked.
 
-    def __init__(self, fn: Callable, a: Any, b: Any) -> None:
+    Outputs must be real numbers of the promised shape, finite, of one dimension ``d`` for both
+    inputs; with ``check_reuse`` the rows are also checked for reuse across stages
+    (:class:`_ReuseCheck`).
+    """
+
+    def __init__(self, fn: Callable, a: Any, b: Any, check_reuse: bool = True) -> None:
         self.fn, self.inputs = fn, (a, b)
         self.shapes: dict[int, tuple[int, ...]] = {}
+        self.reuse = _ReuseCheck() if check_reuse else None
+        self.stage = "training"
 
     def draw(self, which, n, rng):
+        name = f"mechanism(input {'ab'[which]}, n={n}, rng)"
         try:
-            x = np.asarray(self.fn(self.inputs[which], n, rng), dtype=np.float64)
+            raw = self.fn(self.inputs[which], n, rng)
+        except TypeError as exc:
+            raise ValueError(f"{name} failed with TypeError ({exc}); DP-Sniper calls the mechanism as "
+                             "mechanism(input, n, rng) with a numpy Generator rng") from exc
+        try:
+            arr = np.asarray(raw)
+            if arr.dtype.kind == "c":
+                raise TypeError(f"complex values ({arr.dtype})")
+            x = np.asarray(arr, dtype=np.float64)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"mechanism output for input {'ab'[which]} is not a numeric array: {exc}") from None
+            raise ValueError(f"{name} returned {type(raw).__name__} that is not an array of real numbers ({exc}); "
+                             "expected a float array of shape (n,) or (n, d)") from None
         if x.ndim == 1:
             x = x[:, None]
         if x.ndim != 2 or x.shape[0] != n:
@@ -480,8 +538,11 @@ class _CallableSource(_Source):
                 f"mechanism(input {'ab'[which]}, n={n}, rng) must return an array of shape (n,) or (n, d); "
                 f"got shape {x.shape}"
             )
-        if not np.all(np.isfinite(x)):
-            raise ValueError(f"mechanism output for input {'ab'[which]} holds NaN or infinite values")
+        bad = ~np.isfinite(x)
+        if bad.any():
+            row = int(np.argwhere(bad)[0][0])
+            raise ValueError(f"mechanism output for input {'ab'[which]} holds NaN or infinite values "
+                             f"({int(bad.sum())} in the {self.stage} stage; first in row {row}: {x[row].tolist()[:4]})")
         if self.dim is None:
             self.dim = x.shape[1]
             self.shapes[which] = x.shape[1:]
@@ -493,10 +554,85 @@ class _CallableSource(_Source):
             )
         else:
             self.shapes.setdefault(which, x.shape[1:])
+        if self.reuse is not None:
+            self.reuse.observe(x, self.stage, "ab"[which])
         return x
 
 
-def _source(mechanism, a, b) -> _Source:
+class _ReuseCheck:
+    """Refuses a callable mechanism whose outputs in one stage repeat outputs of an earlier stage.
+
+    A certificate needs the threshold sample to be fresh with respect to the training sample and
+    the final sample fresh with respect to both; a callable that ignores its ``rng`` (returns the
+    same array every call) or replays stored rows breaks that silently. Each row's key
+    (:func:`epsaudit.validation.row_keys`: its exact bytes, and for ``d >= 4`` also its
+    L2-normalised key, which in one to three dimensions would merge distinct rows) is hashed and
+    compared with the keys of all training and threshold rows; final rows are compared, not
+    stored. Rows repeated *within the first stage* mean outputs repeat by design (a discrete or
+    low-resolution mechanism), where a value check cannot tell a reused draw from a repeated
+    value: refused too, with the advice to declare it (``check_reuse=False``).
+    """
+
+    NORMALISED_MIN_DIM = 4
+
+    def __init__(self) -> None:
+        self.exact: dict[int, str] = {}
+        self.normalised: dict[int, str] = {}
+        self.batches: dict[tuple[str, str], int] = {}
+        self.first_stage: str | None = None
+
+    def observe(self, x: np.ndarray, stage: str, label: str) -> None:
+        batch = self.batches.get((stage, label), 0)
+        self.batches[(stage, label)] = batch + 1
+        if self.first_stage is None:
+            self.first_stage = stage
+        exact = [hash(k) for k in row_keys(x, normalised=False)]
+        normalised = ([hash(k) for k in row_keys(x)] if x.shape[1] >= self.NORMALISED_MIN_DIM
+                      else [None] * len(exact))
+        if stage == self.first_stage and len(set(exact)) < len(exact):
+            repeats = len(exact) - len(set(exact))
+            raise ReusedRowsError(
+                f"DP-Sniper: {repeats} of {len(exact)} rows of batch {batch} of the {stage} stage of input {label!r} "
+                "repeat other rows of the same batch: the mechanism's outputs repeat (a discrete or low-resolution "
+                "mechanism, or a callable that returns stored rows). A value check cannot tell a reused draw from a "
+                "repeated value; if every call draws fresh outputs from its rng and values repeat by design, pass "
+                "check_reuse=False.")
+        hits_exact, hits_normalised, origins, first = 0, 0, set(), None
+        for i, (ke, kn) in enumerate(zip(exact, normalised)):
+            origin = self.exact.get(ke)
+            if origin is not None:
+                hits_exact += 1
+            elif kn is not None and kn in self.normalised:
+                origin = self.normalised[kn]
+                hits_normalised += 1
+            if origin is not None:
+                origins.add(origin)
+                first = i if first is None else first
+        if hits_exact or hits_normalised:
+            where = f"batch {batch} of the {stage} stage of input {label!r}"
+            counts = (f"({hits_exact} exact copies, {hits_normalised} equal after L2-normalisation; "
+                      f"first: row {first})")
+            if stage == self.first_stage:
+                raise ReusedRowsError(
+                    f"DP-Sniper: {hits_exact + hits_normalised} of {len(exact)} rows of {where} repeat rows drawn "
+                    f"earlier in the same stage, for {', '.join(sorted(origins))} {counts}: the mechanism's outputs "
+                    "repeat (a discrete or low-resolution mechanism, or a callable that ignores its rng or returns "
+                    "stored rows). A value check cannot tell a reused draw from a repeated value; if every call "
+                    "draws fresh outputs from its rng and values repeat by design, pass check_reuse=False.")
+            raise ReusedRowsError(
+                f"DP-Sniper: {hits_exact + hits_normalised} of {len(exact)} rows of {where} repeat rows drawn "
+                f"for {', '.join(sorted(origins))} {counts}. The threshold and final samples must be fresh draws: "
+                "does the mechanism ignore its rng argument or return stored rows? (If outputs repeat by design, "
+                "pass check_reuse=False.)")
+        if stage != "final":
+            tag = f"{stage} of input {label!r}"
+            for ke, kn in zip(exact, normalised):
+                self.exact.setdefault(ke, tag)
+                if kn is not None:
+                    self.normalised.setdefault(kn, tag)
+
+
+def _source(mechanism, a, b, check_reuse: bool = True) -> _Source:
     if isinstance(mechanism, Mechanism):
         for name, value in (("a", a), ("b", b)):
             mechanism._check_identity(value, name)
@@ -508,7 +644,7 @@ def _source(mechanism, a, b) -> _Source:
             return _CodeSource(mechanism, int(a), int(b))
         return _MechanismSource(mechanism, int(a), int(b))
     if callable(mechanism):
-        return _CallableSource(mechanism, a, b)
+        return _CallableSource(mechanism, a, b, check_reuse)
     raise ValueError(
         f"mechanism must be an epsaudit Mechanism or a callable (input, n, rng) -> (n, d) array, "
         f"got {type(mechanism).__name__}"
@@ -521,15 +657,42 @@ def _source(mechanism, a, b) -> _Source:
 
 
 def _linear_parts(fitted) -> tuple[np.ndarray, float] | None:
-    """``(w, b)`` of a fitted binary linear classifier whose probability increases with ``x @ w + b``."""
-    if not isinstance(fitted, LinearClassifierMixin):
+    """``(w, b)`` with ``x @ w + b`` equal to the decision function (log-odds) of a fitted binary linear classifier.
+
+    A :class:`~sklearn.pipeline.Pipeline` of :class:`~sklearn.preprocessing.StandardScaler` steps
+    (or ``"passthrough"``) ending in a linear classifier -- the default
+    :func:`epsaudit.scorers.logistic_regression` -- is folded into one linear map:
+    ``((x - m) / s) @ w + b = x @ (w / s) + (b - (m / s) @ w)``, applied from the last scaler back.
+    ``None`` for anything else (scored through :func:`epsaudit.scorers.positive_scores`).
+
+    Raises
+    ------
+    ValueError
+        If the fitted weights are not finite (the fit diverged).
+    """
+    steps = [step for _, step in fitted.steps] if isinstance(fitted, Pipeline) else [fitted]
+    *transforms, last = steps
+    if not isinstance(last, LinearClassifierMixin):
         return None
-    coef = np.asarray(getattr(fitted, "coef_", None))
-    classes = list(getattr(fitted, "classes_", []))
+    coef = np.asarray(getattr(last, "coef_", None))
+    classes = list(getattr(last, "classes_", []))
     if coef.ndim != 2 or coef.shape[0] != 1 or classes != [0, 1]:
         return None
-    intercept = np.ravel(getattr(fitted, "intercept_", [0.0]))
-    return coef[0], float(intercept[0]) if intercept.size else 0.0
+    intercept = np.ravel(getattr(last, "intercept_", [0.0]))
+    w = np.asarray(coef[0], dtype=np.float64)
+    b0 = float(intercept[0]) if intercept.size else 0.0
+    for step in reversed(transforms):
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            continue
+        if not isinstance(step, StandardScaler):
+            return None
+        if step.with_std and step.scale_ is not None:
+            w = w / step.scale_
+        if step.with_mean and step.mean_ is not None:
+            b0 = b0 - float(step.mean_ @ w)
+    if not (np.all(np.isfinite(w)) and np.isfinite(b0)):
+        raise ValueError(f"the fitted classifier {classifier_name(fitted)} has non-finite weights; cannot score")
+    return w, b0
 
 
 def _batch_size(source: _Source, batch: int | None) -> int:
@@ -583,35 +746,55 @@ def _sizes(source: _Source, n: int, batch: int | None):
 
 
 def _scorer(source: _Source, fitted=None, score_function=None) -> Callable[[np.ndarray], np.ndarray]:
-    """Score function on *drawn batches*; higher means "more like input a"."""
+    """Score function on *drawn batches*; higher means "more like input a".
+
+    ``score_function`` sees the mechanism's outputs (one-hot rows for randomized response), a
+    classifier sees :meth:`_Source.features` (float32 for product Laplace). A user's
+    ``score_function`` and a classifier without a linear fast path are checked on every batch
+    (:func:`epsaudit.scorers.check_scores`): one real score per row, no NaN; ``+inf`` and ``-inf``
+    are valid scores (ties at an infinite threshold are broken with ``q`` like any tie).
+    """
     if score_function is not None:
-        def raw(x):
-            s = np.asarray(score_function(x), dtype=np.float64)
-            if s.shape != (len(x),):
-                raise ValueError(f"score_function must map (n, d) to shape (n,), got {s.shape} for n = {len(x)}")
-            return s
+        def on_outputs(x):
+            return check_scores(score_function(x), len(x), "score_function", allow_infinite=True)
     else:
         parts = _linear_parts(fitted)
         if parts is not None:
             w, b0 = parts
-            dtype = np.float32 if isinstance(source, _LaplaceSource) else np.float64
-            w = w.astype(dtype)
-            b0 = dtype(b0)
+            if isinstance(source, _LaplaceSource):
+                w, b0 = w.astype(np.float32), np.float32(b0)
 
-            def raw(x):
-                return x @ w + b0
+            def on_features(f):
+                return f @ w + b0
         else:
-            def raw(x):
-                return np.asarray(positive_scores(fitted, x), dtype=np.float64)
+            def on_features(f):
+                return check_scores(positive_scores(fitted, f), len(f), f"classifier {classifier_name(fitted)}",
+                                    allow_infinite=True)
+
+        def on_outputs(x):
+            return on_features(source.features(x))
+
     if source.discrete:
-        table = np.asarray(raw(source.features(np.arange(source.n_outputs))), dtype=np.float64)
+        table = np.asarray(on_outputs(np.arange(source.n_outputs)) if score_function is None
+                           else on_outputs(source.features(np.arange(source.n_outputs))), dtype=np.float64)
         return lambda codes: table[codes]
-    return raw
+    return on_outputs
 
 
 # ---------------------------------------------------------------------------------------------
 # The attack
 # ---------------------------------------------------------------------------------------------
+
+
+def _freshness(source: _Source) -> str:
+    """How the freshness of the threshold and final samples was established (``settings["freshness"]``)."""
+    if isinstance(source, _CallableSource):
+        if source.reuse is None:
+            return "not checked (check_reuse=False): the caller declares that outputs repeat by design"
+        normalised = " and after L2-normalisation" if (source.dim or 0) >= _ReuseCheck.NORMALISED_MIN_DIM else ""
+        return f"checked: no threshold or final row repeats a training or threshold row (exactly{normalised})"
+    return ("not checked: the library's own mechanism draws each stage on an independent child stream of the seed "
+            "(outputs may repeat by design)")
 
 
 def _seed_sequence(seed) -> np.random.SeedSequence:
@@ -676,6 +859,7 @@ def dp_sniper(
     ties: str = "draw",
     enforce_c: bool = True,
     batch_size: int | None = None,
+    check_reuse: bool = True,
     seed=0,
 ) -> tuple[EpsilonResult, EpsilonResult]:
     """DP-Sniper certificates for the fixed input pair ``(a, b)`` in both directions.
@@ -696,12 +880,16 @@ def dp_sniper(
         Target firing probability of the attack under the reference input.
     classifier : scikit-learn estimator, optional
         Probabilistic classifier (``predict_proba`` or ``decision_function``); default
-        :func:`epsaudit.scorers.logistic_regression` (C = 1, lbfgs). Linear classifiers are
-        scored by their decision function (same ordering as their probability, no saturation).
+        :func:`epsaudit.scorers.logistic_regression` (standardised features, then C = 1,
+        lbfgs). Linear classifiers, and pipelines of ``StandardScaler`` steps ending in one, are
+        scored by their decision function folded into one linear map (same ordering as their
+        probability, no saturation).
     score_function : callable, optional
         A fixed score ``(n, d) -> (n,)`` (higher = more like ``a``), e.g. a mechanism's
-        ``exact_score(a, b)``; then nothing is trained and the training budget goes to the final
-        estimate. For randomized response it receives one-hot rows.
+        ``exact_score(a, b)`` or :func:`epsaudit.mechanisms.reachability_score`; then nothing is
+        trained and the training budget goes to the final estimate. For randomized response it
+        receives one-hot rows. Its output is checked on every batch: shape ``(n,)``, real, no
+        NaN; ``+inf``/``-inf`` are allowed and order like any score.
     confidence : float in (0, 1), default 0.95
         Family-wise confidence of the ``n_certificates`` certificates reported together.
     n_certificates : int, default 2
@@ -721,6 +909,17 @@ def dp_sniper(
         Floor the denominator's upper bound at ``c`` (caps the certificate at ``log(1/c)``).
     batch_size : int, optional
         Mechanism calls per streamed batch; default ``max(1, 2**18 // d)``.
+    check_reuse : bool, default True
+        For a callable mechanism: refuse (:class:`epsaudit.validation.ReusedRowsError`, a
+        ``ValueError`` saying how many rows of which stage, input and batch) when threshold rows
+        repeat training rows or final rows repeat training or threshold rows, exactly or (for
+        ``d >= 4``) after L2-normalisation, and when rows repeat within the first stage -- a
+        callable that ignores its ``rng`` returns the same rows every call, and a certificate
+        from reused rows is void. Set False to declare that outputs repeat by design (a discrete
+        or low-resolution mechanism) while every call draws fresh outputs from its ``rng``. The
+        library's own mechanisms are never checked: their stages draw on independent child
+        streams of ``seed``, and their outputs may repeat by design (one-hot rows, grid values in
+        one dimension). ``settings["freshness"]`` records which applies.
     seed : int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of every draw (seven independent child streams: training, threshold and final
         outputs of each input, and the tie draws).
@@ -742,8 +941,14 @@ def dp_sniper(
     ValueError
         If ``c`` or ``confidence`` is outside (0, 1), the budget is too small to split, ``ties``
         is unknown, ``a == b`` or an identity is invalid, the mechanism's outputs for ``a`` and
-        ``b`` have mismatched shapes (or wrong row counts, or NaN), the classifier is unusable,
-        ``batch_size < 1`` or ``seed`` is invalid.
+        ``b`` have mismatched shapes (or wrong row counts, complex or non-numeric values, NaN or
+        inf), a callable mechanism does not take ``(input, n, rng)``, ``score_function`` (or the
+        classifier's scores) is not one real number per row or holds NaN, the classifier is
+        unusable, ``batch_size < 1``, ``check_reuse`` is not a bool or ``seed`` is invalid.
+    epsaudit.validation.ReusedRowsError
+        (a ``ValueError``) With ``check_reuse``: a callable mechanism's threshold or final rows
+        repeat earlier rows, or its first stage repeats values; the message gives how many rows
+        of which batch, stage and input, and of which earlier stage.
 
     References
     ----------
@@ -759,13 +964,15 @@ def dp_sniper(
         raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+    if not isinstance(check_reuse, (bool, np.bool_)):
+        raise ValueError(f"check_reuse must be True or False, got {check_reuse!r}")
     if score_function is not None and not callable(score_function):
         raise ValueError("score_function must be callable: (n, d) array -> (n,) scores")
     if score_function is None:
         check_classifier(classifier)
     budget = split_budget(calls, split, max_train, train=score_function is None)
     alpha = bonferroni_alpha(int(n_certificates), float(confidence))
-    source = _source(mechanism, a, b)
+    source = _source(mechanism, a, b, bool(check_reuse))
     streams = [np.random.default_rng(s) for s in _seed_sequence(seed).spawn(7)]
     train_rng = streams[0:2]
     thresh_rng = streams[2:4]
@@ -783,6 +990,7 @@ def dp_sniper(
     # 2. thresholds: a -> b on M(b) with the score; b -> a on M(a) with the negated score
     m = int(math.floor(c * budget.threshold)) + 1
     tails = (_TopTail(m), _TopTail(m))  # index = direction
+    source.stage = "threshold"
     _stream_scores(source, 1, budget.threshold, thresh_rng[1], score, batch, lambda s, k: tails[0].update(s, k))
     _stream_scores(source, 0, budget.threshold, thresh_rng[0], score, batch, lambda s, k: tails[1].update(-s, k))
     thresholds = [tail.threshold(c) for tail in tails]
@@ -796,6 +1004,7 @@ def dp_sniper(
             counters[(1, i)].add(-s, k)
         return add
 
+    source.stage = "final"
     for i in (0, 1):
         _stream_scores(source, i, budget.final, final_rng[i], score, batch, counter_for(i))
 
@@ -803,7 +1012,8 @@ def dp_sniper(
     settings = {"test": test_name, "c": c, "ties": ties, "enforce_c": bool(enforce_c), "split": tuple(_check_split(split)),
                 "max_train": int(max_train), "calls": int(calls),
                 "batch_size": _batch_size(source, batch),
-                "seed": seed if isinstance(seed, numbers.Integral) else repr(seed), "n_certificates": int(n_certificates)}
+                "seed": seed if isinstance(seed, numbers.Integral) else repr(seed), "n_certificates": int(n_certificates),
+                "freshness": _freshness(source)}
     cap = float(attack_cap(budget.final, alpha, c if enforce_c else None))
     results = []
     for d, (num, den) in enumerate(((0, 1), (1, 0))):
@@ -993,7 +1203,9 @@ def comparison_tasks(kinds: Sequence[str], epsilons: Sequence[float], calls: int
     n_pairs, reps : int
         Fixed pairs per mechanism and repetitions per pair (paper: 3 and 3).
     score : {"learned", "exact"}
-        Learned classifier (``options["classifier"]``, default logistic regression) or the
+        Learned classifier (``options["classifier"]``, default
+        :func:`epsaudit.scorers.logistic_regression`, standardised; the book passes
+        :func:`epsaudit.scorers.paper_logistic_regression` for Table 5) or the
         mechanism's exact likelihood ratio as a fixed score (the best any classifier can do).
     seed : int
         Base seed (prototypes, pair order and every draw).
@@ -1035,8 +1247,12 @@ def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: flo
     The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, as in the benchmark)
     draws ``n`` development and ``n`` test outputs per input; DP-Sniper gets the same ``4 n``
     calls for the pair (:func:`dp_sniper` with ``calls = 4 n``). Both use ``classifier`` (default
-    logistic regression), pure DP (``delta = 0``) and hold at ``confidence`` for the pair: the
+    :func:`epsaudit.scorers.logistic_regression`), pure DP (``delta = 0``) and hold at ``confidence`` for the pair: the
     reserved certificate alone (two one-sided bounds), DP-Sniper's two directions together (four).
+    Development and test outputs are fresh draws on separate streams; the reserved test still
+    checks test rows against development rows, except for mechanisms whose outputs repeat by
+    design (:attr:`epsaudit.mechanisms.Mechanism.repeated_outputs`, e.g. one-hot rows), where a
+    value check cannot tell a reused draw from a repeated value.
 
     Returns
     -------
@@ -1049,9 +1265,75 @@ def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: flo
     ab, ba = dp_sniper(mechanism, a, b, 4 * int(n), seed=s_sniper, c=c, classifier=classifier, confidence=confidence)
     dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
     test = mechanism.sample_groups(int(n), seed=s_test, identities=[a, b])
+    # one-hot rows repeat by design: there a value check cannot tell reuse from repetition, and
+    # the test rows are fresh draws on their own stream (s_test)
     reserved = reserved_test_certificate(dev[a], dev[b], test[a], test[b], classifier=classifier,
-                                         n_certificates=1, confidence=confidence, delta=0.0, pair=(a, b))
+                                         n_certificates=1, confidence=confidence, delta=0.0, pair=(a, b),
+                                         check_reuse=not mechanism.repeated_outputs)
     return ab, ba, reserved
+
+
+def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Callable[[np.ndarray], np.ndarray], *,
+                        n: int = 100_000, calls: int = 400_000, c: float = DEFAULT_C, confidence: float = 0.95,
+                        seed=0) -> dict[str, EpsilonResult]:
+    """Certify one fixed attack (a score function) on a mechanism with the reserved test and with DP-Sniper.
+
+    The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, pure DP) draws ``n``
+    development and ``n`` test outputs per input and thresholds ``score_function`` where the
+    development bound is largest; DP-Sniper (:func:`dp_sniper` with ``score_function``) spends
+    ``calls`` mechanism calls on threshold and final samples. Each holds at ``confidence`` on
+    its own (DP-Sniper's two directions together). Used by the synthetic-benchmark chapter to
+    show that a float64 textbook Laplace mechanism is not epsilon-DP while the float-safe one
+    is not refuted (:class:`epsaudit.mechanisms.TextbookLaplace`,
+    :func:`epsaudit.mechanisms.reachability_score`).
+
+    Freshness: every sample is a fresh draw of the library's mechanism on its own child stream
+    of ``seed``, so the reserved test's value check of test rows against development rows is
+    skipped (``check_reuse=False``, recorded in its settings); it would also refuse grid outputs
+    in one dimension, whose values repeat by design.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    a, b : int
+        Identities of the pair (``a`` is the positive class / the numerator of ``a -> b``).
+    score_function : callable
+        ``(n, d) -> (n,)`` scores, higher meaning "more like ``a``"; ``+-inf`` allowed.
+    n : int, >= 2
+        Development and test outputs per input for the reserved test.
+    calls : int
+        DP-Sniper budget for the pair (:func:`split_budget`; no training stage).
+    c, confidence : float
+        DP-Sniper's target firing probability; the confidence of each method's certificate.
+    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``"reserved"``: the reserved-test certificate; ``"sniper a->b"`` and ``"sniper b->a"``:
+        DP-Sniper's two directions.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a :class:`Mechanism`, ``n < 2``, or as :func:`dp_sniper` and the
+        reserved test.
+    """
+    from .audits.roc_reserved import reserved_test_certificate
+
+    if not isinstance(mechanism, Mechanism):
+        raise ValueError(f"mechanism must be an epsaudit Mechanism, got {type(mechanism).__name__}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+        raise ValueError(f"n must be an integer >= 2 (outputs per input and part), got {n!r}")
+    s_sniper, s_dev, s_test = _seed_sequence(seed).spawn(3)
+    ab, ba = dp_sniper(mechanism, a, b, int(calls), c=c, score_function=score_function, confidence=confidence,
+                       seed=s_sniper)
+    dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
+    test = mechanism.sample_groups(int(n), seed=s_test, identities=[a, b])
+    reserved = reserved_test_certificate(dev[a], dev[b], test[a], test[b], score_function=score_function,
+                                         n_certificates=1, confidence=confidence, delta=0.0, pair=(a, b),
+                                         check_reuse=False)
+    return {"reserved": reserved, "sniper a->b": ab, "sniper b->a": ba}
 
 
 def _duel_job(mechanism, a, b, n, seed, options):

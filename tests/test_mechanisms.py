@@ -317,6 +317,124 @@ def test_laplace_monte_carlo_auc_matches_brute_force():
 
 
 # ---------------------------------------------------------------------------------------------
+# Float safety: grid outputs, cancellation-free scores, the textbook mechanism and its attack
+# ---------------------------------------------------------------------------------------------
+
+
+def test_output_grid_closed_form_and_errors():
+    # floor(log2 1) = 0 -> 2**-20; floor(log2 0.75) = -1 -> 2**-21; floor(log2 5) = 2 -> 2**-18
+    np.testing.assert_array_equal(M.output_grid([1.0, 0.75, 5.0], [65.0, 65.0, 400.0]),
+                                  [2.0**-20, 2.0**-21, 2.0**-18])
+    # a large magnitude coarsens the grid to 2**22 ulps of it: ceil(log2 1e6) = 20 -> 2**(20 - 52 + 22)
+    assert M.output_grid([1e-3], [1e6])[0] == 2.0**-10
+    with pytest.raises(ValueError, match="finite and > 0"):
+        M.output_grid([0.0], [1.0])
+    with pytest.raises(ValueError, match="equal shape"):
+        M.output_grid([1.0, 2.0], [1.0])
+
+
+@pytest.mark.parametrize("name", MECHS)
+def test_outputs_are_the_unrounded_draws_rounded_to_the_grid(protos, name):
+    mech = M.calibrate(name, protos["dispersed"], 8.0)
+    scales = (np.full(512, mech.scale) if name == "laplace"
+              else np.full(512, mech.sigma) if name == "gaussian" else np.sqrt(mech.variances))
+    expected_grid = 2.0 ** (np.floor(np.log2(scales)) - M.GRID_BITS)
+    np.testing.assert_array_equal(mech.grid, expected_grid)
+    x = mech.sample(3, 200, seed=4)
+    raw = mech.prototypes[3] + mech._noise(np.random.default_rng(4), 200)  # the same draws, unrounded
+    np.testing.assert_array_equal(x, np.rint(raw / mech.grid) * mech.grid)
+    assert np.all(np.abs(x - raw) <= mech.grid / 2)
+    assert np.all(np.abs(x - raw) / scales <= 2.0**-21)  # ~5e-7 of the noise scale: numbers barely move
+    assert not mech.repeated_outputs  # d = 512: two draws never coincide
+
+
+def test_repeated_outputs_flags_low_dimensional_grid_and_one_hot_outputs():
+    assert M.ProductLaplace(np.zeros((2, 1)), 1.0).repeated_outputs  # a cell has probability <= 2**-21
+    assert M.ProductLaplace(np.zeros((2, 2)), 1.0).repeated_outputs  # (2**-22)**2 > 1e-15
+    assert not M.ProductLaplace(np.zeros((2, 3)), 1.0).repeated_outputs
+    assert M.IsotropicGaussian(np.zeros((2, 1)), 1.0).repeated_outputs
+    assert not M.TextbookLaplace(np.zeros((2, 1)), 1.0).repeated_outputs
+    assert M.RandomizedResponse(16, 2.0).repeated_outputs
+    # 1-D grid outputs do repeat: 20000 draws of a cell probability ~2**-22 give collisions
+    x = M.ProductLaplace(np.zeros((2, 1)), 1.0).sample(0, 20_000, seed=0).ravel()
+    assert len(np.unique(x)) < len(x)
+
+
+def test_laplace_exact_score_has_no_cancellation_on_the_tails():
+    # means 0.3 and 0 are not exactly representable apart: the textbook |x| - |x - 0.3| takes
+    # several values on the tails, the safe score exactly one (+-0.3 / b)
+    p = np.array([[0.3], [0.0]])
+    safe, textbook = M.ProductLaplace(p, 1.0), M.TextbookLaplace(p, 1.0)
+    x = textbook.sample(0, 20_000, seed=1)
+    tail = (x[:, 0] >= 0.3) | (x[:, 0] <= 0.0)
+    naive = textbook.exact_score(0, 1)(x)
+    clean = safe.exact_score(0, 1)(x)
+    assert len(np.unique(np.abs(naive[tail]))) > 1
+    assert set(np.unique(clean[tail])) == {-0.3, 0.3}
+    np.testing.assert_allclose(clean, naive, atol=1e-15)  # the same function up to rounding
+    # in between it is (2x - 0.3) / b; and antisymmetric
+    mid = safe.exact_score(0, 1)(np.array([[0.1], [0.2]]))
+    np.testing.assert_array_equal(mid, [2 * 0.1 - 0.3, 2 * 0.2 - 0.3])
+    np.testing.assert_array_equal(safe.exact_score(1, 0)(x), -clean)
+
+
+def test_gaussian_discretisation_slack_closed_form():
+    p = np.array([[0.0, 0.0], [3.0, 4.0]])
+    mech = M.IsotropicGaussian(p, sigma=5.0)  # grid 2**(floor(log2 5) - 20) = 2**-18
+    np.testing.assert_array_equal(mech.grid, [2.0**-18, 2.0**-18])
+    assert mech.discretisation_slack(0, 1) == pytest.approx((3 + 4) * 2.0**-18 / 25, rel=1e-15)
+    aniso = M.AnisotropicGaussian(p, variances=[9.0, 16.0])  # sd 3 -> 2**-19, sd 4 -> 2**-18
+    assert aniso.discretisation_slack(1, 0) == pytest.approx(3 * 2.0**-19 / 9 + 4 * 2.0**-18 / 16, rel=1e-15)
+    assert M.ProductLaplace(p, 1.0).discretisation_slack(0, 1) == 0.0
+    with pytest.raises(ValueError, match="not an identity"):
+        mech.discretisation_slack(0, 2)
+
+
+def test_textbook_laplace_is_mu_plus_numpy_noise_with_infinite_epsilon():
+    p = np.array([[0.3], [0.0]])
+    mech = M.TextbookLaplace(p, 1.0)
+    assert mech.grid is None and mech.name == "textbook_laplace"
+    np.testing.assert_array_equal(mech.sample(0, 100, seed=3), 0.3 + np.random.default_rng(3).laplace(0.0, 1.0, (100, 1)))
+    assert mech.nominal_epsilon(0, 1) == pytest.approx(0.3, abs=1e-16)
+    assert mech.exact_epsilon(0, 1) == np.inf and mech.exact_epsilon(1, 1) == 0.0
+
+
+def test_laplace_noise_replay_is_bit_exact():
+    words = np.random.default_rng(5).integers(0, 2**64, 50_000, dtype=np.uint64)
+    k = (words >> np.uint64(11)).astype(np.int64)
+    assert np.all(k > 0)  # (numpy rejects U = 0; the probability is 2**-53)
+    np.testing.assert_array_equal(M.laplace_noise_at(k, 0.7), np.random.default_rng(5).laplace(0.0, 0.7, 50_000))
+    with pytest.raises(ValueError, match=r"\[1, 2\*\*53\)"):
+        M.laplace_noise_at([0], 1.0)
+
+
+def test_reachability_score_breaks_the_textbook_mechanism_not_the_grid_one():
+    p = np.array([[0.3], [0.0]])
+    n = 20_000
+    textbook = M.TextbookLaplace(p, 1.0)
+    score = M.reachability_score(textbook, 0, 1)
+    sa, sb = score(textbook.sample(0, n, seed=1)), score(textbook.sample(1, n, seed=2))
+    # an output of b is reachable from b by construction: never +1 (likewise a's never -1)
+    assert np.sum(sb == 1.0) == 0 and np.sum(sa == -1.0) == 0
+    # about 81% of a's outputs cannot come from b (binomial 5-sigma band around 0.813)
+    assert abs(np.mean(sa == 1.0) - 0.813) < 5 * np.sqrt(0.813 * 0.187 / n)
+    grid = M.ProductLaplace(p, 1.0)
+    gscore = M.reachability_score(grid, 0, 1)
+    assert np.all(gscore(grid.sample(0, n, seed=1)) == 0.0) and np.all(gscore(grid.sample(1, n, seed=2)) == 0.0)
+    with pytest.raises(ValueError, match="ProductLaplace or TextbookLaplace"):
+        M.reachability_score(M.IsotropicGaussian(p, 1.0), 0, 1)
+
+
+def test_randomized_response_sampled_epsilon():
+    assert M.RandomizedResponse(16, 2.0).sampled_epsilon == pytest.approx(2.0, abs=1e-14)
+    rr32 = M.RandomizedResponse(16, 32.0)
+    keep = np.ceil(rr32.p_true * 2.0**53)
+    assert rr32.sampled_epsilon == pytest.approx(np.log(keep * 15 / (2.0**53 - keep)), rel=1e-15)
+    assert rr32.sampled_epsilon == pytest.approx(31.99943, abs=1e-5)
+    assert M.RandomizedResponse(4, 0.0).sampled_epsilon == 0.0
+
+
+# ---------------------------------------------------------------------------------------------
 # Benchmark protocol
 # ---------------------------------------------------------------------------------------------
 

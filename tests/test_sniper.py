@@ -16,12 +16,20 @@ from scipy import stats
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.metrics import roc_auc_score
 
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import FunctionTransformer, StandardScaler
+from sklearn.linear_model import LogisticRegression
+
 from epsaudit import bounds
-from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, calibrate, prototype_set
+from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, TextbookLaplace, calibrate, prototype_set, reachability_score
+from epsaudit.scorers import logistic_regression, paper_logistic_regression
+from epsaudit.validation import ReusedRowsError
 from epsaudit.sniper import (
     SniperTask,
     _LaplaceSource,
+    _linear_parts,
     attack_cap,
+    attack_certificates,
     design_cap,
     dp_sniper,
     run_tasks,
@@ -59,15 +67,23 @@ def test_randomized_response_probabilities_and_exact_epsilon():
         m.encode(np.array([0, 16]))
 
 
-def test_fast_laplace_sampler_has_the_laplace_law():
+def test_fast_laplace_sampler_is_the_float_safe_mechanism():
     mech = ProductLaplace(np.array([[0.0, 1.0, -2.0, 0.5], [1.0, 0.0, 0.0, 0.0]]), scale=0.7)
-    x = _LaplaceSource(mech, 0, 1).draw(0, 50_000, np.random.default_rng(0))
-    assert x.shape == (50_000, 4) and x.dtype == np.float32
+    source = _LaplaceSource(mech, 0, 1)
+    x = source.draw(0, 50_000, np.random.default_rng(0))
+    assert x.shape == (50_000, 4) and x.dtype == np.float64 and np.all(np.isfinite(x))
+    # on the mechanism's grid (2**(floor(log2 0.7) - 20) = 2**-21), like ProductLaplace.sample
+    assert mech.grid[0] == 2.0**-21
+    np.testing.assert_array_equal(np.rint(x / mech.grid) * mech.grid, x)
     for j in range(4):
         res = stats.kstest(x[:, j], stats.laplace(loc=mech.prototypes[0, j], scale=0.7).cdf)
         assert res.pvalue > 1e-3, (j, res)
-    # independent coordinates and signs
+        # the same law as ProductLaplace.sample (two-sample test)
+        assert stats.ks_2samp(x[:, j], mech.sample(0, 50_000, seed=1)[:, j]).pvalue > 1e-3
+    # independent coordinates and signs: half the noise is negative
     assert abs(np.corrcoef(x[:, 0], x[:, 1])[0, 1]) < 0.02
+    assert abs(np.mean(x[:, 0] < 0) - 0.5) < 5 * np.sqrt(0.25 / 50_000)
+    assert source.features(x[:3]).dtype == np.float32
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,6 +281,177 @@ def test_rows_in_parallel_do_not_depend_on_n_jobs():
     frame = sniper_frame(tasks, parallel)
     assert len(frame) == 4 and list(frame["eps"]) == [0.5, 0.5, 8.0, 8.0]
     assert list(frame["exact_epsilon"]) == [0.5, 0.5, 8.0, 8.0] and not frame["above_exact"].any()
+
+
+# ---------------------------------------------------------------------------------------------
+# Float safety
+# ---------------------------------------------------------------------------------------------
+
+
+def test_certificates_valid_with_non_representable_means():
+    """1-D Laplace with means 0.3 and 0 (b = 0.3, exact epsilon 1): exact-score certificates above
+    epsilon at most at the stated rate (confidence 0.8 for both directions), over 300 runs."""
+    mech = ProductLaplace(np.array([[0.3], [0.0]]), scale=0.3)
+    eps = mech.exact_epsilon(0, 1)
+    assert eps == pytest.approx(1.0, rel=1e-15)
+    runs, above, values = 300, 0, []
+    for seed in range(runs):
+        res = dp_sniper(mech, 0, 1, 6000, c=0.05, score_function=mech.exact_score(0, 1), confidence=0.8, seed=seed)
+        above += any(r.value > eps + 1e-12 for r in res)
+        values.append(res[0].value)
+    tol = int(stats.binom.ppf(0.999, runs, 0.2))
+    print(f"DP-Sniper, means 0.3 / 0: {runs} runs, {above} with a certificate above {eps}, tolerance {tol}, "
+          f"median {np.median(values):.3f}")
+    assert above <= tol
+    assert np.median(values) > 0.5  # near-tight: a tail threshold where the ratio is exactly e^eps
+
+
+def test_reachability_attack_certifies_the_textbook_mechanism_far_above_nominal():
+    p = np.array([[0.3], [0.0]])
+    textbook, grid = TextbookLaplace(p, 1.0), ProductLaplace(p, 1.0)
+    out = attack_certificates(textbook, 0, 1, reachability_score(textbook, 0, 1), n=20_000, calls=100_000, seed=0)
+    assert out["reserved"].value > 7.0  # log(0.8 / CP_upper(0 of 20000)) ~ 8.4
+    assert out["sniper a->b"].value > 3.5 and out["sniper b->a"].value > 3.5  # cap log(1/c) = 4.6
+    assert out["reserved"].settings["freshness"].startswith("not checked")
+    fixed = attack_certificates(grid, 0, 1, reachability_score(grid, 0, 1), n=20_000, calls=100_000, seed=0)
+    assert all(r.value == 0.0 for r in fixed.values())
+
+
+# ---------------------------------------------------------------------------------------------
+# Classifiers: the standardised default is folded into the linear fast path
+# ---------------------------------------------------------------------------------------------
+
+
+def test_pipeline_is_folded_into_one_linear_map():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(400, 6)) * [1e-3, 1.0, 50.0, 2.0, 1.0, 3.0] + [5.0, 0.0, -3.0, 1.0, 0.0, 2.0]
+    y = ((x[:, 0] - 5.0) * 1e3 + (x[:, 2] + 3.0) / 50 + rng.normal(size=400) > 0).astype(int)
+    assert 100 < y.sum() < 300
+    for clf in (logistic_regression(), make_pipeline(StandardScaler(with_mean=False), LogisticRegression()),
+                make_pipeline(StandardScaler(), StandardScaler(), LogisticRegression())):
+        fitted = clf.fit(x, y)
+        w, b0 = _linear_parts(fitted)
+        np.testing.assert_allclose(x @ w + b0, fitted.decision_function(x), rtol=1e-10, atol=1e-10)
+    assert _linear_parts(make_pipeline(FunctionTransformer(), LogisticRegression()).fit(x, y)) is None
+
+
+def test_default_pipeline_fast_path_fires_like_its_probabilities():
+    # the same fitted pipeline scored by folded log-odds (fast path) or by predict_proba (slow path,
+    # forced by an identity step the fold does not know) fires on the same outputs
+    mech = RandomizedResponse(16, 2.0)
+    fast = dp_sniper(mech, 2, 9, 50_000, seed=7)
+    slow_clf = make_pipeline(FunctionTransformer(), StandardScaler(), LogisticRegression(max_iter=1000))
+    slow = dp_sniper(mech, 2, 9, 50_000, classifier=slow_clf, seed=7)
+    for f, s_ in zip(fast, slow):
+        for key in ("k_num", "k_den", "threshold_tied", "raw"):
+            assert f.details[key] == s_.details[key], key
+    assert fast[0].settings["test"] == "StandardScaler() -> LogisticRegression(max_iter=1000)"
+
+
+# ---------------------------------------------------------------------------------------------
+# Checked callables: score functions, mechanisms, reused rows
+# ---------------------------------------------------------------------------------------------
+
+
+def test_score_function_output_is_checked():
+    mech = RandomizedResponse(4, 1.0)
+    with pytest.raises(ValueError, match=r"score_function returned an array of shape \(4, 1\); expected shape \(4,\)"):
+        dp_sniper(mech, 0, 1, 10_000, score_function=lambda x: x[:, :1])
+    with pytest.raises(ValueError, match=r"score_function returned 1 NaN score\(s\) \(first at row 2"):
+        dp_sniper(mech, 0, 1, 10_000, score_function=lambda x: np.where(x[:, 2] == 1, np.nan, x[:, 0]))
+    with pytest.raises(ValueError, match="not numbers"):
+        dp_sniper(mech, 0, 1, 10_000, score_function=lambda x: np.array(["a"] * len(x)))
+    lap = ProductLaplace(np.array([[1.0], [0.0]]), 1.0)
+    with pytest.raises(ValueError, match=r"score_function returned an array of shape \(\d+, 1\)"):
+        dp_sniper(lap, 0, 1, 10_000, score_function=lambda x: x)
+
+
+def test_infinite_scores_are_an_ordering_like_any_other():
+    # +inf on a's category, -inf on b's, 0 elsewhere: the same attack as +1 / -1 / 0
+    mech = RandomizedResponse(8, 2.0)
+    finite = dp_sniper(mech, 0, 1, 40_000, score_function=lambda x: x[:, 0] - x[:, 1], seed=3)
+    infinite = dp_sniper(mech, 0, 1, 40_000, score_function=lambda x: np.where(x[:, 0] == 1, np.inf, np.where(x[:, 1] == 1, -np.inf, 0.0)), seed=3)
+    for f, i in zip(finite, infinite):
+        assert (f.details["k_num"], f.details["k_den"], f.value) == (i.details["k_num"], i.details["k_den"], i.value)
+    # b reports a's category with probability 1 / (e^2 + 7) = 0.069 > c: the threshold is +inf itself,
+    # and the attack fires on ties at +inf with probability q = c / 0.069
+    assert infinite[0].details["threshold"] == np.inf and finite[0].details["threshold"] == 1.0
+    assert infinite[0].details["q"] == pytest.approx(finite[0].details["q"]) and 1.0 < infinite[0].value < 2.0
+
+
+def test_callable_mechanism_outputs_are_checked():
+    def complex_out(x, n, rng):
+        return rng.normal(size=n) + 1j
+
+    with pytest.raises(ValueError, match="not an array of real numbers"):
+        dp_sniper(complex_out, "a", "b", 10_000)
+
+    def two_args(n, rng):
+        return rng.normal(size=n)
+
+    with pytest.raises(ValueError, match=r"called as mechanism\(input, n, rng\)|mechanism\(input, n, rng\)"):
+        dp_sniper(two_args, "a", "b", 10_000)
+
+    def some_nan(x, n, rng):
+        out = rng.normal(size=(n, 2))
+        out[3, 1] = np.nan
+        return out
+
+    with pytest.raises(ValueError, match=r"NaN or infinite values \(1 in the training stage; first in row 3"):
+        dp_sniper(some_nan, "a", "b", 10_000)
+
+
+def test_callable_that_ignores_its_rng_is_refused():
+    fixed = np.random.default_rng(0).normal(size=(100_000, 5))
+
+    def stored(x, n, rng):  # ignores rng: every call returns the same rows
+        return fixed[:n] + (1.0 if x == "a" else 0.0)
+
+    with pytest.raises(ReusedRowsError, match=r"DP-Sniper: 1000 of 1000 rows of batch 1 of the training stage of "
+                                              r"input 'a' repeat rows drawn earlier in the same stage, for training "
+                                              r"of input 'a' \(1000 exact copies, 0 equal after L2-normalisation"):
+        dp_sniper(stored, "a", "b", 40_000, batch_size=1000)
+
+    def replay(x, n, rng):  # fresh training draws, then replays them
+        if x not in replay.saved:
+            replay.saved[x] = rng.normal(size=(n, 5)) + (1.0 if x == "a" else 0.0)
+            return replay.saved[x]
+        return replay.saved[x][:n]
+
+    replay.saved = {}
+    with pytest.raises(ReusedRowsError, match=r"DP-Sniper: 1000 of 1000 rows of batch 0 of the threshold stage of "
+                                              r"input 'b' repeat rows drawn for training of input 'b' \(1000 exact "
+                                              r"copies, 0 equal after L2-normalisation; first: row 0\)"):
+        dp_sniper(replay, "a", "b", 40_000, batch_size=5000)  # 2000 training rows and 1000 threshold rows per input
+
+    # rescaled copies are caught after L2-normalisation (d >= 4)
+
+    def rescaled(x, n, rng):
+        rescaled.calls += 1
+        return fixed[:n] * (1.0 + rescaled.calls)
+
+    rescaled.calls = 0
+    with pytest.raises(ReusedRowsError, match=r"0 exact copies, 1000 equal after L2-normalisation"):
+        dp_sniper(rescaled, "a", "b", 40_000, batch_size=1000, score_function=lambda x: x[:, 0])
+
+
+def test_repeated_values_by_design_must_be_declared():
+    def coin(x, n, rng):  # a discrete mechanism: outputs 0 / 1
+        return (rng.random(n) < (0.7 if x == "a" else 0.3)).astype(float)
+
+    with pytest.raises(ReusedRowsError, match="pass check_reuse=False"):
+        dp_sniper(coin, "a", "b", 20_000)
+    ab, ba = dp_sniper(coin, "a", "b", 20_000, check_reuse=False, c=0.3, seed=0)
+    assert ab.settings["freshness"].startswith("not checked (check_reuse=False)")
+    assert 0.4 < max(ab.value, ba.value) <= math.log(0.7 / 0.3) + 1e-12  # exact epsilon log(7/3) = 0.85
+
+    def fresh(x, n, rng):
+        return rng.laplace(1.0 if x == "a" else 0.0, 1.0, size=n)
+
+    checked, _ = dp_sniper(fresh, "a", "b", 20_000, c=0.05, seed=0)
+    assert checked.settings["freshness"].startswith("checked: no threshold or final row")
+    own, _ = dp_sniper(RandomizedResponse(4, 1.0), 0, 1, 10_000, seed=0)
+    assert own.settings["freshness"].startswith("not checked: the library's own mechanism")
 
 
 # ---------------------------------------------------------------------------------------------
