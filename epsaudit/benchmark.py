@@ -30,7 +30,7 @@ TESTS = ("logistic", "shrinkage_lda", "exact")
 
 @dataclass(frozen=True)
 class Setting:
-    """One benchmark cell. ``seed`` is the base seed; draws use ``seed_sequence()``."""
+    """One benchmark cell. ``seed`` is the base seed; draws use :meth:`key`."""
 
     geometry: str
     mechanism: str
@@ -42,22 +42,19 @@ class Setting:
     n_identities: int = N_IDENTITIES
     n_pairs: int = N_AUDITED_PAIRS
 
-    def seed_sequence(self, stream: int = 0) -> np.random.SeedSequence:
-        """Independent stream ``stream`` of this setting (0: routes, 1: development, 2: test)."""
-        key = (hash_name(self.geometry), hash_name(self.mechanism), int(round(self.epsilon * 1000)),
-               self.n, self.rep, stream)
-        return np.random.SeedSequence(self.seed, spawn_key=key)
+    def key(self, draws: str) -> tuple:
+        """The stream key of one set of draws of this setting: ``"routes"``, ``"dev"`` or ``"test"``.
+
+        ``("benchmark", seed, geometry, mechanism, epsilon, n, rep, draws)`` (:mod:`epsaudit.seeds`);
+        each identity's draws then come from that key plus the identity.
+        """
+        return ("benchmark", self.seed, self.geometry, self.mechanism, float(self.epsilon), self.n, self.rep, draws)
 
     def build(self) -> tuple[Mechanism, list[tuple[int, int]]]:
         """Calibrated mechanism (prototypes seeded by ``seed`` only) and its 40 audited pairs."""
         prototypes = prototype_set(self.geometry, self.n_identities, self.dim, seed=self.seed)
         mechanism = calibrate(self.mechanism, prototypes, self.epsilon, seed=self.seed)
         return mechanism, benchmark_pairs(self.n_identities, seed=self.seed)[: self.n_pairs]
-
-
-def hash_name(name: str) -> int:
-    """A stable small integer for a name (Python's ``hash`` is salted per process)."""
-    return int.from_bytes(name.encode()[:8].ljust(8, b"\0"), "little") % (2**31)
 
 
 def settings_grid(geometries: Iterable[str], mechanisms: Iterable[str], epsilons: Iterable[float],
@@ -95,7 +92,7 @@ def audit_setting(setting: Setting, *, routes: Sequence[str] = ("gaussmech", "kd
         ``reference_epsilon`` (median over the 40 pairs) and the setting's fields.
     """
     mechanism, pairs = setting.build()
-    groups = mechanism.sample_groups(setting.n, seed=setting.seed_sequence(0))
+    groups = mechanism.sample_groups(setting.n, seed=setting.key("routes"))
     counts = {route: len(pairs) for route in routes} | (pair_counts or {})
     results = audit_pairs(groups, pairs, routes=routes, pair_counts=counts, classifier=paper_logistic_regression(),
                           seed=setting.seed, n_jobs=n_jobs)
@@ -132,8 +129,8 @@ def certify_setting(setting: Setting, *, test: str = "logistic", n_certificates:
         pairwise epsilon, beyond 1e-9 of rounding).
     """
     mechanism, pairs = setting.build()
-    dev = mechanism.sample_groups(setting.n, seed=setting.seed_sequence(1))
-    held_out = mechanism.sample_groups(setting.n, seed=setting.seed_sequence(2))
+    dev = mechanism.sample_groups(setting.n, seed=setting.key("dev"))
+    held_out = mechanism.sample_groups(setting.n, seed=setting.key("test"))
     exact = test == "exact"
     # test rows are fresh draws on their own stream; where values repeat by design (grid outputs
     # in one or two dimensions) the value check cannot tell reuse from repetition and is skipped
@@ -177,7 +174,7 @@ def optimal_auc_reference(setting: Setting, *, n_mc: int = 20_000) -> dict[str, 
     a, b = pairs[k]
     return {"mechanism": setting.mechanism, "geometry": setting.geometry, "epsilon": setting.epsilon,
             "reference_epsilon": float(np.median(exact)),
-            "optimal_auc": float(mechanism.optimal_auc(a, b, n_mc=n_mc, seed=setting.seed_sequence(3)))}
+            "optimal_auc": float(mechanism.optimal_auc(a, b, n_mc=n_mc, seed=setting.key("optimal-auc")))}
 
 
 def per_setting_summary(frame: pd.DataFrame) -> pd.DataFrame:

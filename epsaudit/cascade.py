@@ -59,6 +59,7 @@ from .leakage import cmc, membership_metrics
 from .operator import (DEFAULT_ALPHAS, MAX_WIDENINGS, AffineOperator, baseline_predictions, fit_affine_operator,
                        penalty_determination, penalty_sensitivity, prediction_quality, rollout, spectral_summary,
                        lyapunov_residual, stationary_law, weak_directions)
+from .seeds import generator, stream
 
 MANIFEST = "corpora_manifest.json"
 ENCODERS = ("dlib", "sface")
@@ -915,7 +916,7 @@ def residual_checks(op: AffineOperator, d, t, s, *, same_person: Mapping[Hashabl
     r = s - op.predict(d, t)
     n, dim = r.shape
     eig = np.clip(np.linalg.eigvalsh(np.cov(r, rowvar=False))[::-1], 0, None)
-    rng = np.random.default_rng(seed)
+    rng = stream("residual-subsample", seed)
     sub = r if n <= 5000 else r[rng.choice(n, 5000, replace=False)]
     pvals = np.array([stats.shapiro(sub[:, j]).pvalue for j in range(dim)])
 
@@ -995,7 +996,7 @@ def fit_operator_study(corpora: Corpora, variant: str, *, sizes: Sequence[int] =
     spectra = {**spectral_summary(op, t_te), "n_train": len(d), "n_test": len(d_te), "alpha": op.alpha,
                "alpha_edge": op.search.edge, "alpha_determined": op.search.determined,
                "widenings": op.search.widenings, "weak_directions": weak_directions(d, t)}
-    order = np.random.default_rng(seed).permutation(len(d))
+    order = stream("size-curve-order", seed).permutation(len(d))
     rows = []
     for n in sorted({int(x) for x in sizes if int(x) <= len(d)}):
         sub = order[:n]
@@ -1156,7 +1157,7 @@ def model_predictions(study_or_op: OperatorStudy | AffineOperator, corpora: Corp
     out["noiseless_floor"], out["noiseless_excess"] = floor, lk - floor
     out["noiseless_excess_ratio"] = _ratios(lk - floor)
 
-    rng = np.random.default_rng(seed)
+    rng = generator(seed, "model-monte-carlo")
     reps = {"leakage": [], "nonmember": [], "floor": [], "excess": [], "auc": [], "lyapunov": []}
     for _ in range(int(mc_reps)):
         draws = donors[rng.integers(0, len(donors), size=(passes, m))]

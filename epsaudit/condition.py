@@ -11,7 +11,7 @@ the same numbers for the same table and seed:
    ``roc_pairs`` (200);
 3. reserved-test certificates for ``certificates`` pairs, chosen on development data only:
    each identity's rows are split *once* into development and test parts
-   (:func:`split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
+   (:func:`epsaudit.splits.split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
    out-of-fold AUC of the ROC-HT classifier on development rows (ties: the larger witness
    ``max(TPR - FPR)``, then the shuffled order; with ``prefer_certifiable`` ties in AUC first go
    to the pair whose test *sizes* allow the larger certificate, :func:`epsaudit.bounds.certifiable_cap`);
@@ -39,7 +39,8 @@ from .data import EmbeddingTable
 from .pairs import identity_pairs
 from .results import EpsilonResult, results_frame
 from .settings import ROC_FOLDS, AuditSettings
-from .validation import as_groups, check_probability
+from .splits import split_identities
+from .validation import as_groups
 
 SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value", "max", "kde_alpha", "n_infinite",
                    "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
@@ -168,49 +169,6 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
             lines.append(f"{source}: {ROUTE_NAMES.get(route, route)} not computed for {len(pairs)} of {total} "
                          f"pair(s): {reason}; pairs {shown}")
     return lines
-
-
-def split_identities(
-    groups: Mapping[Hashable, np.ndarray], *, test_size: float = 0.3, seed: int = 0, min_part: int = 2,
-) -> tuple[dict[Hashable, np.ndarray], dict[Hashable, np.ndarray], list[Hashable]]:
-    """Split each identity's rows once into development and test parts.
-
-    Identity ``j`` (in sorted label order) is permuted with ``numpy.random.default_rng([seed, j])``;
-    its test part has ``round(test_size * n_j)`` rows, clipped to ``[min_part, n_j - min_part]``.
-
-    Parameters
-    ----------
-    groups : mapping identity -> ndarray, shape (n_j, d)
-    test_size : float in (0, 1)
-    seed : int
-    min_part : int
-        Fewest rows in each part; identities with fewer than ``2 * min_part`` rows are not split.
-
-    Returns
-    -------
-    dev, test : dict identity -> ndarray
-        Development rows ``(n_j - t_j, d)`` and test rows ``(t_j, d)``.
-    too_small : list
-        Identities left out because they have fewer than ``2 * min_part`` rows.
-
-    Raises
-    ------
-    ValueError
-        If ``test_size`` is outside (0, 1).
-    """
-    check_probability(test_size, "test_size")
-    labels = sorted(groups, key=str)
-    dev, test, too_small = {}, {}, []
-    for j, label in enumerate(labels):
-        x = np.asarray(groups[label])
-        n = len(x)
-        if n < 2 * min_part:
-            too_small.append(label)
-            continue
-        t = int(min(max(round(test_size * n), min_part), n - min_part))
-        order = np.random.default_rng([seed, j]).permutation(n)
-        test[label], dev[label] = x[np.sort(order[:t])], x[np.sort(order[t:])]
-    return dev, test, too_small
 
 
 def select_pairs(
@@ -418,7 +376,7 @@ def audit_condition(
                           source=source, table_counts=table_counts)
 
 
-SPLIT_RULE = "each identity split once: numpy default_rng([seed, j]) permutation, j = sorted label index"
+SPLIT_RULE = "each identity split once: permutation by stream('dev-test-split', seed, identity)"
 
 
 def _selection_rule(settings: AuditSettings) -> str:

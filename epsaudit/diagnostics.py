@@ -22,6 +22,7 @@ from .audits import mmd_tv_pairs, roc_oof_pairs
 from .grids import GridSearchRecord, grid_record
 from .results import results_frame
 from .validation import as_groups
+from .seeds import stream
 
 SHAPIRO_MAX_ROWS = 5000  # scipy's Shapiro-Wilk p-value is accurate up to N = 5000
 BANDWIDTH_SCALES = (0.5, 0.75, 1.0, 1.5, 2.0)
@@ -53,7 +54,7 @@ def shapiro_wilk(groups: Mapping[Hashable, np.ndarray], *, max_rows: int = SHAPI
     """
     residuals = pooled_residuals(groups)
     if len(residuals) > max_rows:
-        residuals = residuals[np.random.default_rng(seed).choice(len(residuals), max_rows, replace=False)]
+        residuals = residuals[stream("shapiro-subsample", seed).choice(len(residuals), max_rows, replace=False)]
     rows = [(j, *stats.shapiro(residuals[:, j])) for j in range(residuals.shape[1])]
     return pd.DataFrame(rows, columns=["coordinate", "W", "p_value"]).sort_values("W").reset_index(drop=True)
 
@@ -229,12 +230,11 @@ def split_half_groups(groups: Mapping[Hashable, np.ndarray], *, seed: int = 0, m
         ``(halves, pairs)``: a groups mapping and the same-identity pairs ``((id, 0), (id, 1))``.
     """
     groups = as_groups(groups)
-    rng = np.random.default_rng(seed)
     halves, pairs = {}, []
     for label, x in groups.items():
         if len(x) < min_rows:
             continue
-        order = rng.permutation(len(x))
+        order = stream("split-half", seed, label).permutation(len(x))
         half = len(x) // 2
         halves[(label, 0)], halves[(label, 1)] = x[order[:half]], x[order[half:]]
         pairs.append(((label, 0), (label, 1)))

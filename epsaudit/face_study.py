@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -38,6 +38,7 @@ from .condition import ConditionAudit
 from .data import EmbeddingTable
 from .leakage import cmc, membership_metrics, tpr_at_fpr
 from .settings import AuditSettings
+from .seeds import stream
 
 ENCODERS = ("dlib", "sface")
 REGIMES = ("large", "small")
@@ -181,7 +182,7 @@ def assign_non_members(n: int, identities: Sequence[Hashable], seed: int = 0) ->
     ids = sorted(identities, key=str)
     if not ids:
         raise ValueError("no non-member identities")
-    perm = np.random.default_rng(seed).permutation(len(ids))
+    perm = stream("non-member-order", seed).permutation(len(ids))
     return [ids[perm[i % len(ids)]] for i in range(n)]
 
 
@@ -310,7 +311,7 @@ def swap_membership(swap: EmbeddingTable, originals: EmbeddingTable, non_members
         members = members[members != src]
         if len(members) == 0:
             raise ValueError(f"target {lab} has no photograph besides {iid}")
-        rng = np.random.default_rng([seed, i])
+        rng = stream("gallery-subsample", seed, iid)
         members = _subsample(members, gallery_size, rng)
         nm = _subsample(nm_c[nm_ids[i]], gallery_size, rng)
         s_t, s_n, s_d = orig_c[members] @ swaps_c[i], nm @ swaps_c[i], donor_c @ swaps_c[i]
@@ -382,7 +383,7 @@ def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: i
     donor = img.load_image(donor_id, image_root)
     generator = gen.SwapGenerator(donor, donor_id, variant=variant)
     labels = sorted(set(swap.labels))
-    rng = np.random.default_rng(seed)
+    rng = stream("example-triplets", seed)
     chosen = [labels[i] for i in rng.choice(len(labels), size=min(k, len(labels)), replace=False)]
     out = []
     for lab in chosen:

@@ -59,9 +59,12 @@ exact, and the draws before rounding are those of the unrounded mechanism.
   float effects would need such events, far rarer than any audit here can observe (the validity
   tests count certificates against the exact epsilon with means that are not representable).
 
-Every random step takes a ``seed``: an ``int``, a :class:`numpy.random.SeedSequence` or a
-:class:`numpy.random.Generator`. Integer seeds give reproducible draws; ``None`` is refused so
-that no draw depends on hidden global state.
+Every random step takes a ``seed``: an ``int`` (the base seed), a stream key (a tuple, when a
+caller derives the draws from its own key) or a :class:`numpy.random.Generator` (used as it is).
+Streams come from :mod:`epsaudit.seeds`: prototypes from ``("prototypes", seed, geometry)``, the
+outputs of identity ``i`` from ``("mechanism-draws", seed, i)``, so ``sample(i, n, s)`` and
+``sample_groups(n, s)[i]`` are the same draw. ``None`` is refused so that no draw depends on
+hidden global state.
 """
 
 from __future__ import annotations
@@ -75,6 +78,7 @@ from scipy import special
 from scipy.spatial import distance
 
 from . import bounds
+from .seeds import generator, generators
 from .pairs import identity_pairs
 
 __all__ = [
@@ -183,40 +187,6 @@ def output_grid(scales, magnitudes) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------
-# Seeds
-# ---------------------------------------------------------------------------------------------
-
-
-def _rng(seed) -> np.random.Generator:
-    """A Generator from ``seed`` (int, SeedSequence or Generator; a Generator is used as is)."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if isinstance(seed, np.random.SeedSequence):
-        return np.random.default_rng(seed)
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ValueError(f"seed must be a non-negative integer, got {seed}")
-        return np.random.default_rng(int(seed))
-    raise ValueError(
-        f"seed must be a non-negative int, a numpy SeedSequence or a numpy Generator, got {seed!r}"
-    )
-
-
-def _spawn(seed, k: int) -> list[np.random.Generator]:
-    """``k`` independent Generators derived from ``seed`` (``SeedSequence(seed).spawn(k)``).
-
-    For an int seed the children are the same on every call; a Generator or SeedSequence
-    spawns fresh children each time (its spawn counter advances).
-    """
-    if isinstance(seed, np.random.Generator):
-        return seed.spawn(k)
-    if isinstance(seed, np.random.SeedSequence):
-        return [np.random.default_rng(s) for s in seed.spawn(k)]
-    _rng(seed)  # validates
-    return [np.random.default_rng(s) for s in np.random.SeedSequence(int(seed)).spawn(k)]
-
-
-# ---------------------------------------------------------------------------------------------
 # Prototype sets
 # ---------------------------------------------------------------------------------------------
 
@@ -242,10 +212,10 @@ def prototype_set(
         identities in random order: most identities are "typical" (close to the mean face) and a
         few are distinctive. Pairwise distances therefore vary widely: for ``K = 20``, ``d = 512``
         the ratio of the largest to the median pairwise distance (:func:`distance_spread`) is
-        4.48 at ``seed = 0`` (minimum 3.48, median 4.8 over seeds 0-299), against ~1.06 for
+        4.82 at ``seed = 0`` (minimum 3.26, median 4.74 over seeds 0-299), against ~1.06 for
         ``"dispersed"``. The largest distance is ~0.6-0.7 (an angle of ~35-40 degrees). The
-        ratio grows with ``K`` (median 5.7 at ``K = 50``); at ``K = 10`` it can fall below 3
-        (median 3.7, minimum 2.8).
+        ratio grows with ``K`` (median 5.8 at ``K = 50``); at ``K = 10`` it can fall below 3
+        (median 3.6, minimum 2.7).
 
     Parameters
     ----------
@@ -254,7 +224,7 @@ def prototype_set(
         Number of identities ``K``.
     dim : int, >= 1 (>= 2 for ``"face_like"``)
         Embedding dimension ``d``.
-    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    seed : int, stream key (tuple) or numpy.random.Generator
         Seed of every random step (directions, basis, radii and their assignment).
     radius_span : float, >= 1, keyword-only
         ``"face_like"`` only: ratio of the largest to the smallest identity radius. Smaller
@@ -279,7 +249,7 @@ def prototype_set(
         np.isfinite(radius_span) and radius_span >= 1
     ):
         raise ValueError(f"radius_span must be a finite number >= 1, got {radius_span!r}")
-    rng = _rng(seed)
+    rng = generator(seed, "prototypes", geometry)
     if geometry == "dispersed":
         return _normalise_rows(rng.standard_normal((k, d)))
     if d < 2:
@@ -449,7 +419,7 @@ class Mechanism:
             Row index of the identity in ``prototypes``, ``0 <= identity < K``.
         n : int, >= 1
             Number of outputs.
-        seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : int, stream key (tuple) or numpy.random.Generator
 
         Returns
         -------
@@ -464,21 +434,21 @@ class Mechanism:
         """
         i = self._check_identity(identity, "identity")
         n = _check_int(n, "n", minimum=1)
-        return self._draw(i, _rng(seed), n)
+        return self._draw(i, generator(seed, "mechanism-draws", i), n)
 
     def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
         """Draw ``n`` outputs for each identity, on independent random streams.
 
-        The stream of identity ``i`` is child ``i`` of ``SeedSequence(seed).spawn(K)`` (for a
-        Generator seed: ``seed.spawn(K)``), so with an int seed identity ``i`` gets the same draw
-        whichever subset ``identities`` is requested, and
-        ``sample_groups(n, s)[i] == sample(i, n, np.random.default_rng(SeedSequence(s).spawn(K)[i]))``.
+        The stream of identity ``i`` is ``stream("mechanism-draws", seed, i)`` (for a key seed:
+        ``stream(*seed, i)``; for a Generator seed: its ``spawn(K)`` children), so identity ``i``
+        gets the same draw whichever subset ``identities`` is requested, and
+        ``sample_groups(n, s)[i] == sample(i, n, s)``.
 
         Parameters
         ----------
         n : int, >= 1
             Outputs per identity.
-        seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : int, stream key (tuple) or numpy.random.Generator
         identities : iterable of int, optional
             Identities to draw (default: all ``K``).
 
@@ -499,7 +469,7 @@ class Mechanism:
             ids = [self._check_identity(i, "identities") for i in identities]
             if len(set(ids)) != len(ids):
                 raise ValueError(f"identities contains repeated entries: {ids}")
-        streams = _spawn(seed, self.n_identities)
+        streams = generators(seed, "mechanism-draws", range(self.n_identities))
         return {i: self._draw(i, streams[i], n) for i in ids}
 
     # -- exact privacy ---------------------------------------------------------------------
@@ -691,7 +661,7 @@ class ProductLaplace(Mechanism):
 
         score = self.exact_score(a, b)
         n_mc = _check_int(n_mc, "n_mc", minimum=1)
-        rng_a, rng_b = _spawn(seed, 2)
+        rng_a, rng_b = generators(seed, "optimal-auc", (a, b))
         s_a = _chunked_scores(self, a, n_mc, rng_a, score)
         s_b = _chunked_scores(self, b, n_mc, rng_b, score)
         labels = np.r_[np.ones(n_mc), np.zeros(n_mc)]
@@ -1108,7 +1078,7 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
         Requested global epsilon (natural-log units).
     delta : float in (0, 1), default 1e-5
         The delta of the Gaussian mechanisms' ``epsilon(delta)``.
-    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    seed : int, stream key (tuple) or numpy.random.Generator
         Accepted (and validated) for a uniform benchmark signature; calibration itself is
         deterministic, all randomness is in the prototypes and in the sampling.
 
@@ -1131,7 +1101,7 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if not (isinstance(delta, numbers.Real) and 0.0 < float(delta) < 1.0):
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    _rng(seed)
+    generator(seed, "calibration")  # validates; calibration itself is deterministic
     p = _check_prototypes(prototypes, minimum=2)
     k, d = p.shape
     epsilon, delta = float(epsilon), float(delta)
@@ -1353,7 +1323,7 @@ class RandomizedResponse(Mechanism):
         ----------
         identity : int, ``0 <= identity < K``
         n : int, >= 1
-        seed : int, numpy.random.SeedSequence or numpy.random.Generator
+        seed : int, stream key (tuple) or numpy.random.Generator
 
         Returns
         -------
@@ -1367,7 +1337,7 @@ class RandomizedResponse(Mechanism):
         """
         i = self._check_identity(identity, "identity")
         n = _check_int(n, "n", minimum=1)
-        rng = _rng(seed)
+        rng = generator(seed, "mechanism-draws", i)
         keep = rng.random(n) < self.p_true
         other = rng.integers(0, self.n_categories - 1, size=n)
         other += other >= i  # skip the true category
@@ -1409,7 +1379,7 @@ class RandomizedResponse(Mechanism):
             ids = [self._check_identity(i, "identities") for i in identities]
             if len(set(ids)) != len(ids):
                 raise ValueError(f"identities contains repeated entries: {ids}")
-        streams = _spawn(seed, self.n_identities)
+        streams = generators(seed, "mechanism-draws", range(self.n_identities))
         return {i: self.sample(i, n, streams[i]) for i in ids}
 
     def _noise(self, rng, n):  # pragma: no cover - randomized response is not additive

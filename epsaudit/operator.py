@@ -54,6 +54,7 @@ from sklearn.neighbors import KNeighborsRegressor
 
 from .grids import GridSearchRecord, grid_record, widen_log_grid
 from .validation import as_sample
+from .seeds import generator, sklearn_seed
 
 #: The initial penalty grid (half-decade steps, 1e-3 ... 1e4).
 DEFAULT_ALPHAS = tuple(np.logspace(-3, 4, 15))
@@ -241,7 +242,7 @@ def cv_folds(groups, *, roles: str = "both", folds: int = 5, seed: int = 0) -> C
     if len(ids) < folds:
         raise ValueError(f"need at least {folds} distinct identities for {folds}-fold identity-disjoint CV")
     assign = np.empty(len(ids), dtype=np.int64)
-    for k, (_, members) in enumerate(KFold(n_splits=folds, shuffle=True, random_state=seed).split(ids)):
+    for k, (_, members) in enumerate(KFold(n_splits=folds, shuffle=True, random_state=sklearn_seed("operator-folds", seed)).split(ids)):
         assign[members] = k
     fold_of = assign[np.searchsorted(ids, g)]  # (n, 2): fold of the donor and of the target identity
     splits = tuple((np.flatnonzero((fold_of[:, 0] != k) & (fold_of[:, 1] != k)),
@@ -635,7 +636,7 @@ def rollout(op: AffineOperator, start, donors_per_pass, *, noise: bool = False, 
         donors = np.broadcast_to(donors[:, None, :], (donors.shape[0], s.shape[0], s.shape[1]))
     if donors.ndim != 3 or donors.shape[1:] != s.shape:
         raise ValueError(f"donors_per_pass must be (K, m, d) or (K, d) matching start {s.shape}; got {donors.shape}")
-    rng = np.random.default_rng(seed)
+    rng = generator(seed, "rollout")
     out = [s]
     for k in range(donors.shape[0]):
         nxt = donors[k] @ op.A.T + out[-1] @ op.B.T + op.c

@@ -11,7 +11,7 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Hashable, Iterable, Sequence
 
-import numpy as np
+from .seeds import check_seed, stream
 
 #: Prefix of the shuffled pair list each route audits (paper 000, Section 4).
 PAIRS_PER_ROUTE: dict[str, int] = {
@@ -34,7 +34,8 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
     identities : iterable of hashable
         Identity labels; duplicates are ignored.
     seed : int
-        Seed of the one shuffle (``numpy.random.default_rng(seed).permutation``).
+        Seed of the one shuffle, a permutation by ``stream("pair-order", seed)``
+        (:mod:`epsaudit.seeds`).
 
     Returns
     -------
@@ -54,7 +55,7 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
     if len(labels) < 2:
         raise ValueError(f"need at least two distinct identities to form a pair, got {len(labels)}")
     pairs = list(combinations(labels, 2))
-    order = np.random.default_rng(seed).permutation(len(pairs))
+    order = stream("pair-order", check_seed(seed)).permutation(len(pairs))
     return [pairs[i] for i in order]
 
 

@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from .seeds import stream
+
 MECHANISM_LABELS = {"gaussian": "Gaussian", "laplace": "product Laplace", "anisotropic_gaussian": "anisotropic Gaussian"}
 
 
@@ -122,7 +124,7 @@ def qq_panels(residuals: np.ndarray, coordinates, *, title: str = "", max_rows: 
 
     x = residuals
     if len(x) > max_rows:
-        x = x[np.random.default_rng(seed).choice(len(x), max_rows, replace=False)]
+        x = x[stream("qq-subsample", seed).choice(len(x), max_rows, replace=False)]
     coordinates = list(coordinates)
     ncols = min(2, len(coordinates))
     nrows = -(-len(coordinates) // ncols)

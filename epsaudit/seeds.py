@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["key_int", "seed_sequence", "stream", "sklearn_seed", "check_seed"]
+__all__ = ["key_int", "seed_sequence", "stream", "sklearn_seed", "check_seed", "seed_key", "generator", "generators"]
 
 
 def key_int(*key: Any) -> int:
@@ -116,3 +116,62 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {seed!r}")
     return int(seed)
+
+
+def seed_key(seed: Any, purpose: str) -> tuple:
+    """The stream key a function derives its streams from: ``(purpose, seed)`` for an int seed, the
+    tuple itself for a key.
+
+    Functions that draw take ``seed`` as an int (the user's base seed) or a full stream key (a
+    tuple, when a caller derives the function's streams from its own key, e.g. one benchmark
+    cell's development draws).
+
+    Raises
+    ------
+    ValueError
+        If ``seed`` is neither a non-negative int nor a non-empty tuple.
+
+    Examples
+    --------
+    >>> seed_key(3, "prototypes"), seed_key(("cell", 0, "dev"), "prototypes")
+    (('prototypes', 3), ('cell', 0, 'dev'))
+    """
+    if isinstance(seed, tuple) and seed:
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return (purpose, int(seed))
+    raise ValueError(f"seed must be a non-negative integer or a stream key (a tuple), got {seed!r}")
+
+
+def generator(seed: Any, purpose: str, *parts: Any) -> np.random.Generator:
+    """The Generator of ``seed`` for one purpose: ``stream(*seed_key(seed, purpose), *parts)``.
+
+    A :class:`numpy.random.Generator` passed as ``seed`` is used as it is (``parts`` ignored): the
+    caller then owns the stream.
+
+    Examples
+    --------
+    >>> generator(0, "demo").random() == stream("demo", 0).random()
+    True
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return stream(*seed_key(seed, purpose), *parts)
+
+
+def generators(seed: Any, purpose: str, labels: Any) -> list[np.random.Generator]:
+    """One Generator per label: ``stream(*seed_key(seed, purpose), label)``.
+
+    For a :class:`numpy.random.Generator` seed, its ``spawn`` children (fresh on every call).
+
+    Examples
+    --------
+    >>> a, b = generators(0, "demo", ["A", "B"])
+    >>> bool(a.random() == stream("demo", 0, "A").random())
+    True
+    """
+    labels = list(labels)
+    if isinstance(seed, np.random.Generator):
+        return seed.spawn(len(labels))
+    key = seed_key(seed, purpose)
+    return [stream(*key, label) for label in labels]

@@ -52,9 +52,10 @@ described in the project's issue 4 and in the book, chapter "DP-Sniper"):
   calls in batches of about ``2**18`` values; the threshold stage keeps only the top tail of the
   scores it needs (``floor(c n) + 1`` values plus ties). Training uses at most ``max_train``
   outputs per input (the surplus goes to the final estimate).
-* **Seeded.** Every draw derives from ``seed`` through :class:`numpy.random.SeedSequence`
-  (seven independent streams per call); rows run in parallel with joblib
-  (:func:`run_tasks`) and do not depend on ``n_jobs``.
+* **Seeded.** Every draw derives from ``seed`` through :mod:`epsaudit.seeds`: seven independent
+  streams per call, ``stream("dp-sniper", seed, stage)`` for the stages of :data:`_STAGES` (or
+  ``stream(*seed, stage)`` for a key seed); rows run in parallel with joblib (:func:`run_tasks`)
+  and do not depend on ``n_jobs``.
 
 Mechanisms. Any :class:`epsaudit.mechanisms.Mechanism` (inputs are identity indices), with fast
 paths for :class:`~epsaudit.mechanisms.ProductLaplace` (the same float-safe grid mechanism,
@@ -85,7 +86,12 @@ from .mechanisms import Mechanism, ProductLaplace, RandomizedResponse
 from .progress import progress_bar
 from .results import EpsilonResult, results_frame
 from .scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
+from .seeds import generators, seed_key
 from .validation import ReusedRowsError, row_keys
+
+#: The independent random streams of one DP-Sniper call (training, threshold and final draws of
+#: each input, and the tie-breaking draw).
+_STAGES = ("train-a", "train-b", "threshold-a", "threshold-b", "final-a", "final-b", "ties")
 
 __all__ = [
     "DEFAULT_C",
@@ -797,16 +803,6 @@ def _freshness(source: _Source) -> str:
             "(outputs may repeat by design)")
 
 
-def _seed_sequence(seed) -> np.random.SeedSequence:
-    if isinstance(seed, np.random.SeedSequence):
-        return seed
-    if isinstance(seed, np.random.Generator):
-        return np.random.SeedSequence(int(seed.integers(0, 2**63)))
-    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
-        return np.random.SeedSequence(int(seed))
-    raise ValueError(f"seed must be a non-negative int, a numpy SeedSequence or a Generator, got {seed!r}")
-
-
 def _stream_scores(source: _Source, which: int, n: int, rng, score, batch: int | None, per_batch: Callable) -> None:
     """Draw ``n`` calls of one input in batches and hand each batch's scores to ``per_batch``.
 
@@ -920,7 +916,7 @@ def dp_sniper(
         library's own mechanisms are never checked: their stages draw on independent child
         streams of ``seed``, and their outputs may repeat by design (one-hot rows, grid values in
         one dimension). ``settings["freshness"]`` records which applies.
-    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    seed : int, stream key (tuple) or numpy.random.Generator
         Seed of every draw (seven independent child streams: training, threshold and final
         outputs of each input, and the tie draws).
 
@@ -973,7 +969,7 @@ def dp_sniper(
     budget = split_budget(calls, split, max_train, train=score_function is None)
     alpha = bonferroni_alpha(int(n_certificates), float(confidence))
     source = _source(mechanism, a, b, bool(check_reuse))
-    streams = [np.random.default_rng(s) for s in _seed_sequence(seed).spawn(7)]
+    streams = generators(seed, "dp-sniper", _STAGES)
     train_rng = streams[0:2]
     thresh_rng = streams[2:4]
     final_rng = streams[4:6]
@@ -1180,18 +1176,12 @@ def comparison_pairs(mechanism: Mechanism, n_pairs: int = 3, seed: int = 0) -> l
     return benchmark_pairs(mechanism.n_identities, seed=seed)[:n_pairs]
 
 
-def _stream_key(*fields) -> tuple[int, ...]:
-    from .benchmark import hash_name
-
-    return tuple(hash_name(f) if isinstance(f, str) else int(f) % 2**31 for f in fields)
-
-
 def comparison_tasks(kinds: Sequence[str], epsilons: Sequence[float], calls: int, *, n_pairs: int = 3, reps: int = 3,
                      score: str = "learned", seed: int = 0, dim: int = 512, **options) -> list[SniperTask]:
     """DP-Sniper rows of the Table 5 protocol: every mechanism x epsilon x fixed pair x repetition.
 
-    Each row's seed is ``SeedSequence(seed, spawn_key=(kind, epsilon, pair, rep, calls, score))``,
-    so any row can be re-run on its own and rows are independent.
+    Each row's seed is the stream key ``("dp-sniper-row", seed, kind, epsilon, pair, rep, calls,
+    score)`` (:mod:`epsaudit.seeds`), so any row can be re-run on its own and rows are independent.
 
     Parameters
     ----------
@@ -1231,9 +1221,9 @@ def comparison_tasks(kinds: Sequence[str], epsilons: Sequence[float], calls: int
                 if score == "exact":
                     opts["score_function"] = mech.exact_score(a, b)
                 for rep in range(reps):
-                    key = _stream_key(kind, round(float(eps) * 1000), p, rep, calls, score)
+                    key = ("dp-sniper-row", seed, kind, float(eps), p, rep, int(calls), score)
                     tasks.append(SniperTask(
-                        mech, a, b, int(calls), seed=np.random.SeedSequence(seed, spawn_key=key), options=opts,
+                        mech, a, b, int(calls), seed=key, options=opts,
                         meta={"mechanism": kind, "requested_epsilon": float(eps), "pair_index": p, "rep": rep,
                               "score": score},
                     ))
@@ -1261,7 +1251,7 @@ def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: flo
     """
     from .audits.roc_reserved import reserved_test_certificate
 
-    s_sniper, s_dev, s_test = _seed_sequence(seed).spawn(3)
+    s_sniper, s_dev, s_test = (seed_key(seed, "duel") + (part,) for part in ("dp-sniper", "dev", "test"))
     ab, ba = dp_sniper(mechanism, a, b, 4 * int(n), seed=s_sniper, c=c, classifier=classifier, confidence=confidence)
     dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
     test = mechanism.sample_groups(int(n), seed=s_test, identities=[a, b])
@@ -1305,7 +1295,7 @@ def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Ca
         DP-Sniper budget for the pair (:func:`split_budget`; no training stage).
     c, confidence : float
         DP-Sniper's target firing probability; the confidence of each method's certificate.
-    seed : int, numpy.random.SeedSequence or numpy.random.Generator
+    seed : int, stream key (tuple) or numpy.random.Generator
 
     Returns
     -------
@@ -1325,7 +1315,7 @@ def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Ca
         raise ValueError(f"mechanism must be an epsaudit Mechanism, got {type(mechanism).__name__}")
     if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
         raise ValueError(f"n must be an integer >= 2 (outputs per input and part), got {n!r}")
-    s_sniper, s_dev, s_test = _seed_sequence(seed).spawn(3)
+    s_sniper, s_dev, s_test = (seed_key(seed, "duel") + (part,) for part in ("dp-sniper", "dev", "test"))
     ab, ba = dp_sniper(mechanism, a, b, int(calls), c=c, score_function=score_function, confidence=confidence,
                        seed=s_sniper)
     dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
@@ -1363,9 +1353,9 @@ def run_duels(kinds: Sequence[str], epsilons: Sequence[float], sizes: Sequence[i
             for n in sizes:
                 for p, (a, b) in enumerate(comparison_pairs(mech, n_pairs, seed)):
                     for rep in range(reps):
-                        key = _stream_key(kind, round(float(eps) * 1000), p, rep, n, "duel")
+                        key = ("duel", seed, kind, float(eps), p, rep, int(n))
                         meta = {"mechanism": kind, "requested_epsilon": float(eps), "n": int(n), "pair_index": p, "rep": rep}
-                        specs.append((mech, a, b, int(n), np.random.SeedSequence(seed, spawn_key=key), meta))
+                        specs.append((mech, a, b, int(n), key, meta))
     jobs = (delayed(_duel_job)(m, a, b, n, s, options) for m, a, b, n, s, _ in specs)
     outs = list(progress_bar(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), progress, "duels", total=len(specs)))
     frames = []

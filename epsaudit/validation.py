@@ -10,6 +10,8 @@ from typing import Any, Hashable, Mapping
 
 import numpy as np
 
+from .seeds import stream
+
 
 def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
     """Return ``x`` as a finite float64 array of shape ``(n, d)``.
@@ -242,7 +244,7 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
     n = len(u)
     if n < 2:
         return []
-    w = np.random.default_rng(0).normal(size=u.shape[1])  # any fixed direction works
+    w = stream("near-pairs-direction").normal(size=u.shape[1])  # any fixed direction works
     p = u @ (w / np.linalg.norm(w))
     order = np.argsort(p, kind="stable")
     ps = p[order]

@@ -306,7 +306,7 @@ def test_operator_study_recovers_the_known_operator(synthetic, studies):
         assert study.size_curve["rho_B"].iloc[-1] == pytest.approx(study.spectra["rho_B"])
         # the penalty: identity-disjoint folds in both roles, interior after widening, every quantity determined
         cv = study.op.cv
-        assert cv.roles == "both" and cv.validated == 126 and (cv.table["shared_identities"] == 0).all()
+        assert cv.roles == "both" and cv.validated == 142 and (cv.table["shared_identities"] == 0).all()
         assert (cv.table["train"] + cv.table["validation"] + cv.table["excluded"] == 800).all()
         assert study.spectra["alpha_edge"] == "interior" and study.spectra["alpha_determined"]
         assert study.spectra["alpha"] == study.op.search.chosen and study.spectra["weak_directions"] == 0
@@ -331,9 +331,9 @@ def test_cv_design_comparison_counts_what_is_held_out(synthetic):
     # in the donor role) between training and validation; both-role folds share none
     assert (before["validated"], before["train_per_fold"], before["excluded_per_fold"]) == (800, 640.0, 0.0)
     assert before["shared_identities"] == 95.0 and before["widenings"] == 0
-    assert (after["validated"], after["shared_identities"], after["excluded_per_fold"]) == (126, 0.0, 269.6)
+    assert (after["validated"], after["shared_identities"], after["excluded_per_fold"]) == (142, 0.0, 263.2)
     assert "both roles" in after["held_out"] and "donor role" in before["held_out"]
-    assert after["alpha"] == pytest.approx(0.1) and after["edge"] == "interior"
+    assert after["alpha"] == pytest.approx(1.0) and after["edge"] == "interior"
     assert abs(after["rho_B"] - before["rho_B"]) < 0.01  # a well-posed synthetic operator: the design hardly matters
 
 

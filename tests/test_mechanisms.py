@@ -13,6 +13,7 @@ from sklearn.metrics import roc_auc_score
 
 from epsaudit import bounds, mechanisms as M
 from epsaudit.pairs import identity_pairs
+from epsaudit.seeds import stream
 
 MECHS = ("laplace", "gaussian", "anisotropic_gaussian")
 
@@ -55,20 +56,23 @@ def test_face_like_distances_vary_widely_dispersed_do_not():
         disp = pdist(M.prototype_set("dispersed", 20, 512, seed=seed))
         assert disp.max() / np.median(disp) < 1.2
         assert np.median(disp) == pytest.approx(np.sqrt(2), abs=0.05)
-    # the default set used in the book: ratio 4.48
-    assert M.distance_spread(M.prototype_set("face_like")) == pytest.approx(4.4787, abs=1e-3)
+    # the default set used in the book: ratio 4.82 (seed 0)
+    assert M.distance_spread(M.prototype_set("face_like")) == pytest.approx(4.8186, abs=1e-3)
     # the spread is set by the radius span: equal radii give a much narrower spread
     narrow = M.distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1.0))
     assert narrow < 2.5
-    assert M.distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1000.0)) > 4.4787
+    assert M.distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1000.0)) > 4.8186
 
 
 def test_face_like_spread_lies_in_a_few_dominant_directions():
-    face = M.prototype_set("face_like", 20, 512, seed=0)
-    centred = face - face.mean(axis=0)
-    sv = np.linalg.svd(centred, compute_uv=False)
-    assert np.sum(sv[5:] ** 2) / np.sum(sv**2) < 1e-3  # rank ~5 (plus normalisation curvature)
-    assert sv[0] ** 2 / np.sum(sv**2) > 0.3  # the first direction dominates
+    for seed in range(10):
+        face = M.prototype_set("face_like", 20, 512, seed=seed)
+        centred = face - face.mean(axis=0)
+        sv = np.linalg.svd(centred, compute_uv=False)
+        # rank ~5 plus the curvature of normalising onto the sphere: the median tail share over
+        # seeds 0-49 is 9e-4, the largest 3.6e-3 (a sixth direction would hold ~10%)
+        assert np.sum(sv[5:] ** 2) / np.sum(sv**2) < 5e-3, seed
+        assert sv[0] ** 2 / np.sum(sv**2) > 0.3, seed  # the first direction dominates
 
 
 # ---------------------------------------------------------------------------------------------
@@ -155,7 +159,7 @@ def test_exact_null(protos, name):
     else:
         assert mech.variances.mean() == pytest.approx(1.0, rel=1e-12)
     # identical distributions: the same random stream gives the same output for any identity
-    np.testing.assert_array_equal(mech.sample(0, 50, seed=4), mech.sample(7, 50, seed=4))
+    np.testing.assert_array_equal(mech.sample(0, 50, seed=stream("null", 4)), mech.sample(7, 50, seed=stream("null", 4)))
     # and different identities' samples are not told apart by the exact score (it is 0)
     assert np.all(mech.exact_score(0, 7)(mech.sample(3, 20, seed=1)) == 0.0)
     # non-null mechanisms are not flagged null
@@ -218,9 +222,11 @@ def test_sample_groups_reproducible_and_independent(protos, name):
     sub = mech.sample_groups(30, seed=42, identities=[5, 2])
     assert list(sub) == [5, 2]
     np.testing.assert_array_equal(sub[5], g1[5])
-    # documented stream: child i of SeedSequence(seed).spawn(K)
-    child = np.random.default_rng(np.random.SeedSequence(42).spawn(12)[5])
-    np.testing.assert_array_equal(mech.sample(5, 30, seed=child), g1[5])
+    # documented stream: stream("mechanism-draws", seed, i), the same draw as sample(i, n, seed)
+    from epsaudit.seeds import stream
+
+    np.testing.assert_array_equal(mech.sample(5, 30, seed=stream("mechanism-draws", 42, 5)), g1[5])
+    np.testing.assert_array_equal(mech.sample(5, 30, seed=42), g1[5])
     # Generator seeds are accepted; sample is reproducible for an int seed
     gen = mech.sample_groups(10, seed=np.random.default_rng(0))
     assert len(gen) == 12
@@ -341,7 +347,7 @@ def test_outputs_are_the_unrounded_draws_rounded_to_the_grid(protos, name):
     expected_grid = 2.0 ** (np.floor(np.log2(scales)) - M.GRID_BITS)
     np.testing.assert_array_equal(mech.grid, expected_grid)
     x = mech.sample(3, 200, seed=4)
-    raw = mech.prototypes[3] + mech._noise(np.random.default_rng(4), 200)  # the same draws, unrounded
+    raw = mech.prototypes[3] + mech._noise(stream("mechanism-draws", 4, 3), 200)  # the same draws, unrounded
     np.testing.assert_array_equal(x, np.rint(raw / mech.grid) * mech.grid)
     assert np.all(np.abs(x - raw) <= mech.grid / 2)
     assert np.all(np.abs(x - raw) / scales <= 2.0**-21)  # ~5e-7 of the noise scale: numbers barely move
@@ -394,7 +400,8 @@ def test_textbook_laplace_is_mu_plus_numpy_noise_with_infinite_epsilon():
     p = np.array([[0.3], [0.0]])
     mech = M.TextbookLaplace(p, 1.0)
     assert mech.grid is None and mech.name == "textbook_laplace"
-    np.testing.assert_array_equal(mech.sample(0, 100, seed=3), 0.3 + np.random.default_rng(3).laplace(0.0, 1.0, (100, 1)))
+    np.testing.assert_array_equal(mech.sample(0, 100, seed=3),
+                                  0.3 + stream("mechanism-draws", 3, 0).laplace(0.0, 1.0, (100, 1)))
     assert mech.nominal_epsilon(0, 1) == pytest.approx(0.3, abs=1e-16)
     assert mech.exact_epsilon(0, 1) == np.inf and mech.exact_epsilon(1, 1) == 0.0
 

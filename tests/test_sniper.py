@@ -22,7 +22,7 @@ from sklearn.linear_model import LogisticRegression
 
 from epsaudit import bounds
 from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, TextbookLaplace, calibrate, prototype_set, reachability_score
-from epsaudit.scorers import logistic_regression, paper_logistic_regression
+from epsaudit.scorers import logistic_regression
 from epsaudit.validation import ReusedRowsError
 from epsaudit.sniper import (
     SniperTask,

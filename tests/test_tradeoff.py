@@ -390,7 +390,7 @@ def test_a_failing_pair_is_not_computed_and_stays_in_the_family(gaussian_groups)
     # a split that leaves too few test rows is contained the same way
     small = {**dev, 1: dev[1][:3]}
     split = tradeoff_certificate_pairs(small, [(0, 1), (0, 2)])
-    assert not split[0].computed and "x_b has 3 row(s); at least 4 rows" in split[0].not_computed and split[1].computed
+    assert not split[0].computed and "identity 1 has 3 row(s); a development/test split needs >= 4" in split[0].not_computed and split[1].computed
 
 
 def test_randomized_response_needs_repeated_rows_allowed():

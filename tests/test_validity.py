@@ -132,10 +132,9 @@ def reserved_runs(mech, score, runs: int, n: int, seed: int) -> np.ndarray:
     ``sample_groups`` call per part), so rows repeat only by value, never by reuse.
     """
     values = np.empty(runs)
-    for r, child in enumerate(np.random.SeedSequence(seed).spawn(runs)):
-        dev_seed, test_seed = child.spawn(2)
-        dev = mech.sample_groups(n, seed=dev_seed)
-        test = mech.sample_groups(n, seed=test_seed)
+    for r in range(runs):
+        dev = mech.sample_groups(n, seed=("validity-run", seed, r, "dev"))
+        test = mech.sample_groups(n, seed=("validity-run", seed, r, "test"))
         values[r] = reserved_test_certificate(dev[0], dev[1], test[0], test[1], score_function=score, delta=0.0,
                                               check_reuse=False).value
     return values

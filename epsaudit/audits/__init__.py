@@ -23,7 +23,8 @@ from .mmd_tv import mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
 from .roc_oof import out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
 from .mmd_certificate import (MMDCertificate, development_bandwidth, mmd_certificate, mmd_certificate_pairs,
                               mmd_lower_bound, rbf_mmd2_unbiased)
-from .roc_reserved import choose_threshold, reserved_test_certificate, reserved_test_pairs, split_dev_test
+from ..splits import split_dev_test
+from .roc_reserved import choose_threshold, reserved_test_certificate, reserved_test_pairs
 from .tradeoff import (TradeoffCertificate, curves_frame, development_thresholds, epsilon_curve, mu_lower_bound,
                        tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
 

@@ -41,8 +41,7 @@ from ..bounds import epsilon_from_tv_delta, mmd2_deviation, tv_lower_from_mmd
 from ..results import EpsilonResult
 from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .mmd_tv import cross_squared_distances
-from .roc_reserved import split_dev_test
-from .runner import PairFailure, map_pairs, not_computed
+from .runner import PairFailure, map_pairs, not_computed, pair_parts
 from .tradeoff import DEFAULT_DELTAS
 
 ROUTE = "mmd_certificate"
@@ -475,7 +474,7 @@ def mmd_certificate_pairs(
     """MMD certificates for many pairs, all holding together at ``confidence``.
 
     Same splits as :func:`epsaudit.audits.roc_reserved.reserved_test_pairs` (pair ``k`` with
-    seed ``seed + 2 k`` when ``test_groups`` is None).
+    each identity split once when ``test_groups`` is None, as for the reserved test).
 
     Parameters
     ----------
@@ -524,18 +523,7 @@ def mmd_certificate_pairs(
                          "reports together; the family must include all of them")
 
     scales = tuple(float(c) for c in bandwidth_scales)
-    parts: dict[int, Any] = {}
-    for k, (a, b) in enumerate(pairs):
-        if test_groups is None:
-            try:
-                dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size,
-                                                              seed=seed + 2 * k)
-            except ValueError as exc:
-                parts[k] = PairFailure(reason=str(exc), error=type(exc).__name__)
-                continue
-        else:
-            dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
-        parts[k] = (dev_a, dev_b, test_a, test_b)
+    parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
     tasks = [(*parts[k], scales, tv_link, m, confidence, delta, deltas, (a, b), seed, check_reuse)
              for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
     computed = iter(map_pairs(_certify, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress, prefer="threads"))

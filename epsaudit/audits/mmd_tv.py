@@ -15,6 +15,7 @@ from typing import Hashable, Mapping, Sequence
 import numpy as np
 from ..bounds import epsilon_from_mmd_hockey_stick, epsilon_from_mmd_tv_chain
 from ..results import EpsilonResult
+from ..seeds import check_seed, stream
 from ..validation import as_groups, as_pair, as_pairs
 from .runner import PairFailure, map_pairs, not_computed
 
@@ -75,7 +76,7 @@ def _pair_statistics(sa: _Sample, sb: _Sample, bandwidth_scale: float, permutati
     if permutations:
         kernel = np.exp(g * np.block([[sa.d2, d2_ab], [d2_ab.T, sb.d2]]))
         np.fill_diagonal(kernel, 0.0)
-        rng = np.random.default_rng(seed)
+        rng = seed if isinstance(seed, np.random.Generator) else stream("mmd-permutations", check_seed(seed))
         exceed = 0
         for start in range(0, permutations, _PERMUTATION_BATCH):
             size = min(_PERMUTATION_BATCH, permutations - start)
@@ -99,7 +100,7 @@ def mmd_statistics(
     *,
     bandwidth_scale: float = 1.0,
     permutations: int = 0,
-    seed: int | np.random.Generator | None = 0,
+    seed: int | np.random.Generator = 0,
 ) -> dict[str, float]:
     """Unbiased MMD^2, the median-heuristic bandwidth and (optionally) a permutation p-value.
 
@@ -115,7 +116,8 @@ def mmd_statistics(
         Number of label permutations (0 = no test; the paper uses 10^4). The bandwidth, computed
         on the pooled sample, is the same under every permutation.
     seed : int or numpy Generator
-        Seed of the permutations.
+        An int seeds ``stream("mmd-permutations", seed)`` (:mod:`epsaudit.seeds`); a Generator is
+        used as it is. Seed of the permutations.
 
     Returns
     -------
@@ -152,7 +154,7 @@ def _result(stats: dict | PairFailure, n_a: int, n_b: int, pair, bandwidth_scale
 
 
 def mmd_tv_epsilon(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int = 0,
-                   seed: int | None = 0, pair=None) -> EpsilonResult:
+                   seed: int = 0, pair=None) -> EpsilonResult:
     """MMD-TV sample value ``2 artanh(MMD / 2)`` for one identity pair.
 
     Parameters
@@ -187,7 +189,7 @@ def mmd_tv_pairs(
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> list[EpsilonResult]:
-    """MMD-TV for many pairs (joblib over pairs; pair ``k`` uses permutation seed ``seed + k``).
+    """MMD-TV for many pairs (joblib over pairs; the permutations of pair ``(A, B)`` use ``stream("mmd-permutations", seed, A, B)``).
 
     Parameters
     ----------
@@ -209,10 +211,12 @@ def mmd_tv_pairs(
     _check_options(bandwidth_scale, permutations)
     used = dict.fromkeys(label for pair in pairs for label in pair)
     samples = {label: _Sample(groups[label]) for label in used}  # within-class distances once
-    tasks = [(samples[a], samples[b], bandwidth_scale, permutations, seed + k) for k, (a, b) in enumerate(pairs)]
+    seed = check_seed(seed)
+    tasks = [(samples[a], samples[b], bandwidth_scale, permutations, stream("mmd-permutations", seed, a, b))
+             for a, b in pairs]
     backend = "threads" if not permutations else None  # small per-pair work: avoid pickling
     stats = map_pairs(_pair_statistics, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress, prefer=backend)
     return [
-        _result(st, len(groups[a]), len(groups[b]), (a, b), bandwidth_scale, seed + k, permutations)
-        for k, ((a, b), st) in enumerate(zip(pairs, stats))
+        _result(st, len(groups[a]), len(groups[b]), (a, b), bandwidth_scale, seed, permutations)
+        for (a, b), st in zip(pairs, stats)
     ]

@@ -20,6 +20,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from ..bounds import roc_point_epsilon
 from ..results import EpsilonResult
+from ..seeds import check_seed, sklearn_seed
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
 from ..validation import as_groups, as_pair, as_pairs
 from .runner import PairFailure, map_pairs, not_computed
@@ -44,8 +45,9 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
     folds : int
         Number of stratified folds (the paper uses 5); needs ``folds <= min(n_A, n_B)``.
     seed : int
-        ``random_state`` of the shuffled folds; the same seed gives the same folds for every
-        classifier (used by the random-forest sensitivity check).
+        Base seed of the shuffled folds (``random_state = sklearn_seed("roc-folds", seed)``); the
+        same seed gives the same folds for every pair and every classifier (used by the
+        random-forest sensitivity check).
 
     Returns
     -------
@@ -64,7 +66,7 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
             f"folds = {folds} needs 2 <= folds <= rows of the smaller class ({min(len(a), len(b))})"
         )
     x, y = pair_design(a, b)
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=sklearn_seed("roc-folds", check_seed(seed)))
     method = "predict_proba" if hasattr(clf, "predict_proba") else "decision_function"
     scores = cross_val_predict(clf, x, y, cv=cv, method=method)
     scores = scores[:, 1] if scores.ndim == 2 else scores

@@ -39,14 +39,13 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
-from sklearn.model_selection import train_test_split
 
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
 from ..results import EpsilonResult
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
-from .runner import PairFailure, map_pairs, not_computed
+from .runner import PairFailure, map_pairs, not_computed, pair_parts
 
 ROUTE = "roc_reserved"
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -220,29 +219,6 @@ def reserved_test_certificate(
                         n_certificates, delta, None, check_reuse)
 
 
-def split_dev_test(x_a, x_b, *, test_size: float = 0.3, seed: int = 0):
-    """Split each identity's rows into development and test parts (seeded, per class).
-
-    Returns
-    -------
-    tuple
-        ``(dev_a, test_a, dev_b, test_b)``.
-
-    Raises
-    ------
-    ValueError
-        If ``test_size`` is outside (0, 1) or a part would have fewer than 2 rows.
-    """
-    a, b = as_pair(x_a, x_b, min_rows=4)
-    check_probability(test_size, "test_size")
-    dev_a, test_a = train_test_split(a, test_size=test_size, random_state=seed)
-    dev_b, test_b = train_test_split(b, test_size=test_size, random_state=seed + 1)
-    for name, part in (("dev_a", dev_a), ("test_a", test_a), ("dev_b", dev_b), ("test_b", test_b)):
-        if len(part) < 2:
-            raise ValueError(f"test_size = {test_size} leaves {name} with {len(part)} row(s); need >= 2")
-    return dev_a, test_a, dev_b, test_b
-
-
 def reserved_test_pairs(
     groups: Mapping[Hashable, np.ndarray],
     pairs: Sequence[tuple[Hashable, Hashable]],
@@ -269,8 +245,8 @@ def reserved_test_pairs(
     test_groups : mapping, optional
         Separate untouched test rows per identity (synthetic mechanisms draw fresh ones).
     test_size : float
-        Fraction of each identity's rows reserved for testing when ``test_groups`` is None; the
-        split of pair ``k`` uses seed ``seed + 2 k``.
+        Fraction of each identity's rows reserved for testing when ``test_groups`` is None: each
+        identity is split once (:func:`epsaudit.splits.split_identities`).
     classifier : estimator, optional
     score_functions : callable ``(A, B) -> score function``, optional
         Fixed tests, e.g. ``mechanism.exact_score`` (then nothing is learned).
@@ -305,18 +281,7 @@ def reserved_test_pairs(
     alpha = _check_options(m, confidence, delta)
     if score_functions is None:
         check_classifier(classifier)
-    parts = {}
-    for k, (a, b) in enumerate(pairs):
-        if test_groups is None:
-            try:
-                dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size,
-                                                              seed=seed + 2 * k)
-            except ValueError as exc:  # recorded as not computed below
-                parts[k] = PairFailure(reason=str(exc), error=type(exc).__name__)
-                continue
-        else:
-            dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
-        parts[k] = (dev_a, dev_b, test_a, test_b)
+    parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
     tasks = [(*parts[k], classifier, score_functions(a, b) if score_functions is not None else None, alpha, delta,
               (a, b), check_reuse) for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
     computed = iter(map_pairs(_certify, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress))

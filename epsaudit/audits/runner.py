@@ -10,11 +10,13 @@ the pair as *not computed*, with the reason (:func:`not_computed`), and every ta
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Sequence, TypeVar
+from typing import Any, Callable, Hashable, Mapping, Sequence, TypeVar
 
+import numpy as np
 from joblib import Parallel, delayed
 
 from ..results import EpsilonResult
+from ..splits import MIN_PART, split_identities
 
 T = TypeVar("T")
 #: Errors that mean "this pair cannot be computed" rather than a bug: bad or degenerate data
@@ -118,3 +120,29 @@ def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Has
     return EpsilonResult(value=float("nan"), kind=kind, route=route, n=n, pair=pair,
                          not_computed=failure.reason, details=details, **fields)
 
+
+
+def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hashable, Hashable]], *,
+               test_groups: Mapping[Hashable, np.ndarray] | None, test_size: float, seed: int) -> list[Any]:
+    """The development and test rows ``(dev_a, dev_b, test_a, test_b)`` of each pair of a certificate route.
+
+    With ``test_groups`` (fresh draws), the development rows are ``groups`` and the test rows
+    ``test_groups``; otherwise each identity is split once (:func:`epsaudit.splits.split_identities`),
+    so every pair that contains an identity sees the same development and test rows.
+
+    Returns
+    -------
+    list
+        Per pair a 4-tuple of arrays, or a :class:`PairFailure` naming the identity too small to split.
+    """
+    if test_groups is not None:
+        return [(groups[a], groups[b], test_groups[a], test_groups[b]) for a, b in pairs]
+    used = {label: groups[label] for pair in pairs for label in pair}
+    dev, test, _ = split_identities(used, test_size=test_size, seed=seed)
+    out: list[Any] = []
+    for a, b in pairs:
+        small = [label for label in (a, b) if label not in dev]
+        out.append(PairFailure(reason=f"identity {small[0]!r} has {len(groups[small[0]])} row(s); a development/test "
+                                      f"split needs >= {2 * MIN_PART}", error="ValueError")
+                   if small else (dev[a], dev[b], test[a], test[b]))
+    return out

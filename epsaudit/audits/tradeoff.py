@@ -76,8 +76,8 @@ from ..results import EpsilonResult
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
-from .roc_reserved import choose_threshold, split_dev_test
-from .runner import PairFailure, map_pairs, not_computed
+from .roc_reserved import choose_threshold
+from .runner import PairFailure, map_pairs, not_computed, pair_parts
 
 ROUTE = "tradeoff_reserved"
 METHODS: tuple[str, ...] = ("bonferroni", "dkw")
@@ -847,7 +847,7 @@ def tradeoff_certificate_pairs(
         Separate untouched test rows per identity.
     test_size : float
         Fraction of each identity's rows reserved for testing when ``test_groups`` is None; pair
-        ``k`` is split with seed ``seed + 2 k`` (as the reserved test).
+        each identity is split once (:func:`epsaudit.splits.split_identities`), as for the reserved test.
     classifier, score_functions
         A learned score, or ``(A, B) -> score function`` (e.g. ``mechanism.exact_score``).
     method, n_thresholds, confidence, delta, deltas, check_reuse
@@ -893,18 +893,7 @@ def tradeoff_certificate_pairs(
     deltas = _check_options(method, n_thresholds, m, confidence, delta, deltas)
     if score_functions is None:
         check_classifier(classifier)
-    parts: dict[int, Any] = {}
-    for k, (a, b) in enumerate(pairs):
-        if test_groups is None:
-            try:
-                dev_a, test_a, dev_b, test_b = split_dev_test(groups[a], groups[b], test_size=test_size,
-                                                              seed=seed + 2 * k)
-            except ValueError as exc:  # recorded as not computed below
-                parts[k] = PairFailure(reason=str(exc), error=type(exc).__name__)
-                continue
-        else:
-            dev_a, dev_b, test_a, test_b = groups[a], groups[b], test_groups[a], test_groups[b]
-        parts[k] = (dev_a, dev_b, test_a, test_b)
+    parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
     tasks = [(*parts[k], classifier, score_functions(a, b) if score_functions is not None else None, method,
               int(n_thresholds), m, confidence, delta, deltas, (a, b), seed, check_reuse)
              for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]

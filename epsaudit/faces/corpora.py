@@ -49,6 +49,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ..seeds import key_int, stream
 from . import images as img
 
 CORPORA_DIR = "corpora"
@@ -72,7 +73,7 @@ def embedding_columns(dim: int = EMBEDDING_DIM) -> list[str]:
 
 
 def _order(ids: Sequence[str], *parts: object) -> list[str]:
-    rng = np.random.default_rng(img.stable_seed(*parts))
+    rng = stream(*parts)
     ids = sorted(ids)
     return [ids[i] for i in rng.permutation(len(ids))]
 
@@ -171,7 +172,7 @@ def operator_design(identities: Mapping[str, list[str]], usable: set[str], *, se
         ``target_identity``.
     """
     people = sorted(p for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES)
-    is_test = {p: (img.stable_seed("operator-split", seed, p) % 10_000) < test_fraction * 10_000 for p in people}
+    is_test = {p: (key_int("operator-split", seed, p) % 10_000) < test_fraction * 10_000 for p in people}
     rows = []
     for part, n in (("train", train_triplets), ("test", test_triplets)):
         ids = [i for p in people if is_test[p] == (part == "test") for i in identities[p] if i in usable]

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from .images import stable_seed
+from ..seeds import generator, stream
 
 #: Swap variants: mask region and seamless-clone mode.
 SWAP_VARIANTS: dict[str, dict[str, str]] = {
@@ -248,7 +248,7 @@ def _cells(n: int, block: int) -> np.ndarray:
     return np.append(sizes, n % block) if n % block else sizes
 
 
-def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random.Generator | int | None = None) -> np.ndarray:
+def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random.Generator | int = 0) -> np.ndarray:
     """Fan's DP-Pix on an RGB image: cell means + Laplace(``3*255*m/(cell pixels*epsilon)``), clipped.
 
     Parameters
@@ -279,7 +279,7 @@ def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random
     counts = np.outer(rows, cols).astype(np.float64)
     means = sums / counts[:, :, None]
     if math.isfinite(epsilon):
-        gen = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        gen = generator(rng, "dp-pix")
         scale = c * 255.0 * m / (counts * epsilon)
         means = means + gen.laplace(0.0, 1.0, size=means.shape) * scale[:, :, None]
     cells = np.clip(means, 0.0, 255.0)
@@ -304,7 +304,7 @@ class DPPixGenerator:
         self.block, self.m, self.epsilon, self.seed = int(block), int(m), float(epsilon), int(seed)
 
     def rng(self, image_id: str) -> np.random.Generator:
-        return np.random.default_rng(stable_seed("dp-pix", self.seed, image_id))
+        return stream("dp-pix", self.seed, image_id)
 
     def __call__(self, image: np.ndarray, image_id: str | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         if image_id is None:

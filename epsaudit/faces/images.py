@@ -10,20 +10,21 @@ Regimes (SPEC section 5; paper 000 contrasts ~100 and ~30 rows per identity):
 - ``large``: identities with >= 20 images, at most 100 images each (the large-n regime);
 - ``small``: identities with 10-19 images, all of them (the small-n regime).
 
-An identity over the cap keeps a seeded random sample of its images (``numpy`` ``default_rng``
-with the selection seed and a hash of the identity name), listed in sorted order, so the choice
+An identity over the cap keeps a seeded random sample of its images (``stream("select", seed,
+identity)``, :mod:`epsaudit.seeds`), listed in sorted order, so the choice
 does not depend on the numbering of LFW's files and does not change when other identities do.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping
 
 import numpy as np
+
+from ..seeds import stream
 
 #: Environment variable that overrides the default image root.
 ENV_IMAGE_ROOT = "EPSAUDIT_IMAGE_ROOT"
@@ -111,12 +112,6 @@ def list_identities(root: str | os.PathLike | None = None) -> dict[str, list[str
     return out
 
 
-def stable_seed(*parts: object) -> int:
-    """A 63-bit integer from the SHA-256 of ``parts`` (independent of Python's hash seed)."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).digest()
-    return int.from_bytes(digest[:8], "big") >> 1
-
-
 def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, seed: int = 0,
                   max_identities: int | None = None, max_images: int | None = None) -> dict[str, list[str]]:
     """The identities of one regime and the images each keeps.
@@ -145,7 +140,7 @@ def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, see
         if not reg.admits(len(ids)):
             continue
         if reg.cap is not None and len(ids) > reg.cap:
-            rng = np.random.default_rng(stable_seed("select", seed, person))
+            rng = stream("select", seed, person)
             ids = sorted(ids[i] for i in rng.choice(len(ids), size=reg.cap, replace=False))
         if max_images is not None:
             ids = ids[:max_images]
@@ -158,7 +153,7 @@ def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, see
 def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list[str]:
     """Image ids of identities with <= 9 images (outside every regime), in a seeded order."""
     pool = sorted(i for person, ids in identities.items() if len(ids) <= DONOR_POOL_MAX_IMAGES for i in ids)
-    rng = np.random.default_rng(stable_seed("donor", seed))
+    rng = stream("donor", seed)
     return [pool[i] for i in rng.permutation(len(pool))]
 
 
