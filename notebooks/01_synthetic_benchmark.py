@@ -154,7 +154,7 @@ fig2_runs = bm.run(fig2_settings, bm.audit_setting, n_jobs=n_jobs, desc="Figure 
 fig2_summary = pd.concat([bm.per_setting_summary(fig2_runs),
                           null_summary[null_summary["n"] == P["fig2_n"]]], ignore_index=True)
 auc_reference = pd.DataFrame([bm.optimal_auc_reference(s, n_mc=P["mc"]) for s in fig2_settings if s.rep == 0])
-fig = plotting.routes_against_reference(fig2_summary, auc_reference)
+fig = plotting.synthetic.routes_against_reference(fig2_summary, auc_reference)
 
 # %%
 fig2_table = (fig2_summary[(fig2_summary["route"] != "kde_lr") | np.isclose(fig2_summary["alpha"], 0.01)]
@@ -197,7 +197,7 @@ fig3_settings = bm.settings_grid(["dispersed"], MECHANISMS, P["epsilons"], P["si
 fig3_runs = pd.concat([bm.run(fig3_settings, bm.certify_setting, test=test, n_jobs=n_jobs, desc=f"Figure 3 ({test})")
                        for test in ("logistic", "exact")], ignore_index=True)
 fig3 = bm.certification_summary(fig3_runs)
-fig = plotting.certification_curves(fig3)
+fig = plotting.synthetic.certification_curves(fig3)
 
 # %%
 fig3_table = fig3.pivot_table(index=["mechanism", "test", "n"], columns="epsilon", values="fraction_positive", aggfunc="mean")

@@ -391,7 +391,7 @@ sw["fraction"] = sw["rejections (p<1e-3)"] / sw["coordinates"]
 sw.index.names = ["encoder", "data", "generator"]
 display(sw.round(3))
 worst = max(CONDITIONS, key=lambda n: (shapiro[n].p_value < 1e-3).sum())
-fig = plotting.qq_panels(dg.pooled_residuals(groups[worst]), shapiro[worst]["coordinate"].head(4),
+fig = plotting.faces.qq_panels(dg.pooled_residuals(groups[worst]), shapiro[worst]["coordinate"].head(4),
                          title=f"Least Gaussian residual coordinates, {' / '.join(label(worst))}")
 plt.show()
 timings["Shapiro-Wilk"] = time.perf_counter() - t0
@@ -655,7 +655,7 @@ for enc in fs.ENCODERS:
     panels[f"{ENCODER_LABEL[enc]}, swap, {REGIME_LABEL['large']}"] = {
         "scores": s, "auc": {a: m.metrics(a)["auc"] for a in ("median", "max")},
         "roc": {a: fs.roc_curve_points(s[f"target_{a}"], s[f"non_member_{a}"]) for a in ("median", "max")}}
-fig = plotting.membership_figure(panels)
+fig = plotting.faces.membership_figure(panels)
 plt.show()
 M = paper_values.MIA
 for enc in fs.ENCODERS:
@@ -733,7 +733,7 @@ glue("paper_drop", 1 - M["facefusion_target_swap"] / M["facefusion_target_genuin
 t0 = time.perf_counter()
 if HAVE_IMAGES:
     triplets = fs.example_triplets(tables["sface_large_swap"], donor_info["image_id"], k=P["examples"], seed=seed)
-    fig = plotting.image_triplets(triplets)
+    fig = plotting.faces.image_triplets(triplets)
     plt.show()
 else:
     display(Markdown("*The LFW images are not available on this machine (`data/lfw/images`; `make data-link`), so the "

@@ -362,6 +362,9 @@ fig.suptitle("Penalty sensitivity (dots: within one SE of the best CV $R^2$; sta
 fig.tight_layout()
 plt.show()
 
+for e in ENCODERS:  # the weak input directions are the photographs' own: one count per encoder
+    glue(f"weak_{e}", int(next(s for (_, enc), s in studies.items() if enc == e).spectra["weak_directions"]),
+         display=False)
 for (v, e), s in studies.items():
     rec, d_ = s.op.search, s.determination
     glue(f"alpha_{v}_{e}", f"{rec.chosen:.1e}", display=False)
@@ -369,7 +372,6 @@ for (v, e), s in studies.items():
     glue(f"one_se_{v}_{e}", f"{rec.one_se_range[0]:.0e} to {rec.one_se_range[1]:.0e}", display=False)
     for q in ("rho_B", "sigma_max_B", "b_u", "r2", "mean_cosine"):
         glue(f"range_{q}_{v}_{e}", f"{d_.loc[q, 'low']:.3g}-{d_.loc[q, 'high']:.3g}", display=False)
-    glue(f"weak_{e}", int(s.spectra["weak_directions"]), display=False)
     first = design_tables[(v, ENCODER_LABEL[e])].iloc[0]
     glue(f"old_alpha_{v}_{e}", f"{first['alpha']:.0e}", display=False)
     glue(f"old_edge_{v}_{e}", first["edge"], display=False)

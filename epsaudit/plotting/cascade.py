@@ -1,0 +1,3 @@
+"""Chapter 4 figures: the swap cascade and the affine operator."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""Chapter 2 figures: DP-Sniper against the reserved test."""
+
+from __future__ import annotations
