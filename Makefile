@@ -3,6 +3,7 @@
 #   make book                      venv + execute notebooks (PROFILE=full) + build _build/html
 #   make test                      venv + pytest (includes the slow book test)
 #   make notebooks PROFILE=smoke   execute notebooks/*.py into book/executed/ with the small profile
+#   make chapter N=1 PROFILE=smoke execute one chapter into _build/chapters/smoke/ (not into the book)
 #
 # Notebook sources are the jupytext files notebooks/*.py. They are converted to a scratch .ipynb
 # under _build/notebooks/ and executed there by papermill, so the sources are never overwritten.
@@ -22,17 +23,17 @@ NB_SOURCES  := $(sort $(wildcard notebooks/*.py))
 NB_EXECUTED := $(patsubst notebooks/%.py,book/executed/%.ipynb,$(NB_SOURCES))
 NB_SCRATCH  := _build/notebooks
 LIB_SOURCES := $(shell find epsaudit -name '*.py' -not -path '*/__pycache__/*' 2>/dev/null)
-PROFILE_STAMP := book/executed/.profile
 
 # Shared read-only LFW copy beside the repository (never committed; data/lfw is git-ignored).
 LFW_SHARED := $(abspath $(CURDIR)/../shared/data/lfw)
 
-.PHONY: help venv test notebooks book sync clean data-link lock data conditions corpora FORCE
+.PHONY: help venv test notebooks book chapter _chapter profile-check sync clean data-link lock data conditions corpora
 
 help:
 	@echo "make book                     build the book (executes notebooks with PROFILE=$(PROFILE))"
 	@echo "make test                     run the test suite (includes the slow book test)"
 	@echo "make notebooks PROFILE=smoke  execute notebooks/*.py into book/executed/"
+	@echo "make chapter N=1 PROFILE=smoke execute one chapter into _build/chapters/<profile>/"
 	@echo "make venv | sync | clean | data-link | lock"
 	@echo "make lfw                      get the LFW images into data/lfw/images, verified (LFW_ARGS=--verify | --archive PATH)"
 	@echo "make data                     regenerate all face data from the LFW images (conditions + corpora, ~2 h)"
@@ -111,19 +112,40 @@ test: venv
 # ---------------------------------------------------------------------------------------------
 # Notebooks and book
 
-# Rewritten only when PROFILE changes, so switching profile re-executes every notebook.
-$(PROFILE_STAMP): FORCE
-	@mkdir -p $(@D)
-	@if [ "$$(cat $@ 2>/dev/null)" != "$(PROFILE)" ]; then echo "$(PROFILE)" > $@; fi
+# The book never mixes profiles: an executed chapter whose recorded papermill profile differs from
+# PROFILE is removed first, so it is executed again.
+profile-check:
+	@for nb in book/executed/*.ipynb; do \
+		[ -e "$$nb" ] || continue; \
+		p=$$($(BIN)/python -c "import json,sys; print(json.load(open(sys.argv[1]))['metadata'].get('papermill', {}).get('parameters', {}).get('profile', ''))" "$$nb"); \
+		if [ "$$p" != "$(PROFILE)" ]; then echo "$$nb was executed with profile '$$p', not '$(PROFILE)': executing it again"; rm -f "$$nb"; fi; \
+	done
 
-book/executed/%.ipynb: notebooks/%.py $(LIB_SOURCES) $(PROFILE_STAMP) $(STAMP) | data-link
-	@mkdir -p $(NB_SCRATCH) $(@D)
-	$(BIN)/jupytext --quiet --to ipynb --output $(NB_SCRATCH)/$*.ipynb $<
+# Execute one notebook source with papermill: $(call execute,SOURCE,OUTPUT)
+define execute
+	@mkdir -p $(NB_SCRATCH) $(dir $(2))
+	$(BIN)/jupytext --quiet --to ipynb --output $(NB_SCRATCH)/$(notdir $(basename $(1))).ipynb $(1)
 	$(BIN)/papermill --kernel $(KERNEL) --cwd notebooks \
-		-p profile $(PROFILE) $(NB_SCRATCH)/$*.ipynb $(NB_SCRATCH)/$*.executed.ipynb
-	mv $(NB_SCRATCH)/$*.executed.ipynb $@
+		-p profile $(PROFILE) $(NB_SCRATCH)/$(notdir $(basename $(1))).ipynb $(2).part
+	mv $(2).part $(2)
+endef
 
-notebooks: venv $(NB_EXECUTED)
+book/executed/%.ipynb: notebooks/%.py $(LIB_SOURCES) $(STAMP) | data-link
+	$(call execute,$<,$@)
+
+notebooks: venv profile-check $(NB_EXECUTED)
+
+# One chapter by number, into _build/chapters/<profile>/ (never into the book's executed copies):
+#   make chapter N=1 PROFILE=smoke
+N ?=
+chapter: venv data-link
+	@src=$$(ls notebooks/0$(N)_*.py notebooks/$(N)_*.py 2>/dev/null | head -1); \
+	if [ -z "$(N)" ] || [ -z "$$src" ]; then echo "usage: make chapter N=<number> [PROFILE=smoke|full|paper]; chapters: $(notdir $(NB_SOURCES))" >&2; exit 2; fi; \
+	out=_build/chapters/$(PROFILE)/$$(basename $${src%.py}).ipynb; \
+	$(MAKE) --no-print-directory _chapter SRC=$$src OUTNB=$$out && echo "executed $$src with profile $(PROFILE): $$out"
+
+_chapter:
+	$(call execute,$(SRC),$(OUTNB))
 
 book: notebooks
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
@@ -135,5 +157,3 @@ sync: venv
 clean:
 	rm -rf _build book/executed .pytest_cache
 	find . -name __pycache__ -type d -not -path './.venv/*' -prune -exec rm -rf {} +
-
-FORCE:
