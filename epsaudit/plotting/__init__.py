@@ -3,6 +3,7 @@
 One module per chapter holds that chapter's figure functions; the notebooks call them as
 ``plotting.synthetic.routes_against_reference(...)`` and so on, after :func:`set_style`.
 
+- :mod:`~epsaudit.plotting.quickstart` -- "Audit a mechanism in ten minutes";
 - :mod:`~epsaudit.plotting.synthetic` -- chapter 1 (the known-epsilon benchmark);
 - :mod:`~epsaudit.plotting.sniper` -- chapter 2 (DP-Sniper against the reserved test);
 - :mod:`~epsaudit.plotting.faces` -- chapter 3 (the face case study);
@@ -11,7 +12,7 @@ One module per chapter holds that chapter's figure functions; the notebooks call
 
 from __future__ import annotations
 
-from . import cascade, faces, sniper, synthetic
+from . import cascade, faces, quickstart, sniper, synthetic
 from .style import MECHANISM_LABELS, set_style
 
-__all__ = ["MECHANISM_LABELS", "cascade", "faces", "set_style", "sniper", "synthetic"]
+__all__ = ["MECHANISM_LABELS", "cascade", "faces", "quickstart", "set_style", "sniper", "synthetic"]

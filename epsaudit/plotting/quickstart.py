@@ -1,0 +1,34 @@
+"""Figures of "Audit a mechanism in ten minutes": the cap a test size puts on any certificate."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import pandas as pd
+
+
+def cap_against_test_size(caps: pd.DataFrame, truth: float | None = None):
+    """Certifiable cap (zero test errors) against test rows per identity, one line per family size.
+
+    Parameters
+    ----------
+    caps : pandas.DataFrame
+        Index: test rows per side (ints); one column per family size (``"<m> certificate(s)"``).
+    truth : float, optional
+        An exact epsilon to draw as a horizontal line.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = plt.subplots(figsize=(7.5, 4.2))
+    for column in caps.columns:
+        ax.plot(caps.index, caps[column], marker="o", label=column.replace("certificate(s)", "certificates"))
+    if truth is not None:
+        ax.axhline(truth, color="black", linestyle="--", linewidth=1, label=f"exact epsilon {truth:g}")
+    ax.set_xscale("log")
+    ax.set_xlabel("test rows per identity (log scale)")
+    ax.set_ylabel("largest certifiable epsilon (nats)")
+    ax.set_title("What a reserved test of this size can ever certify (95% family-wise)")
+    ax.legend(title="reported together")
+    fig.tight_layout()
+    return fig
