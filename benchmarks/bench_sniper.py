@@ -19,7 +19,7 @@ differed between the two means beyond ~8 noise scales). The classifier is the li
 ``--classifier paper`` uses the paper's plain logistic regression.
 
 "1 core" runs one row with the BLAS thread pool pinned to one thread; "2 cores" runs two rows at
-once with joblib (two loky workers, one BLAS thread each, as :func:`epsaudit.sniper.run_tasks`
+once with joblib (two loky workers, one BLAS thread each, as :func:`epsaudit.studies.sniper_duel.run_tasks`
 does) and counts the calls of both. Calls/s = mechanism calls of the row(s) / wall time, training
 included; each figure is the best of ``--repeats`` runs after a warm-up. The machine may be shared,
 so each row's process CPU time is recorded too: ``cpu`` columns give calls per CPU-second of the

@@ -9,6 +9,9 @@ SHA-256, filter counts, dropped rows, summary, certificate selection).
 
 Exit status: 0 on success, 2 on bad input or bad options (the message names the file, line and
 column).
+
+Start-up: the parser needs only :mod:`epsaudit.settings`; the audit machinery (scikit-learn, SciPy,
+pandas) is imported by the subcommand that runs, so ``epsaudit --help`` answers at once.
 """
 
 from __future__ import annotations
@@ -18,15 +21,15 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Sequence
 
 from . import __version__
-from .bounds import bonferroni_alpha, planned_epsilon, required_test_size
-from .condition import audit_condition
 from .settings import AuditSettings, SettingsError, flag
-from .data import EmbeddingTable, check_same_dimension, jsonable, load_embeddings
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pandas as pd
+
+    from .data import EmbeddingTable
 
 DETECTION_HELP = """\
 input format
@@ -60,7 +63,7 @@ row filter (every count is printed; dropped rows are listed in --out PREFIX.json
 """
 
 AUDIT_HELP = """\
-protocol (paper 000, Section 4)
+protocol (Picture the Epsilon, Section IV)
   All unordered identity pairs are shuffled once with --seed. GaussMech and MMD-TV audit the first
   --pairs (500), KDE-LR (alpha 0 and 0.01) the first --kde-pairs (100), ROC-HT out-of-fold the
   first --roc-pairs (200). Reserved-test certificates: each identity's rows are split once into
@@ -97,7 +100,19 @@ def _add_loader_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``epsaudit`` argument parser (subcommands ``audit`` and ``check``)."""
+    """The ``epsaudit`` argument parser (subcommands ``audit``, ``check`` and ``plan``).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+        ``audit`` takes one flag per :class:`~epsaudit.settings.AuditSettings` field.
+
+    Examples
+    --------
+    >>> args = build_parser().parse_args(["audit", "t.csv", "--pairs", "50"])
+    >>> args.command, args.files, args.pairs, args.jobs
+    ('audit', ['t.csv'], 50, 2)
+    """
     parser = argparse.ArgumentParser(
         prog="epsaudit",
         description="Audit epsilon-like privacy numbers for face images in embedding space.\n"
@@ -140,6 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _plan(args: argparse.Namespace) -> int:
+    from .bounds import bonferroni_alpha, planned_epsilon, required_test_size
+
     alpha = bonferroni_alpha(args.family, args.confidence)
     n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr)
     what = "zero test errors" if (args.tpr, args.fpr) == (1.0, 0.0) else f"TPR {args.tpr:g} and FPR {args.fpr:g}"
@@ -151,6 +168,8 @@ def _plan(args: argparse.Namespace) -> int:
 
 
 def _load(args: argparse.Namespace, to_stdout: bool = False) -> list[EmbeddingTable]:
+    from .data import check_same_dimension, load_embeddings
+
     report = sys.stdout if to_stdout else sys.stderr  # looked up now: callers may redirect them
     tables = []
     for f in args.files:
@@ -164,7 +183,25 @@ def _load(args: argparse.Namespace, to_stdout: bool = False) -> list[EmbeddingTa
 
 
 def format_summary(summary: pd.DataFrame) -> str:
-    """The summary table as text: columns that are <NA> throughout are left out, floats to 4 digits."""
+    """The summary table as text: columns that are <NA> throughout are left out, floats to 4 digits.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :attr:`epsaudit.condition.ConditionAudit.summary`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> print(format_summary(pd.DataFrame({"route": ["gaussmech"], "kind": ["diagnostic"], "value": [28.61234],
+    ...                                    "cap": [pd.NA]})))
+        route       kind  value
+    gaussmech diagnostic  28.61
+    """
     frame = summary.loc[:, [c for c in summary.columns if c in ("route", "kind") or summary[c].notna().any()]]
     return frame.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="<NA>")
 
@@ -180,6 +217,11 @@ def _input_record(table: EmbeddingTable) -> dict[str, Any]:
 
 
 def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    import pandas as pd
+
+    from .condition import audit_condition
+    from .data import jsonable
+
     settings = AuditSettings.from_namespace(args)
     tables = _load(args)
     frames, records = [], []
@@ -213,7 +255,22 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def output_paths(out: str) -> tuple[Path, Path]:
     """``--out`` -> the CSV and JSON paths: ``results``, ``results.csv`` and ``results.json`` all give
-    ``results.csv`` and ``results.json``."""
+    ``results.csv`` and ``results.json``.
+
+    Parameters
+    ----------
+    out : str
+        The ``--out`` prefix.
+
+    Returns
+    -------
+    csv_path, json_path : pathlib.Path
+
+    Examples
+    --------
+    >>> [str(p) for p in output_paths("runs/results.json")]
+    ['runs/results.csv', 'runs/results.json']
+    """
     prefix = Path(out)
     if prefix.suffix.lower() in (".csv", ".json"):
         prefix = prefix.with_suffix("")
@@ -221,7 +278,26 @@ def output_paths(out: str) -> tuple[Path, Path]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``epsaudit`` command; returns the exit status."""
+    """Entry point of the ``epsaudit`` command; returns the exit status.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 on success; 2 on bad input or options (the message, naming the file, line, column or
+        flag, goes to stderr). ``--help`` and ``--version`` exit through ``SystemExit(0)``.
+
+    Examples
+    --------
+    >>> main(["plan", "--epsilon", "0", "--family", "40"])
+    11 test rows per identity certify anything above 0 with zero test errors (95% over 40 certificate(s):
+    0.000625 per one-sided bound, delta 1e-05); 10 rows certify at most 0
+    0
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     args = parser.parse_args(argv)

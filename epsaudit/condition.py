@@ -1,4 +1,4 @@
-"""Audit one condition (one embedding table) with the paper's full protocol (paper 000, Section 4).
+"""Audit one condition (one embedding table) with the full protocol of *Picture the Epsilon*, Section IV.
 
 :func:`audit_condition` is what the face notebook and ``epsaudit audit`` both call, so both print
 the same numbers for the same table and seed:
@@ -75,6 +75,19 @@ class ConditionAudit:
     counts : dict
         Identities audited / left out, candidate pairs, pairs per route.
     source : str
+        The file audited (``"<groups>"`` for in-memory groups).
+    table_counts : dict
+        The loader's filter counts (:attr:`epsaudit.data.EmbeddingTable.counts`; empty for groups).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = {k: rng.normal(c, 1.0, size=(20, 4)) for k, c in (("A", 0.0), ("B", 3.0), ("C", 0.0))}
+    >>> audit = audit_condition(groups, certificates=1)
+    >>> audit.summary[["route", "kind", "pairs"]].values.tolist()[:2]
+    [['gaussmech', 'diagnostic', 3], ['kde_lr', 'diagnostic', 3]]
+    >>> sorted(audit.to_dict())[:3], audit.not_computed_notes()
+    (['counts', 'filter_counts', 'not_computed'], [])
     """
 
     results: tuple[EpsilonResult, ...]
@@ -87,7 +100,15 @@ class ConditionAudit:
     table_counts: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record: source, settings, counts, summary, selection rows and the pairs not computed."""
+        """JSON-ready record: source, settings, counts, summary, selection rows and the pairs not computed.
+
+        Returns
+        -------
+        dict
+            ``source``, ``settings``, ``filter_counts``, ``counts``, ``summary`` and ``selection``
+            (lists of row dicts, ``None`` for missing cells) and ``not_computed`` (route, pair and
+            reason of every pair a route could not compute).
+        """
         failed = self.per_pair[self.per_pair["not_computed"].notna()] if "not_computed" in self.per_pair else []
         return {
             "source": self.source,
@@ -107,6 +128,11 @@ class ConditionAudit:
         smallest test size per identity that can certify anything at the family's per-bound level
         (:func:`epsaudit.bounds.required_test_size`) and the rows per identity that means at this
         ``test_size``.
+
+        Returns
+        -------
+        list of str
+            Empty unless every certificate is 0.
         """
         certs = self.summary[(self.summary["route"] == "roc_reserved") & self.summary["value"].notna()]
         if certs.empty or (certs["value"] > 0).any():
@@ -125,7 +151,13 @@ class ConditionAudit:
                 f"(epsaudit plan tells the size for a given epsilon)"]
 
     def not_computed_notes(self) -> list[str]:
-        """One line per route and reason: how many pairs the route could not compute, and which."""
+        """One line per route and reason: how many pairs the route could not compute, and which.
+
+        Returns
+        -------
+        list of str
+            :func:`not_computed_notes` of the per-pair frame.
+        """
         return not_computed_notes(self.per_pair, source=self.source)
 
 
@@ -156,6 +188,14 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
     -------
     list of str
         Empty when every pair was computed.
+
+    Examples
+    --------
+    >>> from epsaudit.results import EpsilonResult, results_frame
+    >>> frame = results_frame([EpsilonResult(0.0, "diagnostic", "kde_lr", (5, 5), pair=("A", "B"),
+    ...                                      not_computed="coordinate 0 is constant within identity 'B'")])
+    >>> not_computed_notes(frame, source="t.csv")
+    ["t.csv: KDE-LR not computed for 1 of 1 pair(s): coordinate 0 is constant within identity 'B'; pairs ('A', 'B')"]
     """
     if "not_computed" not in per_pair or per_pair["not_computed"].isna().all():
         return []
@@ -171,6 +211,7 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
     return lines
 
 
+# Over 80 lines only through its docstring (layouts, checks and errors documented, an example).
 def select_pairs(
     dev_groups: Mapping[Hashable, np.ndarray],
     candidates: Sequence[tuple[Hashable, Hashable]],
@@ -210,6 +251,19 @@ def select_pairs(
         (and ``test_cap`` when ``test_caps`` is given), ``not_computed``. Candidates whose
         development ROC could not be computed come last, with ``rank`` and ``dev_auc`` ``<NA>``
         and the reason in ``not_computed``; they are never selected.
+
+    Raises
+    ------
+    ValueError
+        Invalid development groups.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> dev = {k: rng.normal(c, 1.0, size=(10, 2)) for k, c in (("A", 0.0), ("B", 4.0), ("C", 0.5))}
+    >>> selected, ranking = select_pairs(dev, [("A", "C"), ("A", "B")], k=1)
+    >>> selected, ranking["dev_auc"].round(2).tolist()
+    ([('A', 'B')], [1.0, 0.7])
     """
     usable = [(i, p) for i, p in enumerate(candidates)
               if all(lab in dev_groups and len(dev_groups[lab]) >= folds for lab in p)]
@@ -222,8 +276,8 @@ def select_pairs(
     ranking = pd.DataFrame({
         "identity_a": [p[0] for _, p in usable], "identity_b": [p[1] for _, p in usable],
         "order": [i for i, _ in usable],
-        "dev_auc": [r.details.get("auc", np.nan) for r in res],
-        "dev_tv_witness": [r.details.get("tv_witness", np.nan) for r in res],
+        "dev_auc": [r.statistics.auc if r.computed else np.nan for r in res],
+        "dev_tv_witness": [r.statistics.tv_witness if r.computed else np.nan for r in res],
         "not_computed": [r.not_computed for r in res],
     })
     if test_caps is not None:
@@ -260,11 +314,25 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     ``not_computed`` counts the pairs it could not compute (their reasons are in the per-pair
     frame's ``not_computed`` column and in :func:`not_computed_notes`).
 
+    Parameters
+    ----------
+    per_pair : pandas.DataFrame
+        :func:`epsaudit.results.results_frame` of the routes' results and the certificates.
+
     Returns
     -------
     pandas.DataFrame
         Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable, or no pair
         computed).
+
+    Examples
+    --------
+    >>> from epsaudit.audits import gaussmech_pairs
+    >>> from epsaudit.results import results_frame
+    >>> groups = {"A": [[0.0, 0.0], [0.0, 2.0]], "B": [[3.0, 0.0], [3.0, 2.0]], "C": [[1.0, 1.0], [1.0, 3.0]]}
+    >>> summary = summarize(results_frame(gaussmech_pairs(groups, [("A", "B"), ("A", "C")])))
+    >>> summary[["route", "statistic", "pairs"]].values.tolist(), round(float(summary["value"][0]), 4)
+    ([['gaussmech', 'median', 2]], 15.1222)
     """
     if "not_computed" not in per_pair.columns:
         per_pair = per_pair.assign(not_computed=None)

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
-import pandas as pd
 
 #: Where a grid's best value sits: strictly inside, at the smallest or largest grid value, or a
 #: grid of one value (nothing was searched).
@@ -60,6 +59,20 @@ class GridSearchRecord:
         criterion is a cross-validation mean.
     maximise : bool
         Higher scores are better.
+
+    Raises
+    ------
+    ValueError
+        Grid and scores of different lengths, an unknown ``edge``, or ``chosen`` not in the grid.
+
+    Examples
+    --------
+    >>> rec = grid_record("ridge penalty", [0.1, 1.0, 10.0], [0.5, 0.7, 0.68], criterion="held-out R^2",
+    ...                   score_se=[0.05, 0.05, 0.05])
+    >>> rec.chosen, rec.edge, rec.determined, rec.one_se_range
+    (1.0, 'interior', True, (1.0, 10.0))
+    >>> rec.describe()
+    'ridge penalty 1: interior of [0.1, 10] (not widened)'
     """
 
     parameter: str
@@ -103,6 +116,7 @@ class GridSearchRecord:
 
     @property
     def best_score(self) -> float:
+        """The criterion at the chosen value."""
         return float(self.scores[self.index])
 
     def within_one_se(self) -> np.ndarray:
@@ -144,6 +158,8 @@ class GridSearchRecord:
         ``stopped``, ``grid_low``/``grid_high``/``grid_points``, ``initial_low``/``initial_high``,
         ``best_score``, ``one_se_low``/``one_se_high``/``one_se_edge`` (``<NA>`` without standard
         errors) and ``criterion``."""
+        import pandas as pd  # <NA> cells; loaded only when a table row is made
+
         rng = self.one_se_range
         return {"parameter": self.parameter, "chosen": float(self.chosen), "edge": self.edge,
                 "determined": self.determined, "widenings": int(self.widenings), "stopped": self.stopped,
@@ -197,6 +213,12 @@ def grid_record(parameter: str, grid: Sequence[float], scores: Sequence[float], 
     ValueError
         An empty grid, lengths that differ, a grid that is not strictly increasing, or NaN/inf
         scores (named by grid value).
+
+    Examples
+    --------
+    >>> rec = grid_record("bandwidth scale", [0.5, 1.0, 2.0], [0.1, 0.2, 0.3], criterion="MMD^2")
+    >>> rec.chosen, rec.edge, rec.stopped
+    (2.0, 'upper', 'not widened')
     """
     g = np.asarray(grid, dtype=np.float64)
     s = np.asarray(scores, dtype=np.float64)
@@ -240,6 +262,11 @@ def widen_log_grid(grid: Sequence[float], side: str, decades: float) -> np.ndarr
     ------
     ValueError
         A non-positive grid or ``decades``, or an unknown side.
+
+    Examples
+    --------
+    >>> widen_log_grid([1e-3, 1e-2, 1e-1], "lower", 2)
+    array([1.e-05, 1.e-04])
     """
     g = np.asarray(grid, dtype=np.float64)
     if g.size == 0 or np.any(g <= 0) or np.any(np.diff(g) <= 0):

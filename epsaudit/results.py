@@ -1,6 +1,7 @@
 """One result type for every epsilon-like number the compendium reports.
 
-An epsilon-like number means nothing without its status (SPEC section 1; paper 001, Table 1):
+An epsilon-like number means nothing without its status (*Picture the Epsilon*,
+Table 1):
 
 * ``"diagnostic"`` -- a model-based score with no DP interpretation (GaussMech, KDE-LR);
 * ``"estimate"`` -- a sample value put into a valid population bound, with no confidence
@@ -10,19 +11,87 @@ An epsilon-like number means nothing without its status (SPEC section 1; paper 0
 
 :class:`EpsilonResult` carries the number together with that status, the sample sizes it was
 computed from and, for certificates, the confidence level, the per-bound level after the
-multiplicity correction and the name of the correction.
+multiplicity correction and the name of the correction. The secondary statistics a route computes
+alongside the number (an AUC, test counts, a p-value, ...) are a small frozen dataclass per route
+(a :class:`RouteStatistics`, e.g. :class:`epsaudit.audits.RocStatistics`), held in
+``EpsilonResult.statistics`` and flattened to table columns of the same names.
+
+This module imports nothing heavy: pandas is loaded by :func:`results_frame` when it is called.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any, Iterable, Literal, Mapping
+from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping
 
-import pandas as pd
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pandas as pd
 
 Kind = Literal["diagnostic", "estimate", "certificate"]
 KINDS: tuple[str, ...] = ("diagnostic", "estimate", "certificate")
+#: The fixed columns of :func:`results_frame`, in order (``setting_*`` and statistics follow).
+FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a",
+                                  "n_b", "delta", "confidence", "alpha_per_bound", "correction")
+
+
+@dataclass(frozen=True)
+class RouteStatistics:
+    """Base class of a route's secondary statistics: a frozen dataclass, one field per statistic.
+
+    Each route defines a subclass with its own fields (e.g. ``RocStatistics(auc, infinite, ...)``);
+    :meth:`record` flattens it to ``{column: value}`` for tables, in field order. Subclasses whose
+    fields are not scalars (an epsilon curve) override :meth:`record`.
+
+    Examples
+    --------
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Demo(RouteStatistics):
+    ...     auc: float
+    ...     tp: int
+    >>> Demo(auc=0.75, tp=3).record()
+    {'auc': 0.75, 'tp': 3}
+    """
+
+    def record(self) -> dict[str, Any]:
+        """The statistics as ``{column name: value}``, in field order.
+
+        Returns
+        -------
+        dict
+            One entry per field (the column names of :func:`results_frame`).
+
+        Examples
+        --------
+        >>> RouteStatistics().record()
+        {}
+        """
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+class _ReadOnlyDetails(dict):
+    """The ``details`` of an :class:`EpsilonResult`: a dict that refuses changes (pickles, copies, JSON as a dict)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("EpsilonResult.details is read-only (the route's statistics are fixed when it is made)")
+
+    __setitem__ = __delitem__ = __ior__ = clear = pop = popitem = setdefault = update = _refuse
+
+    def __reduce__(self):  # rebuild from a plain dict: unpickling must not call the refused __setitem__
+        return type(self), (dict(self),)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal, or both NaN (a statistic recorded twice, e.g. after ``dataclasses.replace``)."""
+    if a is b:
+        return True
+    try:
+        if a == b:
+            return True
+    except (TypeError, ValueError):  # arrays: ambiguous truth value
+        return False
+    return isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b)
 
 
 @dataclass(frozen=True)
@@ -33,9 +102,9 @@ class EpsilonResult:
     ----------
     value : float
         The number (natural-log units of epsilon). ``+inf`` is allowed only for the out-of-fold
-        ROC-HT estimate, where the paper reports it as a count.
+        ROC-HT estimate, where *Picture the Epsilon* reports it as a count.
     kind : {"diagnostic", "estimate", "certificate"}
-        The formal status of ``value`` (SPEC section 1).
+        The formal status of ``value``.
     route : str
         Name of the audit route, e.g. ``"gaussmech"``, ``"roc_reserved"``.
     n : tuple of int
@@ -53,20 +122,38 @@ class EpsilonResult:
         The multiplicity correction, e.g. ``"bonferroni: 2 one-sided bounds x 40 certificates"``.
     settings : dict
         The method's hyperparameters (kernel bandwidth rule, classifier, folds, seed, ...).
-    details : dict
-        Secondary statistics the route computes alongside ``value`` (AUC, p-value, counts, ...).
+    details : mapping
+        Read-only view of every secondary statistic: the fields of ``statistics`` followed by any
+        free entries passed as ``details=`` (e.g. ``"error"`` for a pair not computed, or the
+        statistics of a route without a statistics class). Kept for compatibility:
+        ``result.details["auc"]`` equals ``result.statistics.auc``.
     not_computed : str or None
         Why the route could not compute this pair (e.g. a coordinate constant within one
         identity for KDE-LR), naming the identities and the coordinate; ``None`` when computed.
         A result that was not computed has ``value`` NaN -- the one documented NaN -- and is
         left out of medians and counted instead.
+    statistics : RouteStatistics or None
+        The route's secondary statistics as named fields (e.g. ``RocStatistics``), ``None`` for a
+        pair not computed or a route without a statistics class.
 
     Raises
     ------
     ValueError
         If ``kind`` is unknown, a certificate lacks its confidence level, per-bound level,
-        correction or sample sizes, a non-certificate claims a confidence level, or ``value`` is
-        NaN without a ``not_computed`` reason (or infinite for anything but an estimate).
+        correction or sample sizes, a non-certificate claims a confidence level, ``value`` is
+        NaN without a ``not_computed`` reason (or infinite for anything but an estimate), or a
+        ``details`` entry contradicts the field of ``statistics`` of the same name.
+    TypeError
+        If ``statistics`` is not a :class:`RouteStatistics`.
+
+    Examples
+    --------
+    >>> r = EpsilonResult(0.8, "estimate", "roc_oof", (30, 30), details={"auc": 0.9})
+    >>> r.kind, r.details["auc"], r.computed
+    ('estimate', 0.9, True)
+    >>> print(EpsilonResult(1.2, "certificate", "roc_reserved", (30, 30), confidence=0.95,
+    ...                     alpha_per_bound=0.0125, correction="bonferroni x 2"))
+    roc_reserved: epsilon = 1.2 (certificate, n = (30, 30)), 95% family-wise, each bound at 0.0125 (bonferroni x 2)
     """
 
     value: float
@@ -81,6 +168,7 @@ class EpsilonResult:
     settings: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
     not_computed: str | None = None
+    statistics: RouteStatistics | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -88,6 +176,7 @@ class EpsilonResult:
         value = float("nan") if self.not_computed is not None else float(self.value)
         object.__setattr__(self, "value", value)
         object.__setattr__(self, "n", tuple(int(k) for k in self.n))
+        object.__setattr__(self, "details", self._details_view())
         if self.not_computed is not None and not str(self.not_computed).strip():
             raise ValueError(f"{self.route}: not_computed must give the reason, got an empty string")
         if math.isnan(value) and self.not_computed is None:
@@ -115,32 +204,69 @@ class EpsilonResult:
                 f"{self.route}: only certificates carry a confidence level; this is a {self.kind}"
             )
 
+    def _details_view(self) -> Mapping[str, Any]:
+        """The statistics' record followed by the free entries, as a read-only mapping."""
+        stats = self.statistics
+        if stats is not None and not isinstance(stats, RouteStatistics):
+            raise TypeError(f"{self.route}: statistics must be a RouteStatistics, got {type(stats).__name__}")
+        record = stats.record() if stats is not None else {}
+        extra = dict(self.details)
+        for key in [k for k in extra if k in record]:  # e.g. after dataclasses.replace: the view passed back
+            if not _same(extra[key], record[key]):
+                raise ValueError(f"{self.route}: details[{key!r}] = {extra[key]!r} contradicts the statistic "
+                                 f"{key} = {record[key]!r}")
+            del extra[key]
+        return _ReadOnlyDetails({**record, **extra})
+
     @property
     def computed(self) -> bool:
-        """True unless the route could not compute this pair (see ``not_computed``)."""
+        """True unless the route could not compute this pair (see ``not_computed``).
+
+        Examples
+        --------
+        >>> EpsilonResult(0.0, "diagnostic", "x", (2, 2), not_computed="constant coordinate").computed
+        False
+        """
         return self.not_computed is None
 
     @property
     def is_certificate(self) -> bool:
-        """True when ``value`` is a lower confidence bound on epsilon."""
+        """True when ``value`` is a lower confidence bound on epsilon.
+
+        Examples
+        --------
+        >>> EpsilonResult(1.0, "diagnostic", "gaussmech", (30, 30)).is_certificate
+        False
+        """
         return self.kind == "certificate"
 
     def to_record(self) -> dict[str, Any]:
-        """Flatten to one table row: the fixed fields, then ``settings`` and ``details``.
+        """Flatten to one table row: the fixed fields, then ``settings``, then every statistic.
 
-        Settings and details are prefixed (``setting_``/no prefix for details) so that a table of
-        results from one route has one column per hyperparameter and per secondary statistic.
+        Settings are prefixed with ``setting_``; statistics (``details``) keep their names, so a
+        table of results from one route has one column per hyperparameter and per statistic.
+
+        Returns
+        -------
+        dict
+            ``value, kind, route, delta, confidence, alpha_per_bound, correction, not_computed,
+            identity_a, identity_b, n_a, n_b``, the ``setting_*`` entries, then the statistics.
+            Settings that are not plain scalars (a classifier) become their ``repr``.
+
+        Examples
+        --------
+        >>> rec = EpsilonResult(2.0, "diagnostic", "kde_lr", (10, 12), pair=("a", "b"),
+        ...                     settings={"alpha": 0.01}, details={"grid_edge_coordinates": 0}).to_record()
+        >>> rec["identity_a"], rec["n_b"], rec["setting_alpha"], rec["grid_edge_coordinates"]
+        ('a', 12, 0.01, 0)
         """
-        record = asdict(self)
-        settings = record.pop("settings")
-        details = record.pop("details")
-        pair = record.pop("pair")
-        record["identity_a"], record["identity_b"] = pair if pair is not None else (None, None)
-        n = record.pop("n")
-        record["n_a"] = n[0] if len(n) > 0 else None
-        record["n_b"] = n[1] if len(n) > 1 else None
-        record.update({f"setting_{k}": _scalar(v) for k, v in settings.items()})
-        record.update({k: _scalar(v) for k, v in details.items()})
+        record = {name: getattr(self, name) for name in ("value", "kind", "route", "delta", "confidence",
+                                                          "alpha_per_bound", "correction", "not_computed")}
+        record["identity_a"], record["identity_b"] = self.pair if self.pair is not None else (None, None)
+        record["n_a"] = self.n[0] if len(self.n) > 0 else None
+        record["n_b"] = self.n[1] if len(self.n) > 1 else None
+        record.update({f"setting_{k}": _scalar(v) for k, v in self.settings.items()})
+        record.update({k: _scalar(v) for k, v in self.details.items()})
         return record
 
     def __str__(self) -> str:
@@ -162,7 +288,7 @@ def _scalar(value: Any) -> Any:
     return repr(value)
 
 
-def results_frame(results: Iterable[EpsilonResult]) -> pd.DataFrame:
+def results_frame(results: Iterable[EpsilonResult]) -> "pd.DataFrame":
     """Turn results into a table with one row per result and a ``kind`` column.
 
     Parameters
@@ -172,22 +298,30 @@ def results_frame(results: Iterable[EpsilonResult]) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns ``route, kind, value, not_computed, identity_a, identity_b, n_a, n_b, delta,
-        confidence, alpha_per_bound, correction``, then ``setting_*`` and detail columns.
-        ``value`` is NaN exactly where ``not_computed`` gives a reason.
+        Columns :data:`FIRST_COLUMNS` (``route, kind, value, not_computed, identity_a,
+        identity_b, n_a, n_b, delta, confidence, alpha_per_bound, correction``), then
+        ``setting_*`` and statistic columns (:meth:`EpsilonResult.to_record`). ``value`` is NaN
+        exactly where ``not_computed`` gives a reason.
 
     Raises
     ------
     TypeError
         If an element is not an :class:`EpsilonResult`.
+
+    Examples
+    --------
+    >>> frame = results_frame([EpsilonResult(2.0, "diagnostic", "gaussmech", (30, 30), details={"sigma_a": 0.1})])
+    >>> frame[["route", "kind", "value", "n_a", "sigma_a"]].to_dict("records")
+    [{'route': 'gaussmech', 'kind': 'diagnostic', 'value': 2.0, 'n_a': 30, 'sigma_a': 0.1}]
     """
+    import pandas as pd  # loaded on first use: `import epsaudit` stays light
+
     rows = []
     for i, result in enumerate(results):
         if not isinstance(result, EpsilonResult):
             raise TypeError(f"element {i} is a {type(result).__name__}, not an EpsilonResult")
         rows.append(result.to_record())
-    first = ["route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a", "n_b", "delta",
-             "confidence", "alpha_per_bound", "correction"]
+    first = list(FIRST_COLUMNS)
     frame = pd.DataFrame(rows)
     if frame.empty:
         return pd.DataFrame(columns=first)

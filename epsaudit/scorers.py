@@ -64,6 +64,11 @@ def shrinkage_lda() -> LinearDiscriminantAnalysis:
     anisotropic Gaussian uses, which plain logistic regression with an L2 penalty does not.
     Scale-free as it is: scikit-learn standardises the features before the Ledoit-Wolf estimate
     and scales the covariance back.
+
+    Examples
+    --------
+    >>> shrinkage_lda()
+    LinearDiscriminantAnalysis(shrinkage='auto', solver='lsqr')
     """
     return LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")
 
@@ -71,10 +76,24 @@ def shrinkage_lda() -> LinearDiscriminantAnalysis:
 def check_classifier(classifier: Any) -> Any:
     """Return an unfitted clone of ``classifier`` (default: :func:`logistic_regression`).
 
+    Parameters
+    ----------
+    classifier : scikit-learn estimator or None
+
+    Returns
+    -------
+    scikit-learn estimator
+        Unfitted; the caller's object is never modified.
+
     Raises
     ------
     ValueError
         If the estimator has neither ``predict_proba`` nor ``decision_function``.
+
+    Examples
+    --------
+    >>> classifier_name(check_classifier(None))
+    'StandardScaler() -> LogisticRegression(max_iter=1000)'
     """
     if classifier is None:
         return logistic_regression()
@@ -99,6 +118,18 @@ def positive_scores(fitted: Any, x: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        If the scores are not one finite number per row (:func:`check_scores`).
+
+    Examples
+    --------
+    >>> x = np.array([[0.0], [1.0], [2.0], [3.0]])
+    >>> fitted = paper_logistic_regression().fit(x, [0, 0, 1, 1])
+    >>> bool(positive_scores(fitted, np.array([[3.0]]))[0] > 0.5)
+    True
     """
     if hasattr(fitted, "predict_proba"):
         classes = list(fitted.classes_)
@@ -178,7 +209,23 @@ def count_convergence_warnings(fn: Callable[[], T]) -> tuple[T, int]:
 
     The paper's logistic regression stops at ``max_iter=1000``; on badly scaled data (the
     anisotropic benchmark) lbfgs may stop there. We keep the paper's setting and report the count
-    in each result's details (``convergence_warnings``) instead of flooding the output.
+    in each result's statistics (``convergence_warnings``) instead of flooding the output.
+
+    Parameters
+    ----------
+    fn : callable ``() -> T``
+
+    Returns
+    -------
+    value : T
+        What ``fn`` returned.
+    count : int
+        How many ``ConvergenceWarning`` were raised (other warnings are re-emitted).
+
+    Examples
+    --------
+    >>> count_convergence_warnings(lambda: 42)
+    (42, 0)
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)

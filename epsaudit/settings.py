@@ -29,6 +29,12 @@ class SettingsError(ValueError):
         The field of :class:`AuditSettings` (the command line shows its flag instead).
     requirement : str
         What the value must be, and what it was.
+
+    Examples
+    --------
+    >>> err = SettingsError("min_rows", "must be >= 5; got 2")
+    >>> str(err), flag(err.parameter)
+    ('min_rows must be >= 5; got 2', '--min-rows')
     """
 
     def __init__(self, parameter: str, requirement: str) -> None:
@@ -109,7 +115,13 @@ class AuditSettings:
 
     # -- records -----------------------------------------------------------------------------
     def record(self) -> dict[str, Any]:
-        """Every setting as a plain dict (JSON-ready; ``kde_alphas`` as a list)."""
+        """Every setting as a plain dict (JSON-ready; ``kde_alphas`` as a list).
+
+        Examples
+        --------
+        >>> AuditSettings().record()["kde_alphas"]
+        [0.0, 0.01]
+        """
         out = asdict(self)
         out["kde_alphas"] = list(self.kde_alphas)
         return out
@@ -121,6 +133,11 @@ class AuditSettings:
         ------
         SettingsError
             For an unknown setting name (the known ones are listed) or a bad value.
+
+        Examples
+        --------
+        >>> AuditSettings().replace(certificates=0).certificates
+        0
         """
         unknown = sorted(set(changes) - {f.name for f in fields(self)})
         if unknown:
@@ -129,7 +146,18 @@ class AuditSettings:
         return replace(self, **changes)
 
     def table(self) -> "Any":
-        """The settings as a table for the book: ``setting``, ``flag``, ``value``, ``default``, ``meaning``."""
+        """The settings as a table for the book: ``setting``, ``flag``, ``value``, ``default``, ``meaning``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per setting.
+
+        Examples
+        --------
+        >>> AuditSettings(pairs=50).table().loc[0, ["setting", "flag", "value", "default"]].tolist()
+        ['pairs', '--pairs', '50', '500']
+        """
         import pandas as pd
 
         rows = []
@@ -142,7 +170,19 @@ class AuditSettings:
     # -- the command line --------------------------------------------------------------------
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        """Add one flag per setting to an argparse parser (defaults and help from the fields)."""
+        """Add one flag per setting to an argparse parser (defaults and help from the fields).
+
+        Parameters
+        ----------
+        parser : argparse.ArgumentParser or argument group
+
+        Examples
+        --------
+        >>> parser = argparse.ArgumentParser()
+        >>> AuditSettings.add_arguments(parser)
+        >>> AuditSettings.from_namespace(parser.parse_args(["--kde-alphas", "0,0.1"])).kde_alphas
+        (0.0, 0.1)
+        """
         for f in fields(cls):
             default = f.default if f.default is not MISSING else None
             text = f"{f.metadata['help']} (default {_text(default)})"
@@ -158,11 +198,30 @@ class AuditSettings:
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace) -> "AuditSettings":
-        """The settings parsed by :meth:`add_arguments`."""
+        """The settings parsed by :meth:`add_arguments`.
+
+        Raises
+        ------
+        SettingsError
+            For a value out of range.
+
+        Examples
+        --------
+        >>> parser = argparse.ArgumentParser()
+        >>> AuditSettings.add_arguments(parser)
+        >>> AuditSettings.from_namespace(parser.parse_args(["--pairs", "20"])).pairs
+        20
+        """
         return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
 
     def cli_args(self) -> list[str]:
-        """Flags of ``epsaudit audit`` that give these settings (only those that differ from the defaults)."""
+        """Flags of ``epsaudit audit`` that give these settings (only those that differ from the defaults).
+
+        Examples
+        --------
+        >>> AuditSettings(pairs=50, prefer_certifiable=True).cli_args()
+        ['--pairs', '50', '--prefer-certifiable']
+        """
         out: list[str] = []
         for f in fields(self):
             value = getattr(self, f.name)
@@ -176,7 +235,22 @@ class AuditSettings:
 
 
 def flag(parameter: str) -> str:
-    """The command-line flag of a setting: ``"min_rows"`` -> ``"--min-rows"``."""
+    """The command-line flag of a setting: ``"min_rows"`` -> ``"--min-rows"``.
+
+    Parameters
+    ----------
+    parameter : str
+        A field of :class:`AuditSettings`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> flag("selection_pool")
+    '--selection-pool'
+    """
     return "--" + parameter.replace("_", "-")
 
 

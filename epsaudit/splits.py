@@ -113,6 +113,12 @@ def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0)
 
     The two samples are split as identities ``"A"`` and ``"B"``.
 
+    Parameters
+    ----------
+    x_a, x_b : array_like, shapes (n_A, d), (n_B, d), n >= 4
+    test_size : float in (0, 1)
+    seed : int
+
     Returns
     -------
     tuple
@@ -122,6 +128,12 @@ def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0)
     ------
     ValueError
         If ``test_size`` is outside (0, 1) or a sample has fewer than 4 rows.
+
+    Examples
+    --------
+    >>> parts = split_dev_test(np.zeros((10, 2)), np.ones((20, 2)), test_size=0.3)
+    >>> [len(p) for p in parts]
+    [7, 3, 14, 6]
     """
     a, b = as_pair(x_a, x_b, min_rows=2 * MIN_PART)
     seed = check_seed(seed)

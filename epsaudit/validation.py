@@ -34,6 +34,15 @@ def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
     ValueError
         If ``x`` is empty, not two-dimensional, has fewer than ``min_rows`` rows or zero
         columns, or holds NaN or infinite values (the first offending row and column are named).
+
+    Examples
+    --------
+    >>> as_sample([[1, 2], [3, 4]], "x_a").dtype
+    dtype('float64')
+    >>> as_sample([[1.0, float("nan")], [3.0, 4.0]], "x_a")
+    Traceback (most recent call last):
+    ...
+    ValueError: x_a holds 1 NaN/inf value(s); first at row 0, column 1
     """
     try:
         arr = np.asarray(x, dtype=np.float64)
@@ -73,6 +82,13 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
     ------
     ValueError
         From :func:`as_sample`, or if the two samples have different dimensions ``d``.
+
+    Examples
+    --------
+    >>> as_pair(np.zeros((3, 2)), np.zeros((3, 4)))
+    Traceback (most recent call last):
+    ...
+    ValueError: x_a and x_b have different embedding dimensions: 2 vs 4
     """
     a = as_sample(x_a, "x_a", min_rows=min_rows)
     b = as_sample(x_b, "x_b", min_rows=min_rows)
@@ -86,10 +102,25 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
 def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hashable, np.ndarray]:
     """Validate a mapping ``identity -> (n_i, d)`` array; all identities share ``d``.
 
+    Parameters
+    ----------
+    groups : mapping identity -> array_like, shape (n_i, d)
+    min_rows : int
+        Fewest rows accepted per identity.
+
+    Returns
+    -------
+    dict identity -> numpy.ndarray (float64), in the mapping's order
+
     Raises
     ------
     ValueError
         If the mapping is empty, an identity's sample is invalid (named), or dimensions differ.
+
+    Examples
+    --------
+    >>> {k: v.shape for k, v in as_groups({"A": [[0, 1], [1, 0]], "B": [[1, 1], [2, 2], [3, 3]]}).items()}
+    {'A': (2, 2), 'B': (3, 2)}
     """
     if not isinstance(groups, Mapping) or len(groups) == 0:
         raise ValueError("groups must be a non-empty mapping identity -> (n, d) array")
@@ -110,11 +141,29 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
 def as_pairs(pairs: Any, groups: Mapping[Hashable, Any]) -> list[tuple[Hashable, Hashable]]:
     """Validate a list of identity pairs against the identities present in ``groups``.
 
+    Parameters
+    ----------
+    pairs : iterable of (identity, identity)
+    groups : mapping identity -> array_like
+
+    Returns
+    -------
+    list of tuple
+
     Raises
     ------
     ValueError
         If ``pairs`` is empty, an element is not a pair of two distinct identities, or an
         identity is missing from ``groups``.
+
+    Examples
+    --------
+    >>> as_pairs([["A", "B"]], {"A": None, "B": None})
+    [('A', 'B')]
+    >>> as_pairs([("A", "A")], {"A": None})
+    Traceback (most recent call last):
+    ...
+    ValueError: pairs[0] names identity 'A' twice; a pair needs two identities
     """
     out = []
     for i, pair in enumerate(pairs):
@@ -135,10 +184,31 @@ def as_pairs(pairs: Any, groups: Mapping[Hashable, Any]) -> list[tuple[Hashable,
 def check_probability(value: float, name: str, *, open_interval: bool = True) -> float:
     """Check that ``value`` lies in (0, 1) (or [0, 1) when ``open_interval`` is False).
 
+    Parameters
+    ----------
+    value : float
+    name : str
+        Argument name used in the message.
+    open_interval : bool
+        Refuse 0 (default) or accept it.
+
+    Returns
+    -------
+    float
+
     Raises
     ------
     ValueError
         If it does not.
+
+    Examples
+    --------
+    >>> check_probability(0.0, "delta", open_interval=False)
+    0.0
+    >>> check_probability(1.0, "confidence")
+    Traceback (most recent call last):
+    ...
+    ValueError: confidence must be in (0, 1), got 1.0
     """
     value = float(value)
     low_ok = value > 0.0 if open_interval else value >= 0.0
@@ -300,7 +370,16 @@ def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 class ReusedRowsError(ValueError):
-    """Test rows of a reserved test repeat rows that selected or trained the test."""
+    """Test rows of a reserved test repeat rows that selected or trained the test.
+
+    Raised by :func:`check_fresh` (and so by every certificate route); a ``ValueError``, so a
+    many-pairs run records the pair as *not computed* with the message.
+
+    Examples
+    --------
+    >>> issubclass(ReusedRowsError, ValueError)
+    True
+    """
 
 
 def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:

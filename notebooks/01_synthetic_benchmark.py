@@ -17,7 +17,7 @@
 # # The known-epsilon benchmark
 #
 # Four audit routes return a number called "epsilon". Here every number is compared with the
-# *exact* epsilon of a mechanism built to have it (paper 001, Section 5; SPEC section 3):
+# *exact* epsilon of a mechanism built to have it (*Picture the Epsilon*, Tables 4 and 6, Figures 2 and 3):
 # identity prototypes on the unit sphere in $d = 512$, released through product Laplace noise
 # (pure DP, $\varepsilon_{AB} = \lVert\mu_A - \mu_B\rVert_1 / b$), isotropic Gaussian noise
 # (approximate DP, the analytic Gaussian mechanism at $\delta = 10^{-5}$ {cite}`balle2018improving`),
@@ -44,39 +44,24 @@ n_jobs = 2  # settings run in parallel (joblib); tables do not depend on it
 # %%
 import time
 
-import numpy as np
-import pandas as pd
 from IPython.display import display
 from myst_nb import glue
 
-from epsaudit import benchmark as bm
-from epsaudit import paper_values, plotting
-from epsaudit import sniper as sn
-from epsaudit.bounds import bonferroni_alpha, certifiable_cap
-from epsaudit.mechanisms import (BENCHMARK_EPSILONS, BENCHMARK_SAMPLE_SIZES, ProductLaplace, TextbookLaplace,
-                                 reachability_score)
-from scipy import stats
+from epsaudit import plotting
+from epsaudit.studies import synthetic as study
 
-PROFILES = {
-    # sizes: samples per class; reps_null / reps: repetitions at the null / elsewhere;
-    # pairs: audited pairs per setting (the paper: 40); fig2_n: sample size of Figure 2;
-    # float_n / float_calls: reserved-test outputs per input and part / DP-Sniper calls of the
-    # floating-point section
-    "smoke": dict(sizes=(30,), epsilons=(0.0, 8.0, 32.0), reps_null=1, reps=1, pairs=10, fig2_n=30, mc=2000,
-                  float_n=20_000, float_calls=100_000),
-    "full": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=2, reps=1, pairs=40,
-                 fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000),
-    "paper": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=3, reps=3, pairs=40,
-                  fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000),
-}
-if profile not in PROFILES:
-    raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
-P = PROFILES[profile]
-GEOMETRIES = ("dispersed", "face_like")
-MECHANISMS = ("gaussian", "laplace")
+P = study.profile_settings(profile)  # the settings of each profile: epsaudit.studies.synthetic.PROFILES
 plotting.set_style()
 started = time.perf_counter()
 print(f"profile={profile}: {P}")
+
+
+def glue_all(numbers):
+    """Glue every named number a study function returns (the prose cites them by name)."""
+    for name, value in numbers.items():
+        glue(name, value, display=False)
+
+
 glue("pairs_per_setting", P["pairs"], display=False)
 
 # %% [markdown]
@@ -87,37 +72,10 @@ glue("pairs_per_setting", P["pairs"], display=False)
 # is run; the table averages the per-setting medians over both noise mechanisms and the repetitions.
 
 # %%
-null_settings = bm.settings_grid(["dispersed"], MECHANISMS, [0.0], P["sizes"], P["reps_null"], seed, n_pairs=P["pairs"])
-null_runs = bm.run(null_settings, bm.audit_setting, n_jobs=n_jobs, desc="null settings")
-null_summary = bm.per_setting_summary(null_runs)
-
-
-def route_mean(summary, route, column="median", mechanism=None, alpha=None):
-    rows = summary[summary["route"] == route]
-    if mechanism is not None:
-        rows = rows[rows["mechanism"] == mechanism]
-    if alpha is not None:
-        rows = rows[np.isclose(rows["alpha"], alpha)]
-    return rows.groupby("n")[column].mean()
-
-
-table4 = pd.DataFrame({
-    "AUC": route_mean(null_summary, "roc_oof", "median_auc"),
-    "Div.": route_mean(null_summary, "roc_oof", "n_infinite") * 40 / P["pairs"],
-    "MMD-TV": route_mean(null_summary, "mmd_tv", mechanism="laplace"),
-    "GaussMech": route_mean(null_summary, "gaussmech"),
-    "KDE-LR a=.01": route_mean(null_summary, "kde_lr", alpha=0.01),
-})
-paper4 = paper_values.TABLE4.loc[table4.index]
-table4_side = pd.concat({(c, src): frame[c] for c in table4 for src, frame in (("ours", table4), ("paper", paper4))}, axis=1)
-display(table4_side.round(3))
-for n in table4.index:
-    glue(f"t4_gaussmech_{n}", float(table4.loc[n, "GaussMech"]), display=False)
-    glue(f"t4_kde_{n}", float(table4.loc[n, "KDE-LR a=.01"]), display=False)
-    glue(f"t4_div_{n}", float(table4.loc[n, "Div."]), display=False)
-    glue(f"t4_auc_{n}", float(table4.loc[n, "AUC"]), display=False)
-n0 = table4.index[0]
-glue("t4_n0", int(n0), display=False)
+null_summary = study.null_summary(P, seed, n_jobs)
+table4, numbers = study.table4(null_summary, P["pairs"])
+display(table4.round(3))
+glue_all(numbers)
 
 # %% [markdown]
 # At $n = ${glue:text}`t4_n0` per class, GaussMech gives {glue:text}`t4_gaussmech_30:.1f` (paper
@@ -133,9 +91,9 @@ glue("t4_n0", int(n0), display=False)
 # $1 - 1/4 = 3/4$ at the null, i.e. about 30 of 40 pairs at *any* $n$, which is what we see. The
 # paper's decline with $n$ points to ties among its scores (e.g. probabilities saturating at 0 or 1),
 # which hide such corners; its code is not available to check. Our KDE-LR is 10-20% below the paper's
-# (1526 / 1210 / 962): the SPEC's own reference gives 1100-1400 / 850-1200 / 650-950, and the value is
+# (1526 / 1210 / 962): an independent reference implementation gives 1100-1400 / 850-1200 / 650-950, and the value is
 # dominated by grid and tail details that the text does not pin down (the KDE-LR test checks the
-# SPEC band and agreement with scipy's `gaussian_kde` to $10^{-4}$).
+# reference band and agreement with scipy's `gaussian_kde` to $10^{-4}$).
 # MMD-TV is of order $10^{-3}$ at the null in both.
 
 # %% [markdown]
@@ -148,24 +106,13 @@ glue("t4_n0", int(n0), display=False)
 # for Gaussian noise, Monte Carlo for Laplace).
 
 # %%
-fig2_eps = [e for e in P["epsilons"] if e > 0]  # the paper's Figure 2 is a plot: no numbers to tabulate beside ours
-fig2_settings = bm.settings_grid(GEOMETRIES, MECHANISMS, fig2_eps, [P["fig2_n"]], P["reps"], seed, n_pairs=P["pairs"])
-fig2_runs = bm.run(fig2_settings, bm.audit_setting, n_jobs=n_jobs, desc="Figure 2 settings")
-fig2_summary = pd.concat([bm.per_setting_summary(fig2_runs),
-                          null_summary[null_summary["n"] == P["fig2_n"]]], ignore_index=True)
-auc_reference = pd.DataFrame([bm.optimal_auc_reference(s, n_mc=P["mc"]) for s in fig2_settings if s.rep == 0])
+fig2_summary, auc_reference = study.figure2_runs(P, null_summary, seed, n_jobs)
 fig = plotting.synthetic.routes_against_reference(fig2_summary, auc_reference)
 
 # %%
-fig2_table = (fig2_summary[(fig2_summary["route"] != "kde_lr") | np.isclose(fig2_summary["alpha"], 0.01)]
-              .assign(value=lambda f: np.where(f["route"] == "roc_oof", f["median_auc"], f["median"]))
-              .pivot_table(index=["mechanism", "epsilon"], columns="route", values="value", aggfunc="mean"))
-fig2_table.insert(0, "reference epsilon", fig2_summary.groupby(["mechanism", "epsilon"])["reference_epsilon"].mean())
-display(fig2_table.rename(columns={"roc_oof": "roc_oof AUC"}).round(3))
-top = fig2_summary[(fig2_summary["epsilon"] == max(fig2_eps)) & (fig2_summary["mechanism"] == "laplace")]
-glue("f2_mmd_top", float(top[top["route"] == "mmd_tv"]["median"].mean()), display=False)
-glue("f2_ref_top", float(top["reference_epsilon"].mean()), display=False)
-glue("f2_gm_null", float(route_mean(null_summary, "gaussmech").loc[P["fig2_n"]]), display=False)
+fig2_table, numbers = study.figure2_table(fig2_summary, null_summary, P)  # the paper's Figure 2 is a plot only
+display(fig2_table.round(3))
+glue_all(numbers)
 
 # %% [markdown]
 # The diagnostics start high at the null (GaussMech {glue:text}`f2_gm_null:.1f`) and barely
@@ -189,23 +136,15 @@ glue("f2_gm_null", float(route_mean(null_summary, "gaussmech").loc[P["fig2_n"]])
 # the text.
 
 # %%
-alpha40 = bonferroni_alpha(40)
-glue("alpha40", alpha40, display=False)
-for n in (30, 100, 300):
-    glue(f"cap{n}", certifiable_cap(n, n, alpha40, 1e-5), display=False)
-fig3_settings = bm.settings_grid(["dispersed"], MECHANISMS, P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"])
-fig3_runs = pd.concat([bm.run(fig3_settings, bm.certify_setting, test=test, n_jobs=n_jobs, desc=f"Figure 3 ({test})")
-                       for test in ("logistic", "exact")], ignore_index=True)
-fig3 = bm.certification_summary(fig3_runs)
+glue_all(study.figure3_caps())
+fig3_runs = study.certify_grid(["dispersed"], study.MECHANISMS, ("logistic", "exact"), P, seed, n_jobs, "Figure 3")
+fig3 = study.certification_summary(fig3_runs)
 fig = plotting.synthetic.certification_curves(fig3)
 
 # %%
-fig3_table = fig3.pivot_table(index=["mechanism", "test", "n"], columns="epsilon", values="fraction_positive", aggfunc="mean")
+fig3_table, numbers = study.figure3_table(fig3)
 display(fig3_table.round(2))
-gauss_exact = fig3[(fig3.mechanism == "gaussian") & (fig3.test == "exact")]
-gauss_learned = fig3[(fig3.mechanism == "gaussian") & (fig3.test == "logistic")]
-glue("f3_exact_max", float(gauss_exact["fraction_positive"].max()), display=False)
-glue("f3_learned_max", float(gauss_learned["fraction_positive"].max()), display=False)
+glue_all(numbers)
 
 # %% [markdown]
 # More samples raise both the fraction of positive bounds and their largest possible value, as in
@@ -225,43 +164,18 @@ glue("f3_learned_max", float(gauss_learned["fraction_positive"].max()), display=
 # a Ledoit-Wolf-shrunk covariance {cite}`ledoit2004well`, which estimates the whitening direction.
 
 # %%
-t6_settings = {
-    "exact": bm.settings_grid(GEOMETRIES, ["anisotropic_gaussian"], P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"]),
-    "logistic": bm.settings_grid(GEOMETRIES, ["anisotropic_gaussian"], P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"]),
-    "shrinkage_lda": bm.settings_grid(GEOMETRIES, ["anisotropic_gaussian"], P["epsilons"], P["sizes"], P["reps"], seed, n_pairs=P["pairs"]),
-}
-t6_runs = pd.concat([bm.run(s, bm.certify_setting, test=test, n_jobs=n_jobs, desc=f"Table 6 ({test})")
-                     for test, s in t6_settings.items()], ignore_index=True)
-t6 = bm.certification_summary(t6_runs)
-table6 = t6.pivot_table(index=["test", "n"], columns="epsilon", values="fraction_positive", aggfunc="mean")
-paper6 = paper_values.TABLE6.reindex(table6.index)[table6.columns]
+t6_runs = study.certify_grid(study.GEOMETRIES, ["anisotropic_gaussian"], ("exact", "logistic", "shrinkage_lda"), P, seed,
+                             n_jobs, "Table 6")
+t6 = study.certification_summary(t6_runs)
+table6, table6_side = study.table6(t6)
 # "n/a": the paper has no such row (it reports no learned test at n = 300 and no shrinkage LDA)
-display(pd.concat({"ours": table6, "paper": paper6}, axis=1).round(2).astype(object).where(lambda f: f.notna(), "n/a"))
+display(table6_side)
 
 # %%
-def gap_closed(n, eps):
-    """Share of the exact-vs-logistic gap in certified fraction that shrinkage LDA recovers."""
-    row = table6.xs(n, level="n")[eps]
-    gap = row["exact"] - row["logistic"]
-    return float((row["shrinkage_lda"] - row["logistic"]) / gap) if gap > 0 else float("nan")
-
-
-big_n, big_eps = max(P["sizes"]), max(e for e in P["epsilons"] if e <= 8.0)
-by_geometry = (t6[t6["n"] == big_n]
-               .pivot_table(index=["test", "geometry"], columns="epsilon", values="fraction_positive", aggfunc="mean"))
-print(f"fraction certified > 0 at n = {big_n}, by prototype geometry:")
+by_geometry, numbers = study.table6_by_geometry(t6, t6_runs, table6, P)
+print(f"fraction certified > 0 at n = {numbers['t6_n']}, by prototype geometry:")
 display(by_geometry.round(2))
-learned = t6_runs[t6_runs["test"] == "logistic"]
-glue("t6_exact_dispersed", float(by_geometry.loc[("exact", "dispersed"), big_eps]), display=False)
-glue("t6_exact_face", float(by_geometry.loc[("exact", "face_like"), big_eps]), display=False)
-glue("t6_stopped", int((learned["convergence_warnings"] > 0).sum()), display=False)
-glue("t6_learned", int(len(learned)), display=False)
-glue("t6_n", int(big_n), display=False)
-glue("t6_eps", float(big_eps), display=False)
-for test in ("exact", "logistic", "shrinkage_lda"):
-    glue(f"t6_{test}", float(table6.loc[(test, big_n), big_eps]), display=False)
-glue("t6_paper_exact", float(paper_values.TABLE6.loc[("exact", big_n), big_eps]), display=False)
-glue("t6_gap_closed", gap_closed(big_n, big_eps) * 100, display=False)
+glue_all(numbers)
 
 # %% [markdown]
 # At requested $\varepsilon = $ {glue:text}`t6_eps:.0f` and $n = $ {glue:text}`t6_n` the exact test
@@ -310,28 +224,9 @@ glue("t6_gap_closed", gap_closed(big_n, big_eps) * 100, display=False)
 # precision of any table here.
 
 # %%
-fp_pair = np.array([[0.3], [0.0]])  # identity 0: mean 0.3, identity 1: mean 0; Laplace scale b = 1
-fp_mechanisms = {"textbook float64": TextbookLaplace(fp_pair, 1.0), "grid (float-safe)": ProductLaplace(fp_pair, 1.0)}
-fp_nominal = fp_mechanisms["grid (float-safe)"].exact_epsilon(0, 1)
-fp_rows = []
-for mech_name, mech in fp_mechanisms.items():
-    for attack, score in (("reachability", reachability_score(mech, 0, 1)), ("log-likelihood ratio", mech.exact_score(0, 1))):
-        certs = sn.attack_certificates(mech, 0, 1, score, n=P["float_n"], calls=P["float_calls"], seed=seed)
-        fp_rows.append({"mechanism": mech_name, "attack": attack, "nominal epsilon": fp_nominal,
-                        "reserved test": certs["reserved"].value,
-                        "DP-Sniper": max(certs["sniper a->b"].value, certs["sniper b->a"].value)})
-fp_table = pd.DataFrame(fp_rows).set_index(["mechanism", "attack"])
+fp_table, numbers = study.floating_point_table(P, seed)
 display(fp_table.round(3))
-glue("fp_n", P["float_n"], display=False)
-glue("fp_calls", P["float_calls"], display=False)
-glue("fp_cap", float(np.log(1 / sn.DEFAULT_C)), display=False)
-for (mech_name, attack), row in fp_table.iterrows():
-    key = ("tb" if mech_name.startswith("textbook") else "grid") + ("_reach" if attack == "reachability" else "_lr")
-    glue(f"fp_{key}_reserved", float(row["reserved test"]), display=False)
-    glue(f"fp_{key}_sniper", float(row["DP-Sniper"]), display=False)
-fp_grid_max = float(fp_table.loc["grid (float-safe)", ["reserved test", "DP-Sniper"]].to_numpy().max())
-glue("fp_grid_phrase", "none above the nominal 0.3" if fp_grid_max <= fp_nominal + 1e-9 else
-     "one or more above the nominal 0.3 (each 95% certificate may exceed the truth 5% of the time)", display=False)
+glue_all(numbers)
 
 # %% [markdown]
 # Against the textbook implementation the reachability attack certifies
@@ -359,21 +254,9 @@ glue("fp_grid_phrase", "none above the nominal 0.3" if fp_grid_max <= fp_nominal
 # family-wise error rate may be at most 5%. The test suite (`tests/test_validity.py`) runs a larger, dedicated simulation.
 
 # %%
-all_certs = pd.concat([fig3_runs, t6_runs], ignore_index=True)
-families = all_certs.groupby(["geometry", "mechanism", "test", "epsilon", "n", "rep"])["violation"].any()
-tolerance = int(stats.binom.ppf(0.999, len(families), 0.05))
-validity = pd.Series({
-    "certificates": len(all_certs),
-    "certificates above exact epsilon": int(all_certs["violation"].sum()),
-    "families (one setting's certificates, at 95%)": len(families),
-    "families with any violation": int(families.sum()),
-    "binomial tolerance (families)": tolerance,
-})
+validity, numbers = study.validity_table(fig3_runs, t6_runs)
 display(validity.to_frame("count"))
-glue("v_certs", int(validity.iloc[0]), display=False)
-glue("v_viol", int(validity.iloc[1]), display=False)
-glue("v_fam", int(validity.iloc[2]), display=False)
-glue("v_fam_viol", int(validity.iloc[3]), display=False)
+glue_all(numbers)
 elapsed = time.perf_counter() - started
 glue("elapsed_minutes", elapsed / 60, display=False)
 print(f"notebook time: {elapsed:.0f} s")

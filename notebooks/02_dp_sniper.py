@@ -16,8 +16,8 @@
 # %% [markdown]
 # # DP-Sniper on mechanisms with known epsilon
 #
-# DP-Sniper {cite}`bichsel2021dpsniper` is the other certificate paper 001 compares its audits with
-# (Appendix, Table 5). For one fixed input pair $(a, a')$ and one direction it trains a
+# DP-Sniper {cite}`bichsel2021dpsniper` is the other certificate *Picture the Epsilon* compares its audits
+# with (Appendix, Table 5). For one fixed input pair $(a, a')$ and one direction it trains a
 # classifier on outputs of $M(a)$ and $M(a')$, turns it into a randomised threshold attack $S$ that
 # fires with probability $c = 0.01$ under $a'$ (ties at the threshold fire with probability $q$),
 # and reports $\log\bigl(\underline{P}[S(M(a))] / \overline{P}[S(M(a'))]\bigr)$ from one-sided
@@ -54,62 +54,32 @@
 # from float64 uniforms.
 
 # %% tags=["parameters"]
-profile = "default"  # "smoke" (CI, ~10 s), "default" (the book, ~5 min on 2 shared cores), "paper" (6.5e6 calls per row, ~1 h)
+profile = "full"  # "smoke" (CI, ~10 s), "full" (the book, ~5 min on 2 shared cores), "paper" (6.5e6 calls per row, ~1 h)
 seed = 0  # base seed: prototypes, pair order and every draw derive from it
 n_jobs = 2  # rows run in parallel (joblib); results do not depend on it
 
 # %%
-import math
 import time
 
-import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
 from IPython.display import display
 from myst_nb import glue
-from scipy import stats
 
-from epsaudit import paper_values, plotting
-from epsaudit import sniper as sn
-from epsaudit.bounds import bonferroni_alpha, certifiable_cap
-from epsaudit.scorers import paper_logistic_regression
+from epsaudit import plotting
+from epsaudit.studies import sniper_duel as study
 
-PROFILES = {
-    # calls: budget per Table 5 row; pairs x reps rows per cell; exact_reps: repetitions of the
-    # exact-score reference; budgets: the budget figure's x values; sizes: matched-budget n
-    "smoke": dict(calls=20_000, pairs=1, reps=1, exact_reps=1, budgets=(100, 1_000, 20_000), sizes=(30, 100, 300),
-                  duel_pairs=1, duel_reps=1),
-    "default": dict(calls=1_000_000, pairs=3, reps=3, exact_reps=1, budgets=tuple(np.geomspace(1e2, 1e6, 9).round().astype(int)),
-                    sizes=(30, 100, 300), duel_pairs=3, duel_reps=3),
-    "paper": dict(calls=sn.TABLE5_CALLS, pairs=3, reps=3, exact_reps=3,
-                  budgets=tuple(np.geomspace(1e2, 1e6, 9).round().astype(int)) + (sn.TABLE5_CALLS,),
-                  sizes=(30, 100, 300), duel_pairs=3, duel_reps=3),
-}
-ALIASES = {"full": "default"}  # `make book` passes PROFILE=full
-profile = ALIASES.get(profile, profile)
-if profile not in PROFILES:
-    raise ValueError(f"profile must be one of {sorted(PROFILES) + sorted(ALIASES)}, got {profile!r}")
-P = PROFILES[profile]
-EPSILONS = (0.0,) + sn.TABLE5_EPSILONS  # the exact null, then the paper's columns
-KINDS = sn.COMPARISON_MECHANISMS
-LABELS = {"laplace": "product Laplace", "randomized_response": "K-ary RR"}
-C = sn.DEFAULT_C
-ALPHA = bonferroni_alpha(2)  # each one-sided bound: two directions x two bounds at 95%
-LEARNER = paper_logistic_regression()  # the paper's learner (Table 5): LogisticRegression(C=1), raw features
+P = study.profile_settings(profile)  # the settings of each profile: epsaudit.studies.sniper_duel.PROFILES
 plotting.set_style()
 started = time.perf_counter()
 print(f"profile={profile}: {P}")
-glue("calls_k", P["calls"] / 1e3, display=False)
-glue("paper_calls_m", sn.TABLE5_CALLS / 1e6, display=False)
-glue("log_inv_c", math.log(1 / C), display=False)
 
 
-def timed_rows(tasks, desc):
-    """Run DP-Sniper rows; return their table and the wall time."""
-    t0 = time.perf_counter()
-    results = sn.run_tasks(tasks, n_jobs=n_jobs, desc=desc)
-    return sn.sniper_frame(tasks, results), time.perf_counter() - t0
+def glue_all(numbers):
+    """Glue every named number a study function returns (the prose cites them by name)."""
+    for name, value in numbers.items():
+        glue(name, value, display=False)
 
+
+glue_all(study.chapter_numbers(P))
 
 # %% [markdown]
 # ## Table 5: DP-Sniper bounds against the exact epsilon
@@ -121,54 +91,10 @@ def timed_rows(tasks, desc):
 # value; the paper's entries (one direction each) sit beside them.
 
 # %%
-learned_tasks = sn.comparison_tasks(KINDS, EPSILONS, P["calls"], n_pairs=P["pairs"], reps=P["reps"], seed=seed,
-                                    classifier=LEARNER)
-exact_tasks = sn.comparison_tasks(KINDS, sn.TABLE5_EPSILONS, P["calls"], n_pairs=P["pairs"], reps=P["exact_reps"],
-                                  score="exact", seed=seed)
-learned, t_learned = timed_rows(learned_tasks, "Table 5 (learned)")
-exact_rows, t_exact = timed_rows(exact_tasks, "Table 5 (exact score)")
-t5 = pd.concat([learned, exact_rows], ignore_index=True)
-t5["ratio"] = t5["raw"] / t5["exact_epsilon"].where(t5["exact_epsilon"] > 0)
-
-
-def table5_summary(rows):
-    g = rows.groupby(["score", "mechanism", "requested_epsilon"])
-    return pd.DataFrame({"bound": g["raw"].median(), "ratio": g["ratio"].median(),
-                         "exact": g["exact_epsilon"].median(), "rows": g.size()})
-
-
-summary5 = table5_summary(t5)
-side = []
-for kind in KINDS:
-    ours = summary5.loc[("learned", kind)]
-    theirs = paper_values.TABLE5.xs(LABELS[kind], level="mechanism")
-    ref = summary5.loc[("exact", kind)]
-    side.append(pd.DataFrame({
-        (LABELS[kind], "exact epsilon (median)"): ours["exact"],
-        (LABELS[kind], "bound, ours"): ours["bound"],
-        (LABELS[kind], "bound, paper"): theirs.loc["bound"],
-        (LABELS[kind], "ratio, ours"): ours["ratio"],
-        (LABELS[kind], "ratio, paper"): theirs.loc["ratio"],
-        (LABELS[kind], "bound, exact-LR score"): ref["bound"],
-    }).T)
-table5 = pd.concat(side)
-table5.columns.name = "requested epsilon"
-display(table5.round(3).astype(object).where(table5.notna(), "n/a"))
-
-for kind in KINDS:
-    short = "lap" if kind == "laplace" else "rr"
-    for eps in sn.TABLE5_EPSILONS:
-        key = f"{short}_{eps:g}".replace(".", "p")
-        glue(f"t5_{key}", float(summary5.loc[("learned", kind, eps), "bound"]), display=False)
-        glue(f"t5_{key}_ratio", float(summary5.loc[("learned", kind, eps), "ratio"]), display=False)
-        glue(f"t5_{key}_exact", float(summary5.loc[("learned", kind, eps), "exact"]), display=False)
-        glue(f"t5_{key}_lr", float(summary5.loc[("exact", kind, eps), "bound"]), display=False)
-    glue(f"t5_{short}_null_max", float(learned[(learned.mechanism == kind) & (learned.requested_epsilon == 0)]["value"].max()),
-         display=False)
-rr_high = learned[(learned.mechanism == "randomized_response") & (learned.requested_epsilon >= 8)]
-glue("t5_cap_rows", int(len(rr_high)), display=False)
-glue("t5_cap_hits", int((rr_high["raw"] > math.log(1 / C) - 0.1).sum()), display=False)
-glue("t5_n_train", int(learned[learned.mechanism == "laplace"]["n_train"].iloc[0]), display=False)
+t5, learned, t_table5 = study.table5_rows(P, seed, n_jobs)
+table5, numbers = study.table5(t5, learned)
+display(table5)
+glue_all(numbers)
 
 # %% [markdown]
 # **Product Laplace** ($d = 512$). The learned attack certifies {glue:text}`t5_lap_8:.2f` at
@@ -221,46 +147,9 @@ glue("t5_n_train", int(learned[learned.mechanism == "laplace"]["n_train"].iloc[0
 # directions).
 
 # %%
-figure_budgets = [b for b in P["budgets"] if b != P["calls"]]
-figure_tasks = [t for b in figure_budgets
-                for t in sn.comparison_tasks(KINDS, (8.0, 32.0), int(b), n_pairs=1, reps=1, seed=seed, classifier=LEARNER)]
-figure_rows, t_figure = timed_rows(figure_tasks, "budget figure")
-top = learned[(learned.pair_index == 0) & (learned.rep == 0) & learned.requested_epsilon.isin([8.0, 32.0])]
-budget_rows = pd.concat([figure_rows, top], ignore_index=True)
-
-grid = np.geomspace(min(P["budgets"]), max(max(P["budgets"]), P["calls"]), 200).round().astype(int)
-n_final = np.array([sn.split_budget(int(b)).final for b in grid])
-hard_cap = sn.attack_cap(n_final, ALPHA, C)
-soft_cap = sn.design_cap(n_final, ALPHA, C)
-
-fig, ax = plt.subplots(figsize=(7.5, 5.6), layout="constrained")
-ax.plot(grid, hard_cap, color="black", lw=1.8, label="cap: all fire under $a$, none under $a'$ (closed form)")
-ax.plot(grid, soft_cap, color="black", lw=1.2, ls="--", label="attack firing with prob. $c$ under $a'$, 1 under $a$")
-ax.axhline(math.log(1 / C), color="grey", lw=1, ls=":", label=r"$\log(1/c)$")
-markers = {8.0: "o", 32.0: "s"}
-colors = {"laplace": "tab:blue", "randomized_response": "tab:orange"}
-for (kind, eps), rows in budget_rows.groupby(["mechanism", "requested_epsilon"]):
-    med = rows.groupby("calls")["raw"].median()
-    ax.plot(med.index, med.values, color=colors[kind], marker=markers[eps], lw=1.2,
-            label=f"{LABELS[kind]}, requested $\\varepsilon$ = {eps:g}")
-    ax.scatter(rows["calls"], rows["raw"], color=colors[kind], marker=markers[eps], s=12, alpha=0.35)
-ax.set_xscale("log")
-ax.set_ylim(-0.5, math.log(1 / C) + 0.4)
-ax.set_xlabel("mechanism calls per pair (both inputs, both directions)")
-ax.set_ylabel(r"DP-Sniper lower bound on $\varepsilon$ (nats, raw)")
-ax.set_title("Sample size and c cap what DP-Sniper can certify")
-ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
-plt.show()
-
-cap_at = {b: float(sn.attack_cap(sn.split_budget(int(b)).final, ALPHA, C)) for b in (100, 1_000, 10_000)}
-for b, v in cap_at.items():
-    glue(f"cap_{b}", v, display=False)
-for b in (10_000, 1_000_000):
-    glue(f"design_{b}", float(sn.design_cap(sn.split_budget(b).final, ALPHA, C)), display=False)
-rr32 = budget_rows[(budget_rows.mechanism == "randomized_response") & (budget_rows.requested_epsilon == 32.0)]
-glue("rr32_small", float(rr32[rr32.calls == min(P["budgets"])]["raw"].median()), display=False)
-glue("small_budget", int(min(P["budgets"])), display=False)
-glue("rr32_top", float(rr32[rr32.calls == P["calls"]]["raw"].median()), display=False)
+figure_rows, budget_rows, t_figure = study.budget_rows(P, learned, seed, n_jobs)
+fig = plotting.sniper.bounds_against_budget(budget_rows, study.budget_caps(P), c=study.DEFAULT_C, labels=study.LABELS)
+glue_all(study.budget_numbers(P, budget_rows))
 
 # %% [markdown]
 # The closed-form cap is {glue:text}`cap_100:.2f` at $10^2$ calls per pair,
@@ -285,51 +174,11 @@ glue("rr32_top", float(rr32[rr32.calls == P["calls"]]["raw"].median()), display=
 # at 0.0125); DP-Sniper's pair value is the larger of its two directions.
 
 # %%
-t0 = time.perf_counter()
-duels = sn.run_duels(KINDS, EPSILONS, P["sizes"], n_pairs=P["duel_pairs"], reps=P["duel_reps"], seed=seed, n_jobs=n_jobs,
-                     classifier=LEARNER)
-t_duels = time.perf_counter() - t0
-keys = ["mechanism", "requested_epsilon", "n", "pair_index", "rep"]
-sniper_pair = duels[duels.route == sn.ROUTE].groupby(keys)["value"].max().rename("DP-Sniper")
-reserved = duels[duels.route == "roc_reserved"].set_index(keys)["value"].rename("reserved test")
-exact_pair = duels.groupby(keys)["exact_epsilon"].first()
-duel = pd.concat([sniper_pair, reserved, exact_pair], axis=1).reset_index()
-duel_summary = duel.groupby(["mechanism", "requested_epsilon", "n"]).agg(
-    exact=("exact_epsilon", "median"),
-    sniper_median=("DP-Sniper", "median"), reserved_median=("reserved test", "median"),
-    sniper_positive=("DP-Sniper", lambda v: float(np.mean(v > 0))),
-    reserved_positive=("reserved test", lambda v: float(np.mean(v > 0))),
-)
-caps = pd.DataFrame({"n": P["sizes"],
-                     "DP-Sniper cap": [float(sn.attack_cap(sn.split_budget(4 * n).final, ALPHA, C)) for n in P["sizes"]],
-                     "reserved-test cap": [certifiable_cap(n, n, bonferroni_alpha(1), 0.0) for n in P["sizes"]]}).set_index("n")
+duels = study.duel_rows(P, seed, n_jobs)
+caps, duel_summary, numbers = study.duel_tables(duels, P)
 display(caps.round(3))
 display(duel_summary.round(3))
-
-sniper_wins = int((duel["DP-Sniper"] > duel["reserved test"] + 1e-12).sum())
-reserved_wins = int((duel["reserved test"] > duel["DP-Sniper"] + 1e-12).sum())
-both_zero = int(((duel["DP-Sniper"] == 0) & (duel["reserved test"] == 0)).sum())
-glue("duels", int(len(duel)), display=False)
-glue("sniper_wins", sniper_wins, display=False)
-glue("reserved_wins", reserved_wins, display=False)
-glue("both_zero", both_zero, display=False)
-for n in P["sizes"]:
-    glue(f"duel_nfinal_{n}", int(sn.split_budget(4 * n).final), display=False)
-    glue(f"cap_sniper_{n}", float(caps.loc[n, "DP-Sniper cap"]), display=False)
-    glue(f"cap_reserved_{n}", float(caps.loc[n, "reserved-test cap"]), display=False)
-rr_big = duel_summary.loc[("randomized_response", 8.0)]
-lap_big = duel_summary.loc[("laplace", 32.0)]
-for n in P["sizes"]:
-    glue(f"duel_rr8_sniper_{n}", float(rr_big.loc[n, "sniper_median"]), display=False)
-    glue(f"duel_rr8_reserved_{n}", float(rr_big.loc[n, "reserved_median"]), display=False)
-larger_n = [n for n in P["sizes"] if n > min(P["sizes"])]
-reserved_ahead = all(rr_big.loc[n, "reserved_median"] > rr_big.loc[n, "sniper_median"] for n in larger_n)
-glue("duel_rr8_phrase", "the reserved test certifies more" if reserved_ahead
-     else "the reserved test does not certify more at every size", display=False)
-glue("duel_lap32_sniper_pos", float(lap_big["sniper_positive"].max()), display=False)
-glue("duel_lap32_reserved_pos", float(lap_big["reserved_positive"].max()), display=False)
-glue("duel_lap_sniper_max", float(duel[duel.mechanism == "laplace"]["DP-Sniper"].max()), display=False)
-glue("duel_lap_reserved_max", float(duel[duel.mechanism == "laplace"]["reserved test"].max()), display=False)
+glue_all(numbers)
 
 # %% [markdown]
 # Of {glue:text}`duels` matched duels, DP-Sniper's pair bound is the larger in
@@ -365,44 +214,16 @@ glue("duel_lap_reserved_max", float(duel[duel.mechanism == "laplace"]["reserved 
 # above the truth; the paper reports none of 324.
 
 # %%
-duel_sniper = duels[duels.route == sn.ROUTE].assign(family=lambda f: f.groupby(keys).ngroup())
-sniper_all = pd.concat([t5.assign(part="Table 5"), figure_rows.assign(part="budget figure"),
-                        duel_sniper.assign(part="matched budget")], ignore_index=True)
-n_families = len(t5) // 2 + len(figure_rows) // 2 + len(duel_sniper) // 2
-above = int(sniper_all["above_exact"].sum())
-families_above = int(
-    t5.assign(f=np.arange(len(t5)) // 2).groupby("f")["above_exact"].any().sum()
-    + figure_rows.assign(f=np.arange(len(figure_rows)) // 2).groupby("f")["above_exact"].any().sum()
-    + duel_sniper.groupby("family")["above_exact"].any().sum()
-)
-tolerance = int(stats.binom.ppf(0.999, n_families, 0.05))
-reserved_above = int(duels[duels.route == "roc_reserved"]["above_exact"].sum())
-validity = pd.Series({
-    "DP-Sniper bounds": len(sniper_all),
-    "bounds above exact epsilon": above,
-    "families (pair-runs, both directions at 95%)": n_families,
-    "families with a bound above exact": families_above,
-    "binomial tolerance (families, 99.9%)": tolerance,
-    "reserved-test certificates (matched budget)": int((duels.route == "roc_reserved").sum()),
-    "reserved-test certificates above exact": reserved_above,
-})
+validity, numbers = study.validity_table(t5, figure_rows, duels)
 display(validity.to_frame("count"))
-glue("v_bounds", int(len(sniper_all)), display=False)
-glue("v_above", above, display=False)
-glue("v_families", n_families, display=False)
-glue("v_fam_above", families_above, display=False)
-glue("v_tol", tolerance, display=False)
-glue("v_reserved", int((duels.route == "roc_reserved").sum()), display=False)
-glue("v_reserved_above", reserved_above, display=False)
+glue_all(numbers)
 
-sniper_calls = int(t5["calls"].sum() // 2 + figure_rows["calls"].sum() // 2)
-sniper_seconds = t_learned + t_exact + t_figure
-glue("calls_per_s", sniper_calls / sniper_seconds, display=False)
-glue("total_calls_m", sniper_calls / 1e6, display=False)
+rate = study.throughput(t5, figure_rows, t_table5 + t_figure)
+glue_all(rate)
 elapsed = time.perf_counter() - started
 glue("elapsed_minutes", elapsed / 60, display=False)
-print(f"DP-Sniper rows: {sniper_calls:,} calls in {sniper_seconds:.0f} s ({sniper_calls / sniper_seconds:,.0f} calls/s "
-      f"with {n_jobs} worker(s), training included); notebook time {elapsed:.0f} s")
+print(f"DP-Sniper rows: {rate['total_calls_m']:.1f} million calls at {rate['calls_per_s']:,.0f} calls/s "
+      f"with {n_jobs} worker(s), training included; notebook time {elapsed:.0f} s")
 
 # %% [markdown]
 # Of {glue:text}`v_bounds` DP-Sniper bounds, {glue:text}`v_above` exceed the exact epsilon of

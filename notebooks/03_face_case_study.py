@@ -16,10 +16,11 @@
 # %% [markdown]
 # # Face case study: LFW, two encoders, three generators
 #
-# Paper 001 applies the four audit routes to face embeddings of FaceFusion and InstantID outputs
-# (Tables 2 and 3, Figures 4 and 5; paper 000, Section 4 for the protocol and diagnostics), and
-# paper 002 measures how much target identity a face swap leaves for a membership adversary
-# (Section V, Table I). This chapter runs both on conditions we can build and ship: photographs of
+# *Picture the Epsilon* applies the four audit routes to face embeddings of FaceFusion and InstantID
+# outputs (its Section IV for the protocol and the diagnostics; Tables 2 and 3, Figures 4 and 5), and the
+# face-swap operator paper, *Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*,
+# measures how much target identity a face swap leaves for a membership adversary (its Section V,
+# Table I). This chapter runs both on conditions we can build and ship: photographs of
 # Labeled Faces in the Wild {cite}`huang2007lfw`, passed through a generator in image space and
 # embedded by a face encoder.
 #
@@ -45,97 +46,32 @@
 # other regime, so they are disjoint from the targets by construction.
 
 # %% tags=["parameters"]
-profile = "full"  # "smoke" (CI: run_smoke on 2 x 10 photographs per regime through every stage; ~50 s on 2 cores)
-# or "full" (the book: every committed condition; ~2.5 min on 2 idle cores, ~7 min on a loaded machine)
+profile = "full"  # "smoke" (CI: run_smoke on 2 x 10 photographs per regime through every stage; ~50 s on 2 cores),
+# "full" (the book: every committed condition; ~2.5 min on 2 idle cores, ~7 min on a loaded machine) or "paper"
+# (as full, plus the paper's 200 random-forest pairs and 10^4 split-half permutations per condition; far slower)
 seed = 0  # pair shuffle, folds, dev/test split, permutations, non-member assignment, examples
 n_jobs = 2  # joblib workers; the numbers do not depend on it
 
 # %%
-import json
-import tempfile
-import time
-from pathlib import Path
-
 import matplotlib.pyplot as plt
-import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 from myst_nb import glue
 
-from epsaudit import diagnostics as dg
-from epsaudit import face_study as fs
-from epsaudit import faces
-from epsaudit import paper_values, plotting
-from epsaudit.audits import mmd_tv_pairs
-from epsaudit.bounds import bonferroni_alpha
-from epsaudit.condition import audit_condition
-from epsaudit.data import EmbeddingTable, load_embeddings
-from epsaudit.faces import images as faces_images
-from epsaudit.pairs import identity_pairs
+from epsaudit import plotting
+from epsaudit.studies import face_study as study
 
-PROFILES = {
-    # smoke: identities x photographs per regime for run_smoke; audit: pair counts; rf_pairs: random-forest
-    # sensitivity pairs per condition; split_permutations: per split-half MMD test; perm_pairs x
-    # permutations: inter-identity MMD permutation tests; examples: target/donor/swap rows in the figure
-    "smoke": dict(smoke=(2, 10), audit=dict(pairs=1, kde_pairs=1, roc_pairs=1, selection_pool=1, certificates=1),
-                  rf_pairs=1, split_permutations=200, perm_pairs=1, permutations=1000, examples=2),
-    "full": dict(smoke=None, audit={}, rf_pairs=20, split_permutations=1000, perm_pairs=100, permutations=10_000,
-                 examples=4),
-}
-if profile not in PROFILES:
-    raise ValueError(f"profile must be one of {sorted(PROFILES)}, got {profile!r}")
-P = PROFILES[profile]
-HAVE_IMAGES = faces_images.images_available()
-CONDITIONS = fs.condition_names()
-ENCODER_LABEL = {"dlib": "dlib", "sface": "SFace"}
-REGIME_LABEL = {"large": "LFW >=20 (VGGFace2 role)", "small": "LFW 10-19 (CelebA role)"}
+
+def glue_all(numbers):
+    """Glue every number the prose quotes (key -> value) without showing it here."""
+    for key, value in numbers.items():
+        glue(key, value, display=False)
+
+
+P = study.choose_profile(profile)
 plotting.set_style()
-started = time.perf_counter()
-timings = {}
-
-
-def span(values, fmt="{:.3f}"):
-    """'a' when all values agree at this precision, else 'min-max' (ranges in the prose)."""
-    lo, hi = fmt.format(float(np.min(values))), fmt.format(float(np.max(values)))
-    return lo if lo == hi else f"{lo}-{hi}"  # a str: glue shows it verbatim
-
-
-def label(name):
-    c = fs.parse_condition(name)
-    return ENCODER_LABEL[c["encoder"]], REGIME_LABEL[c["regime"]], c["generator"]
-
-
-def subset_table(table, n_ids, n_rows):
-    """The first n_ids identities (sorted) of a table, n_rows rows each (smoke without images)."""
-    keep = np.zeros(table.n_rows, bool)
-    for lab in sorted(set(table.labels))[:n_ids]:
-        keep[np.flatnonzero(table.labels == lab)[:n_rows]] = True
-    return EmbeddingTable.from_arrays(table.labels[keep], table.embeddings[keep], table.image_ids[keep],
-                                      source=f"{table.source} (first {n_ids} identities)")
-
-
-t0 = time.perf_counter()
-smoke_dir = None
-if P["smoke"] is None:
-    data_dir = Path("..") / "data"
-    source_note = "the committed tables in `data/`"
-elif HAVE_IMAGES:
-    smoke_dir = tempfile.TemporaryDirectory(prefix="epsaudit-faces-")  # removed when the kernel exits
-    data_dir = Path(smoke_dir.name)
-    faces.run_smoke(data_dir, n_identities=P["smoke"][0], n_images=P["smoke"][1], n_jobs=n_jobs, donor_gallery=True)
-    source_note = (f"`run_smoke`: {P['smoke'][0]} identities x {P['smoke'][1]} photographs per regime, detected, "
-                   "generated, encoded and written to a temporary folder")
-else:
-    data_dir = Path("..") / "data"
-    source_note = "the first identities of the committed tables (the LFW images are absent, so `run_smoke` cannot run)"
-manifest = json.loads((data_dir / "manifest.json").read_text())
-tables = {name: load_embeddings(data_dir / f"{name}.csv") for name in CONDITIONS}
-donors = {e: load_embeddings(data_dir / f"{e}_donor_none.csv", min_identities=0) for e in fs.ENCODERS}
-if P["smoke"] is not None and not HAVE_IMAGES:
-    tables = {k: subset_table(t, *P["smoke"]) for k, t in tables.items()}
-timings["data (smoke: run_smoke)" if P["smoke"] and HAVE_IMAGES else "load"] = time.perf_counter() - t0
-donor_info = manifest["generation"]["donor"]
-print(f"profile={profile}: {P}\nconditions from {data_dir}; images available: {HAVE_IMAGES}")
+clock = study.Stopwatch()
+data = study.load_conditions(P, "../data", n_jobs=n_jobs, clock=clock)
+print(f"profile={profile}: {P}\nconditions from {data.directory}; images available: {data.images}")
 
 # %% [markdown]
 # ## The data
@@ -147,41 +83,10 @@ print(f"profile={profile}: {P}\nconditions from {data_dir}; images available: {H
 # different-identity rows before (raw) and after subtracting the mean unit embedding (centred).
 
 # %%
-rows = {}
-for name in CONDITIONS:
-    t, e = tables[name], manifest["files"][f"{name}.csv"]
-    per_id = t.rows_per_identity()
-    primary = {"dlib": "hog", "sface": "yunet"}[e["encoder"]]
-    rows[label(name)] = {
-        "rows": t.n_rows, "identities": len(t.identities), "rows/identity": f"{per_id.min()}-{per_id.max()}",
-        "pairs": len(t.identities) * (len(t.identities) - 1) // 2,
-        "detector fallbacks": sum(v for k, v in e["detection_paths"].items() if k != primary),
-        "swap flags": sum(len(v) for v in e["generator_flags"].values()),
-        "cos same raw": e["cosine"]["raw"]["same_mean"], "cos diff raw": e["cosine"]["raw"]["different_mean"],
-        "cos same centred": e["cosine"]["centred"]["same_mean"],
-        "cos diff centred": e["cosine"]["centred"]["different_mean"],
-        "|mean unit vector|": e["cosine"]["norm_of_mean_unit_vector"],
-    }
-data_table = pd.DataFrame(rows).T.rename_axis(["encoder", "data", "generator"])
+data_table = study.data_table(data)
 display(data_table.round(3))
-print(f"Conditions read from {source_note}.")
-none_rows = data_table.xs("none", level="generator")
-glue("n_rows_large", int(data_table.xs(("dlib", REGIME_LABEL["large"], "none"))["rows"]), display=False)
-glue("n_ids_large", int(data_table.xs(("dlib", REGIME_LABEL["large"], "none"))["identities"]), display=False)
-glue("n_rows_small", int(data_table.xs(("dlib", REGIME_LABEL["small"], "none"))["rows"]), display=False)
-glue("n_ids_small", int(data_table.xs(("dlib", REGIME_LABEL["small"], "none"))["identities"]), display=False)
-for regime in ("large", "small"):
-    k = int(data_table.xs(("dlib", REGIME_LABEL[regime], "none"))["identities"])
-    glue(f"cand_pairs_{regime}", k * (k - 1) // 2, display=False)
-glue("dlib_mean_norm", float(none_rows.xs("dlib")["|mean unit vector|"].mean()), display=False)
-glue("sface_mean_norm", float(none_rows.xs("SFace")["|mean unit vector|"].mean()), display=False)
-glue("dlib_diff_raw", float(none_rows.xs("dlib")["cos diff raw"].mean()), display=False)
-glue("dlib_diff_centred", float(none_rows.xs("dlib")["cos diff centred"].mean()), display=False)
-glue("sface_diff_raw", float(none_rows.xs("SFace")["cos diff raw"].mean()), display=False)
-glue("dppix_fallbacks", int(data_table.xs("dp-pix", level="generator")["detector fallbacks"].sum()), display=False)
-glue("dppix_rows", int(data_table.xs("dp-pix", level="generator")["rows"].sum()), display=False)
-glue("donor_id", donor_info["image_id"], display=False)
-glue("donor_photos", int(len(donors["dlib"].labels)), display=False)
+print(f"Conditions read from {data.source_note}.")
+glue_all(study.data_numbers(data_table, data))
 
 # %% [markdown]
 # The large-$n$ regime has {glue:text}`n_ids_large` identities and {glue:text}`n_rows_large` rows,
@@ -218,15 +123,11 @@ glue("donor_photos", int(len(donors["dlib"].labels)), display=False)
 # the other 30% are the untouched test rows). The same numbers come from the command line:
 
 # %%
-settings = fs.audit_settings(len(CONDITIONS), seed=seed, **P["audit"])
+settings = study.audit_settings(len(study.CONDITIONS), seed=seed, **P["audit"])
 print("epsaudit audit data/<condition>.csv " + " ".join(settings.cli_args()))
-audits, audit_seconds = {}, {}
-for name in CONDITIONS:
-    t0 = time.perf_counter()
-    audits[name] = audit_condition(tables[name], settings, n_jobs=n_jobs)
-    audit_seconds[name] = time.perf_counter() - t0
-timings["audits (12 conditions)"] = sum(audit_seconds.values())
-print(f"audits: {timings['audits (12 conditions)']:.0f} s ({np.mean(list(audit_seconds.values())):.1f} s per condition)")
+audits, audit_seconds = study.run_audits(data.tables, settings, n_jobs=n_jobs)
+clock.add("audits (12 conditions)", sum(audit_seconds.values()))
+print(f"audits: {sum(audit_seconds.values()):.0f} s ({sum(audit_seconds.values()) / len(audits):.1f} s per condition)")
 
 # %% [markdown]
 # ## Table 2: the four routes on face embeddings
@@ -237,27 +138,9 @@ print(f"audits: {timings['audits (12 conditions)']:.0f} s ({np.mean(list(audit_s
 # None of these numbers is a confidence bound.
 
 # %%
-t2 = pd.DataFrame({label(n): fs.table2_row(audits[n]) for n in CONDITIONS}).T.rename_axis(["encoder", "data", "generator"])
-cols2 = ["pairs", "GaussMech", "KDE-LR a=0", "KDE-LR a=.01", "MMD-TV", "ROC-HT +inf", "ROC AUC"]
-paper2 = paper_values.TABLE2.assign(pairs=paper_values.TABLE2_PAIRS).rename_axis(["encoder", "data", "generator"])
-side2 = pd.concat({"ours: LFW, 128-D": t2[cols2], "paper 001: 512-D": paper2[cols2]}, names=["source"])
-display(side2.astype(float).round(3))
-t2 = t2.astype({c: float for c in t2.columns if c != "pairs"})
-kde_ratio = t2["KDE-LR a=0"] / t2["KDE-LR a=.01"]
-dim = tables[CONDITIONS[0]].dim
-for col, key, fmt in (("GaussMech", "gm", "{:.1f}"), ("KDE-LR a=0", "kde0", "{:,.0f}"), ("KDE-LR a=.01", "kde1", "{:,.0f}"),
-                      ("MMD-TV", "mmd", "{:.3f}"), ("ROC-HT +inf", "inf", "{:.0f}"), ("ROC AUC", "auc", "{:.3f}"),
-                      ("exact corners", "corners", "{:.0f}")):
-    for part, gen in (("", None), ("_none", "none"), ("_swap", "swap"), ("_dp", "dp-pix")):
-        rows_ = t2 if gen is None else t2.xs(gen, level="generator")
-        glue(f"t2_{key}{part}", span(rows_[col], fmt), display=False)
-glue("t2_pairs", int(t2["pairs"].min()), display=False)
-glue("dim", int(dim), display=False)
-glue("t2_kde1_per_coord", float((t2["KDE-LR a=.01"] / dim).median()), display=False)
-glue("paper_kde1_per_coord", float((paper_values.TABLE2["KDE-LR a=.01"] / 512).median()), display=False)
-glue("t2_gm_scaled", float(t2["GaussMech"].xs("swap", level="generator").median() * np.sqrt(512 / dim)), display=False)
-glue("t2_mmd500_max_none", float(t2.xs("none", level="generator")["MMD-TV max (500)"].max()), display=False)
-glue("t2_mmd500_max_count", int((t2["MMD-TV max (500)"] > 1).sum()), display=False)
+t2 = study.table2(audits)
+display(study.table2_comparison(t2))
+glue_all(study.table2_numbers(t2, data.dim))
 
 # %% [markdown]
 # **What carries over.** Every conclusion the paper draws from its Table 2 holds on LFW. The two
@@ -286,13 +169,13 @@ glue("t2_mmd500_max_count", int((t2["MMD-TV max (500)"] > 1).sum()), display=Fal
 # and {glue:text}`t2_corners_dp` for `dp-pix`.
 #
 # GaussMech and MMD-TV were also run on the first 500 pairs (the paper's prefix for these two
-# routes); their medians barely move. MMD-TV's maximum over the 500, the number paper 000 reports
-# for its bandwidth sweep, is in the last column: it exceeds one in {glue:text}`t2_mmd500_max_count`
+# routes); their medians barely move. MMD-TV's maximum over the 500, the number *Picture the
+# Epsilon* reports for its bandwidth sweep, is in the last column: it exceeds one in {glue:text}`t2_mmd500_max_count`
 # conditions (up to {glue:text}`t2_mmd500_max_none:.3f` for original photographs), where the paper
 # notes that every value it reports is below one.
 
 # %%
-display(t2[["pairs (500)", "GaussMech", "GaussMech (500)", "MMD-TV", "MMD-TV (500)", "MMD-TV max (500)"]].round(3))
+display(study.table2_500(t2))
 
 # %% [markdown]
 # ## Table 3: certificates on untouched test rows
@@ -305,44 +188,11 @@ display(t2[["pairs (500)", "GaussMech", "GaussMech (500)", "MMD-TV", "MMD-TV (50
 
 # %%
 family = settings.family_size
-alpha_family = bonferroni_alpha(family)
-glue("alpha60", alpha_family, display=False)
-glue("family", int(family), display=False)
-caps = pd.DataFrame({f"{family} certificates (ours)": fs.cap_table(range(3, 31), family),
-                     "40 certificates (paper)": fs.cap_table(range(3, 31), 40)}).rename_axis("test rows per identity")
-display(caps.loc[[3, 5, 6, 9, 10, 11, 12, 15, 20, 25, 30]].T.round(3))
-first_positive = int(caps.index[caps.iloc[:, 0] > 0][0])
-glue("first_positive_n", first_positive, display=False)
-glue("first_above_one_n", int(caps.index[caps.iloc[:, 0] > 1][0]) if (caps.iloc[:, 0] > 1).any() else 0, display=False)
-glue("cap30_ours", float(caps.iloc[:, 0].loc[30]), display=False)
-glue("cap30_paper", float(caps.iloc[:, 1].loc[30]), display=False)
-
-t3 = pd.DataFrame({label(n): fs.table3_row(audits[n]) for n in CONDITIONS}).T.rename_axis(["encoder", "data", "generator"])
-cols3 = ["n/class", "AUC", "Pos.", ">1", "eps_LB"]
-paper3 = paper_values.TABLE3.rename_axis(["encoder", "data", "generator"])
-side3 = pd.concat({"ours: LFW, 128-D": t3[cols3 + ["cap", "censored"]], "paper 001: 512-D": paper3[cols3]}, names=["source"])
-display(side3.astype(object).where(side3.notna(), "n/a"))
-large3 = t3.xs(REGIME_LABEL["large"], level="data", drop_level=False)
-small3 = t3.xs(REGIME_LABEL["small"], level="data", drop_level=False)
-certs = pd.concat([a.summary[a.summary.route == "roc_reserved"].assign(condition=n) for n, a in audits.items()])
-glue("n_certs", int(len(certs)), display=False)
-glue("pos_large", int(large3["Pos."].sum()), display=False)
-glue("above1_large", int(large3[">1"].sum()), display=False)
-glue("certs_large", int(large3["certificates"].sum()), display=False)
-glue("pos_small", int(small3["Pos."].sum()), display=False)
-glue("certs_small", int(small3["certificates"].sum()), display=False)
-glue("cert_max", float(certs["value"].max()), display=False)
-glue("n_test_small_max", int(certs[certs.condition.str.contains("_small_")][["n_test_a", "n_test_b"]].max().max()), display=False)
-large_tests = certs[certs.condition.str.contains("_large_")][["n_test_a", "n_test_b"]]
-glue("n_test_large_min", int(large_tests.min().min()), display=False)
-glue("n_test_large_max", int(large_tests.max().max()), display=False)
-large_sizes = tables["dlib_large_none"].rows_per_identity()
-glue("large_q1", int(large_sizes.quantile(0.25)), display=False)
-glue("large_q3", int(large_sizes.quantile(0.75)), display=False)
-glue("large_cap_rows", int(large_sizes.max()), display=False)
-glue("censored_total", int(t3["censored"].sum()), display=False)
-pos_dp, n_dp = int(t3.xs("dp-pix", level="generator")["Pos."].sum()), int(t3.xs("dp-pix", level="generator")["certificates"].sum())
-glue("dp_cert_phrase", f"{pos_dp} of {n_dp} certificates {'is' if pos_dp == 1 else 'are'} positive", display=False)
+caps = study.certificate_caps(family)
+display(study.cap_summary(caps))
+t3 = study.table3(audits)
+display(study.table3_comparison(t3))
+glue_all(study.table3_numbers(t3, caps, audits, data, family))
 
 # %% [markdown]
 # With {glue:text}`family` certificates at 95%, a zero-error test needs {glue:text}`first_positive_n`
@@ -370,7 +220,7 @@ glue("dp_cert_phrase", f"{pos_dp} of {n_dp} certificates {'is' if pos_dp == 1 el
 # certificate contradict nothing, and neither would a certificate above one.
 
 # %% [markdown]
-# ## Diagnostics (paper 000, Section 4)
+# ## Diagnostics (*Picture the Epsilon*, Section IV-D)
 #
 # ### Gaussianity of the residuals (GaussMech)
 #
@@ -380,28 +230,13 @@ glue("dp_cert_phrase", f"{pos_dp} of {n_dp} certificates {'is' if pos_dp == 1 el
 # most rejections.
 
 # %%
-t0 = time.perf_counter()
-groups = {n: tables[n].groups(min_rows=5) for n in CONDITIONS}
-shapiro = {n: dg.shapiro_wilk(groups[n], seed=seed) for n in CONDITIONS}
-sw = pd.DataFrame({label(n): {"residual rows": sum(len(g) for g in groups[n].values()),
-                              "rejections (p<1e-3)": int((shapiro[n].p_value < 1e-3).sum()),
-                              "coordinates": dim,
-                              "min W": float(shapiro[n].W.min())} for n in CONDITIONS}).T
-sw["fraction"] = sw["rejections (p<1e-3)"] / sw["coordinates"]
-sw.index.names = ["encoder", "data", "generator"]
-display(sw.round(3))
-worst = max(CONDITIONS, key=lambda n: (shapiro[n].p_value < 1e-3).sum())
-fig = plotting.faces.qq_panels(dg.pooled_residuals(groups[worst]), shapiro[worst]["coordinate"].head(4),
-                         title=f"Least Gaussian residual coordinates, {' / '.join(label(worst))}")
-plt.show()
-timings["Shapiro-Wilk"] = time.perf_counter() - t0
-D = paper_values.DIAGNOSTICS
-glue("sw_min", int(sw["rejections (p<1e-3)"].min()), display=False)
-glue("sw_max", int(sw["rejections (p<1e-3)"].max()), display=False)
-glue("sw_frac_max", float(sw["fraction"].max()), display=False)
-glue("sw_paper_frac_min", D["shapiro_rejections_min"] / D["shapiro_dimensions"], display=False)
-glue("sw_worst", " / ".join(label(worst)), display=False)
-glue("sw_rows_max", int(sw["residual rows"].max()), display=False)
+with clock("Shapiro-Wilk"):
+    groups = study.condition_groups(data.tables)
+    sw, shapiro = study.shapiro_study(groups, data.dim, seed=seed)
+    display(sw.round(3))
+    fig = plotting.faces.qq_panels(**study.qq_data(groups, shapiro))
+    plt.show()
+glue_all(study.shapiro_numbers(sw, shapiro))
 
 # %% [markdown]
 # Gaussianity is rejected on {glue:text}`sw_min`-{glue:text}`sw_max` of {glue:text}`dim` coordinates
@@ -417,51 +252,16 @@ glue("sw_rows_max", int(sw["residual rows"].max()), display=False)
 # ### KDE-LR's smoothing weight, MMD-TV's bandwidth and the classifier witness
 
 # %%
-t0 = time.perf_counter()
-pair_lists = {n: identity_pairs(groups[n], seed=seed) for n in CONDITIONS}
-# the paper's scales 0.5-2; where the maximum peaks at an edge scale, up to two more scales beyond it
-sweep = {n: dg.bandwidth_sweep(groups[n], pair_lists[n][:settings.pairs], widen=2, n_jobs=n_jobs) for n in CONDITIONS}
-paper_scales = {n: sweep[n][~sweep[n]["added"]] for n in CONDITIONS}
-sweep_max = pd.DataFrame({label(n): paper_scales[n].set_index("bandwidth_scale")["max"] for n in CONDITIONS}).T
-sweep_max.columns = [f"{s:g} x median" for s in sweep_max.columns]
-paper_sweep = pd.DataFrame([D["bandwidth_max_facefusion"], D["bandwidth_max_instantid"]], columns=sweep_max.columns,
-                           index=pd.MultiIndex.from_tuples([("ArcFace", "VGGFace2", "FF"), ("ArcFace", "VGGFace2", "ID")]))
-side_sweep = pd.concat({"ours": sweep_max, "paper 000": paper_sweep}, names=["source", "encoder", "data", "generator"])
-display(side_sweep.round(3))
-# edge status of the peak: on the paper's scales, and after widening
-sweep_rec = {n: (dg.bandwidth_sweep_record(paper_scales[n]), dg.bandwidth_sweep_record(sweep[n])) for n in CONDITIONS}
-sweep_edges = pd.DataFrame({label(n): {"peak (paper's scales)": a.chosen, "edge (paper's scales)": a.edge,
-                                       "scales added": ", ".join(f"{s:g}" for s in b.grid if s not in a.grid) or "none",
-                                       "peak after widening": b.chosen, "edge after widening": b.edge,
-                                       "max at peak": round(b.best_score, 3)}
-                            for n, (a, b) in sweep_rec.items()}).T
-sweep_edges.index.names = ["encoder", "data", "generator"]
-display(sweep_edges)
-witness = pd.DataFrame({label(n): dg.witness_gap(audits[n].per_pair) for n in CONDITIONS}).T
-witness["KDE-LR ratio a=0 / a=.01"] = kde_ratio
-witness.index.names = ["encoder", "data", "generator"]
-# "n/a": MMD is zero on every pair of the condition, so the ratio is undefined
-display(witness[["pairs", "mean_tv_witness", "mean_half_mmd", "mean_ratio", "KDE-LR ratio a=0 / a=.01"]]
-        .astype(float).round(3).astype(object).where(lambda f: f.notna(), "n/a"))
-timings["bandwidth sweep and witness"] = time.perf_counter() - t0
-best_scale = sweep_max.idxmax(axis=1)
-glue("sweep_best_075", int((best_scale == "0.75 x median").sum()), display=False)
-glue("sweep_best_05", int((best_scale == "0.5 x median").sum()), display=False)
-glue("sweep_min_positive", float(sweep_max.min().min()), display=False)
-edge_before = sweep_edges[sweep_edges["edge (paper's scales)"] != "interior"]
-glue("sweep_n_edge", len(edge_before), display=False)
-glue("sweep_n_edge_fixed", int((edge_before["edge after widening"] == "interior").sum()), display=False)
-still = sweep_edges[sweep_edges["edge after widening"] != "interior"]
-glue("sweep_still_phrase", "in none of them" if still.empty else "in " + "; ".join(
-    f"{' / '.join(map(str, idx))} (peak at {r['peak after widening']:g}, the {r['edge after widening']} edge)"
-    for idx, r in still.iterrows()), display=False)
-glue("kde_ratio_min", float(kde_ratio.min()), display=False)
-glue("kde_ratio_max", float(kde_ratio.max()), display=False)
-glue("witness_ratio_min", float(witness["mean_ratio"].min()), display=False)
-glue("witness_ratio_max", float(witness["mean_ratio"].max()), display=False)
-glue("witness_tv_min", float(witness["mean_tv_witness"].min()), display=False)
-glue("witness_tv_max", float(witness["mean_tv_witness"].max()), display=False)
-glue("n_conditions", len(CONDITIONS), display=False)
+with clock("bandwidth sweep and witness"):
+    pair_lists = study.pair_lists(groups, seed=seed)
+    # the paper's scales 0.5-2; where the maximum peaks at an edge scale, up to two more scales beyond it
+    bandwidth = study.bandwidth_study(groups, pair_lists, settings.pairs, widen=2, n_jobs=n_jobs)
+    display(bandwidth.comparison())
+    display(bandwidth.edges())  # edge status of the peak: on the paper's scales, and after widening
+    witness = study.witness_table(audits, t2)
+    display(study.rounded(witness))  # "n/a": MMD is zero on every pair of the condition, so the ratio is undefined
+glue_all(bandwidth.numbers())
+glue_all(study.witness_numbers(witness))
 
 # %% [markdown]
 # **KDE-LR.** The ratio of the $\alpha = 0$ to the $\alpha = 0.01$ median is
@@ -476,7 +276,7 @@ glue("n_conditions", len(CONDITIONS), display=False)
 # throughout (smallest maximum {glue:text}`sweep_min_positive:.3f`). A peak at $0.5\,\sigma^\star$ sits at
 # the edge of the swept scales, where the sweep has not found the peak: a smaller bandwidth might
 # give a larger value. The second table records the edge status of every peak
-# (`epsaudit.diagnostics.bandwidth_sweep_record`) and, where the peak sat at an edge, adds up to two
+# (`epsaudit.studies.face_study.diagnostics.bandwidth_sweep_record`) and, where the peak sat at an edge, adds up to two
 # scales beyond it (halving, or doubling, the outermost one). {glue:text}`sweep_n_edge` conditions
 # peaked at an edge of the paper's scales; after widening {glue:text}`sweep_n_edge_fixed` of them peak
 # inside the swept range, and the peak is still at an edge {glue:text}`sweep_still_phrase`. Either way
@@ -504,62 +304,9 @@ glue("n_conditions", len(CONDITIONS), display=False)
 # first {glue:text}`perm_pairs` pairs of each condition, as in the paper.
 
 # %%
-t0 = time.perf_counter()
-rf = {n: dg.classifier_sensitivity(groups[n], pair_lists[n][:P["rf_pairs"]], seed=seed, n_jobs=n_jobs) for n in CONDITIONS}
-timings["random forest"] = time.perf_counter() - t0
-t0 = time.perf_counter()
-split = {n: dg.split_half_controls(groups[n], permutations=P["split_permutations"], seed=seed, n_jobs=n_jobs)
-         for n in CONDITIONS}
-timings["split-half controls"] = time.perf_counter() - t0
-t0 = time.perf_counter()
-perm = {n: np.array([r.details["p_value"] for r in mmd_tv_pairs(groups[n], pair_lists[n][:P["perm_pairs"]],
-                                                                  permutations=P["permutations"], seed=seed, n_jobs=n_jobs)])
-        for n in CONDITIONS}
-timings["permutation tests"] = time.perf_counter() - t0
-p_floor = 1 / (P["permutations"] + 1)
-checks = pd.DataFrame({label(n): {
-    "RF pairs": len(rf[n]), "AUC logistic": rf[n]["auc_logistic"].mean(), "AUC forest": rf[n]["auc_alternative"].mean(),
-    "logistic - forest": rf[n]["difference"].mean(),
-    "split-half controls": split[n]["controls"], "split MMD rejections": split[n]["mmd_rejections"],
-    "split mean MMD2_u": split[n]["mean_mmd2_u"], "split mean AUC": split[n]["mean_auc"],
-    "split exact corners": split[n]["exact_corners"], "split +inf": split[n]["infinite_roc"],
-    "perm tests": len(perm[n]), "perm reject 0.05": int((perm[n] <= 0.05).sum()),
-    "perm at floor": int(np.isclose(perm[n], p_floor).sum()),
-} for n in CONDITIONS}).T
-checks.index.names = ["encoder", "data", "generator"]
+checks = study.robustness_checks(groups, pair_lists, P, seed=seed, n_jobs=n_jobs, clock=clock)
 display(checks.astype(float).round(3))
-glue("rf_pairs", int(P["rf_pairs"]), display=False)
-rf_per_pair = timings["random forest"] / sum(len(v) for v in rf.values())
-glue("rf_per_pair", rf_per_pair, display=False)
-glue("rf_full_minutes", rf_per_pair * settings.roc_pairs * len(CONDITIONS) / 60, display=False)
-glue("split_perm", int(P["split_permutations"]), display=False)
-glue("perm_b", int(P["permutations"]), display=False)
-glue("perm_pairs", int(P["perm_pairs"]), display=False)
-glue("rf_diff_min", float(checks["logistic - forest"].min()), display=False)
-glue("rf_diff_max", float(checks["logistic - forest"].max()), display=False)
-rf_dp = checks.xs("dp-pix", level="generator")["logistic - forest"]
-glue("rf_diff_dp_min", float(rf_dp.min()), display=False)
-glue("rf_diff_dp_max", float(rf_dp.max()), display=False)
-rf_rest = checks.drop("dp-pix", level="generator")["logistic - forest"]
-glue("rf_diff_rest_max_abs", float(rf_rest.abs().max()), display=False)
-glue("split_controls", int(checks["split-half controls"].sum()), display=False)
-glue("split_rejections", int(checks["split MMD rejections"].sum()), display=False)
-glue("split_rate", float(checks["split MMD rejections"].sum() / checks["split-half controls"].sum()), display=False)
-glue("split_auc_min", float(checks["split mean AUC"].min()), display=False)
-glue("split_auc_max", float(checks["split mean AUC"].max()), display=False)
-glue("split_corners", int(checks["split exact corners"].sum()), display=False)
-glue("split_inf", int(checks["split +inf"].sum()), display=False)
-glue("split_worst_rate", float((checks["split MMD rejections"] / checks["split-half controls"]).max()), display=False)
-split_rate_by = checks["split MMD rejections"] / checks["split-half controls"]
-glue("split_worst", " / ".join(split_rate_by.idxmax()), display=False)
-glue("perm_tests", int(checks["perm tests"].sum()), display=False)
-glue("perm_reject", int(checks["perm reject 0.05"].sum()), display=False)
-glue("perm_floor", int(checks["perm at floor"].sum()), display=False)
-perm_dp = checks.xs("dp-pix", level="generator")
-glue("perm_reject_dp", int(perm_dp["perm reject 0.05"].sum()), display=False)
-glue("perm_tests_dp", int(perm_dp["perm tests"].sum()), display=False)
-glue("p_floor", p_floor, display=False)
-glue("perm_needed", int(np.ceil(checks["perm tests"].sum() / 0.05)), display=False)
+glue_all(study.robustness_numbers(checks, P, settings, clock.seconds["random forest"]))
 
 # %% [markdown]
 # **Classifier sensitivity.** Outside `dp-pix` the two classifiers' mean AUCs agree to within
@@ -591,7 +338,7 @@ glue("perm_needed", int(np.ceil(checks["perm tests"].sum() / 0.05)), display=Fal
 # ($0.05/${glue:text}`perm_pairs`) the floor suffices.
 
 # %% [markdown]
-# ## Membership inference on the swaps (paper 002)
+# ## Membership inference on the swaps (the face-swap operator paper, Section V)
 #
 # For each encoder, every swap of the large-$n$ regime is scored against three galleries by the
 # cosine similarity of its embedding to each photograph, aggregated by the median (and the max): its
@@ -609,83 +356,27 @@ glue("perm_needed", int(np.ceil(checks["perm tests"].sum() / 0.05)), display=Fal
 # **The donor gallery has one photograph.** The swap's donor, {glue:text}`donor_id`, was drawn from
 # identities with at most 9 photographs (outside both regimes), and this identity has
 # {glue:text}`donor_photos` in LFW. Its gallery (`data/<encoder>_donor_none.csv`) is therefore the
-# donor image itself, the very image swapped in, not "other photographs of the donor" as in paper
-# 002, and the donor scores below are an upper reference for donor transfer, not a like-for-like
+# donor image itself, the very image swapped in, not "other photographs of the donor" as in the
+# face-swap operator paper, and the donor scores below are an upper reference for donor transfer, not a like-for-like
 # comparison.
 
 # %%
-t0 = time.perf_counter()
-MATCHED = 10
-mia, mia_matched = {}, {}
-for enc in fs.ENCODERS:
-    args = (tables[f"{enc}_large_swap"], tables[f"{enc}_large_none"], tables[f"{enc}_small_none"], donors[enc].embeddings)
-    mia[enc] = fs.swap_membership(*args, seed=seed)
-    mia_matched[enc] = fs.swap_membership(*args, seed=seed, gallery_size=MATCHED)
-timings["membership inference"] = time.perf_counter() - t0
-glue("matched", MATCHED, display=False)
-sizes = pd.concat([mia[e].scores for e in fs.ENCODERS])
-for col, key in (("n_target", "t"), ("n_non_member", "n")):
-    glue(f"gal_{key}_min", int(sizes[col].min()), display=False)
-    glue(f"gal_{key}_max", int(sizes[col].max()), display=False)
-parts = {}
-for enc in fs.ENCODERS:
-    for galleries, m in (("full", mia[enc]), (f"{MATCHED} per gallery", mia_matched[enc])):
-        s = m.summary()
-        s["AUC (raw cosines)"] = [m.metrics(a, raw=True)["auc"] if a == "median" else np.nan for a in s.index]
-        parts[(ENCODER_LABEL[enc], galleries)] = s
-mia_table = pd.concat(parts, names=["encoder", "galleries"])
-pct = ["TPR @ FPR<=1%", "TPR @ FPR<=0.1%", "max balanced accuracy"]
-ours_i = (mia_table[pct] * 100).rename(columns=lambda c: c + " (%)")
-# "n/a": raw-cosine AUC is reported for median aggregation only
-display(pd.concat([ours_i, mia_table[["AUC", "AUC (raw cosines)", "CMC rank-1", "CMC rank-5"]]], axis=1)
-        .astype(float).round(3).astype(object).where(lambda f: f.notna(), "n/a"))
-paper_i = paper_values.MIA_TABLE_I_FACEFUSION.T
-paper_i.index.names = ["recognizer", "aggregate"]
-print("Paper 002, Table I, FaceFusion (VGGFace2, 947 swaps):")
-display(paper_i)
-scores_t = pd.concat({ENCODER_LABEL[e]: mia[e].summary()[["mean target", "mean non-member", "mean donor", "donor > target"]]
-                      .assign(**{"mean genuine (before the swap)": mia[e].scores["genuine_median"].mean()})
-                      for e in fs.ENCODERS}, names=["encoder"])
-display(scores_t.astype(float).round(3))
+with clock("membership inference"):
+    membership = study.membership_inference(data.tables, data.donors, seed=seed)
+display(study.rounded(membership.table()))  # "n/a": raw-cosine AUC is reported for median aggregation only
+print("Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization, Table I, "
+      "FaceFusion (VGGFace2, 947 swaps):")
+display(study.paper_table_i())
+display(membership.score_table())
 
 # %%
-panels = {}
-for enc in fs.ENCODERS:
-    m, s = mia[enc], mia[enc].scores
-    panels[f"{ENCODER_LABEL[enc]}, swap, {REGIME_LABEL['large']}"] = {
-        "scores": s, "auc": {a: m.metrics(a)["auc"] for a in ("median", "max")},
-        "roc": {a: fs.roc_curve_points(s[f"target_{a}"], s[f"non_member_{a}"]) for a in ("median", "max")}}
-fig = plotting.faces.membership_figure(panels)
+fig = plotting.faces.membership_figure(membership.panels())
 plt.show()
-M = paper_values.MIA
-for enc in fs.ENCODERS:
-    s = parts[(ENCODER_LABEL[enc], "full")]
-    sm = parts[(ENCODER_LABEL[enc], f"{MATCHED} per gallery")]
-    sc = scores_t.loc[ENCODER_LABEL[enc]]
-    for agg in ("median", "max"):
-        glue(f"mia_{enc}_auc_{agg}", float(s.loc[agg, "AUC"]), display=False)
-        glue(f"mia_{enc}_tpr1_{agg}", float(s.loc[agg, "TPR @ FPR<=1%"]), display=False)
-        glue(f"mia_{enc}_tpr01_{agg}", float(s.loc[agg, "TPR @ FPR<=0.1%"]), display=False)
-        glue(f"mia_{enc}_r1_{agg}", float(s.loc[agg, "CMC rank-1"]), display=False)
-        glue(f"mia_{enc}_r5_{agg}", float(s.loc[agg, "CMC rank-5"]), display=False)
-        glue(f"mia_{enc}_matched_auc_{agg}", float(sm.loc[agg, "AUC"]), display=False)
-        glue(f"mia_{enc}_matched_tpr01_{agg}", float(sm.loc[agg, "TPR @ FPR<=0.1%"]), display=False)
-    glue(f"mia_{enc}_raw_auc", float(s.loc["median", "AUC (raw cosines)"]), display=False)
-    glue(f"mia_{enc}_genuine", float(sc.loc["median", "mean genuine (before the swap)"]), display=False)
-    glue(f"mia_{enc}_target", float(sc.loc["median", "mean target"]), display=False)
-    glue(f"mia_{enc}_nonmember", float(sc.loc["median", "mean non-member"]), display=False)
-    glue(f"mia_{enc}_donor", float(sc.loc["median", "mean donor"]), display=False)
-    glue(f"mia_{enc}_donor_wins", float(sc.loc["median", "donor > target"]), display=False)
-    glue(f"mia_{enc}_drop", float(1 - sc.loc["median", "mean target"] / sc.loc["median", "mean genuine (before the swap)"]),
-         display=False)
-glue("mia_swaps", int(mia["dlib"].scores.shape[0]), display=False)
-glue("mia_candidates", int(mia["dlib"].candidates), display=False)
-glue("mia_chance_r1", 1 / mia["dlib"].candidates, display=False)
-glue("paper_drop", 1 - M["facefusion_target_swap"] / M["facefusion_target_genuine"], display=False)
+glue_all(membership.numbers())
 
 # %% [markdown]
 # **What carries over.** A single swap suppresses the target's similarity but does not erase it, and
-# a thresholding adversary exploits what is left, exactly paper 002's finding. Over
+# a thresholding adversary exploits what is left, exactly the face-swap operator paper's finding. Over
 # {glue:text}`mia_swaps` swaps, the mean target score falls from {glue:text}`mia_dlib_genuine:.3f`
 # (a genuine photograph against its own gallery) to {glue:text}`mia_dlib_target:.3f` under dlib and
 # from {glue:text}`mia_sface_genuine:.3f` to {glue:text}`mia_sface_target:.3f` under SFace, by
@@ -710,7 +401,7 @@ glue("paper_drop", 1 - M["facefusion_target_swap"] / M["facefusion_target_genuin
 # ({glue:text}`mia_dlib_donor_wins:.0%` of swaps score higher against the donor than against their
 # target), if less so than the paper's five anonymising tools (over 93%). Under SFace only
 # {glue:text}`mia_sface_donor_wins:.0%` do: SFace evidently reads identity largely from what the warp
-# keeps of the target (face outline, landmark geometry, skin tone after blending), so by paper 002's working
+# keeps of the target (face outline, landmark geometry, skin tone after blending), so by that paper's working
 # definition this swap fails as an anonymiser for SFace, like DiffSwap and FaceShifter there, and its
 # near-perfect membership numbers belong beside those two tools (DiffSwap: 96.7% TPR at 1% FPR), not
 # beside FaceFusion. (The one-photograph donor gallery inflates donor scores, so these fractions
@@ -720,7 +411,7 @@ glue("paper_drop", 1 - M["facefusion_target_swap"] / M["facefusion_target_genuin
 # drops to {glue:text}`mia_dlib_matched_auc_max:.3f` and median aggregation is the stronger attack
 # at FPR $\le 0.1\%$ ({glue:text}`mia_dlib_matched_tpr01_median:.1%` against
 # {glue:text}`mia_dlib_matched_tpr01_max:.1%`), as in the paper. Finally, non-members here are LFW
-# identities with fewer photographs, not matched to the targets; paper 002's harder, attribute-matched
+# identities with fewer photographs, not matched to the targets; that paper's harder, attribute-matched
 # non-members raised the baseline without removing the gap, which we do not test.
 
 # %% [markdown]
@@ -730,32 +421,28 @@ glue("paper_drop", 1 - M["facefusion_target_swap"] / M["facefusion_target_genuin
 # (recomputed from the photographs; the generator is deterministic, so these are the encoded images).
 
 # %%
-t0 = time.perf_counter()
-if HAVE_IMAGES:
-    triplets = fs.example_triplets(tables["sface_large_swap"], donor_info["image_id"], k=P["examples"], seed=seed)
-    fig = plotting.faces.image_triplets(triplets)
-    plt.show()
-else:
-    display(Markdown("*The LFW images are not available on this machine (`data/lfw/images`; `make data-link`), so the "
-                     "example figure is not drawn. Every number of this chapter comes from the committed embedding "
-                     "tables.*"))
-timings["examples"] = time.perf_counter() - t0
+with clock("examples"):
+    if data.images:
+        triplets = study.example_triplets(data.tables["sface_large_swap"], data.donor_id, k=P["examples"], seed=seed)
+        fig = plotting.faces.image_triplets(triplets)
+        plt.show()
+    else:
+        display(Markdown("*The LFW images are not available on this machine (`data/lfw/images`; `make data-link`), so "
+                         "the example figure is not drawn. Every number of this chapter comes from the committed "
+                         "embedding tables.*"))
 
 # %% [markdown]
 # The swap keeps the target's hair, pose, outline and lighting and replaces the inner face with the
 # donor's, warped to the target's landmarks: exactly the attributes that the donor-retaining tools of
-# paper 002 also preserve, and through which target identity leaks.
+# the face-swap operator paper also preserve, and through which target identity leaks.
 #
 # ## Timing
 
 # %%
-elapsed = time.perf_counter() - started
-timing = pd.Series(timings, name="seconds").round(1)
-timing["notebook total"] = round(elapsed, 1)
-display(timing.to_frame())
-glue("elapsed_minutes", elapsed / 60, display=False)
-glue("audit_seconds", float(np.mean(list(audit_seconds.values()))), display=False)
-glue("rf_seconds", float(timings["random forest"]), display=False)
+display(clock.table())
+glue("elapsed_minutes", clock.elapsed / 60, display=False)
+glue("audit_seconds", float(sum(audit_seconds.values()) / len(audit_seconds)), display=False)
+glue("rf_seconds", float(clock.seconds["random forest"]), display=False)
 
 # %% [markdown]
 # Each condition's audit took {glue:text}`audit_seconds:.1f` s on average (two workers); the random
@@ -763,5 +450,4 @@ glue("rf_seconds", float(timings["random forest"]), display=False)
 # {glue:text}`elapsed_minutes:.1f` minutes.
 
 # %%
-if smoke_dir is not None:  # the smoke profile's generated tables are not kept
-    smoke_dir.cleanup()
+data.close()  # the smoke profile's generated tables are not kept

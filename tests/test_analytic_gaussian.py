@@ -1,4 +1,4 @@
-"""The analytic Gaussian mechanism in ``epsaudit.bounds`` (Balle & Wang 2018; SPEC section 3).
+"""The analytic Gaussian mechanism in ``epsaudit.bounds`` (Balle & Wang 2018).
 
 ``gaussian_delta`` is checked against direct numerical integration of the hockey-stick divergence
 of P = N(mu, 1) from Q = N(0, 1); ``gaussian_epsilon`` and ``gaussian_mu_for_epsilon`` against

@@ -1,18 +1,19 @@
-"""The cascade analysis (paper 002, Sections VI-VIII): loading and verifying the corpora, scores on a
-hand-computed gallery, recovery of a known affine operator from a synthetic corpus written in the
-on-disk schema of :mod:`epsaudit.faces.corpora`, model predictions, verdict rules, extrapolation."""
+"""Chapter 4's study (*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*,
+Sections VI-VIII): loading and verifying the corpora, scores on a hand-computed gallery, recovery of a
+known affine operator from a synthetic corpus written in the on-disk format of
+:mod:`epsaudit.corpora`, model predictions, verdict rules, extrapolation."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit import cascade as cs
-from epsaudit.data import sha256_file
+from epsaudit import corpora as fmt
+from epsaudit.operator import AffineOperator
+from epsaudit.studies import cascade as cs
 
 # -------------------------------------------------------------------------------------------------
 # writing a corpus in the on-disk schema
@@ -25,27 +26,15 @@ def _embedding_frame(keys: dict, vectors: np.ndarray, path: str = "hog") -> pd.D
     return pd.concat([frame, vec], axis=1)
 
 
-def write_manifest(folder: Path, design: dict) -> None:
-    files = {}
-    for p in sorted(folder.iterdir()):
-        if p.suffix in (".parquet", ".csv"):
-            rows = len(pd.read_parquet(p)) if p.suffix == ".parquet" else len(pd.read_csv(p))
-            files[p.name] = {"sha256": sha256_file(p), "bytes": p.stat().st_size, "rows": rows}
-    (folder / cs.MANIFEST).write_text(json.dumps({"manifest_version": 1, "files": files, "design": design,
-                                                  "run": {}}, indent=1))
-
-
 def write_corpus(folder: Path, frames: dict[str, pd.DataFrame], passes: int, encoder: str = "dlib",
                  lost: list | None = None) -> Path:
     """Write ``originals``, ``cascade``, ``operator`` (parquet) and ``chains``, ``galleries``,
-    ``triplets`` (CSV) with a manifest holding their SHA-256."""
+    ``triplets`` (CSV) with a manifest holding their SHA-256, by the format module's writers."""
     folder.mkdir(parents=True, exist_ok=True)
-    for key in ("originals", "cascade", "operator"):
-        frames[key].to_parquet(folder / f"{encoder}_{key}.parquet", index=False)
-    frames["chains"].to_csv(folder / "cascade_chains.csv", index=False)
-    frames["galleries"].to_csv(folder / "cascade_galleries.csv", index=False)
-    frames["triplets"].to_csv(folder / "operator_triplets.csv", index=False)
-    write_manifest(folder, {"cascade": {"passes": passes, "lost": lost or []}})
+    for key in fmt.EMBEDDING_KINDS:
+        fmt.write_embedding_table(folder, encoder, key, frames[key])
+    fmt.write_designs(folder, chains=frames["chains"], galleries=frames["galleries"], triplets=frames["triplets"])
+    fmt.write_manifest(folder, {"cascade": {"passes": passes, "lost": lost or []}}, {})
     return folder
 
 
@@ -358,7 +347,7 @@ def test_verdict_sensitivity_over_the_penalty_range():
 def test_residual_checks_see_anisotropy_and_target_leaks():
     rng = np.random.default_rng(3)
     dim, n = 6, 600
-    op = cs.AffineOperator(A=np.zeros((dim, dim)), B=np.zeros((dim, dim)), c=np.zeros(dim),
+    op = AffineOperator(A=np.zeros((dim, dim)), B=np.zeros((dim, dim)), c=np.zeros(dim),
                            residual_cov=np.eye(dim), alpha=0.0)
     d, t = rng.normal(size=(n, dim)), rng.normal(size=(n, dim))
     iso = cs.residual_checks(op, d, t, rng.normal(size=(n, dim)))
@@ -408,10 +397,10 @@ def test_dominant_subspace_handles_complex_pairs():
     B = np.zeros((4, 4))
     B[:2, :2] = rot
     B[2, 2], B[3, 3] = 0.5, 0.2
-    q = cs._dominant_subspace(B, 1)  # the cut falls inside the complex pair: both are kept
+    q = cs.dominant_subspace(B, 1)  # the cut falls inside the complex pair: both are kept
     assert q.shape == (4, 2)
     np.testing.assert_allclose(np.abs(q[2:]), 0, atol=1e-12)
-    q = cs._dominant_subspace(B, 3)
+    q = cs.dominant_subspace(B, 3)
     np.testing.assert_allclose(q.T @ q, np.eye(3), atol=1e-12)
     np.testing.assert_allclose(q[3], 0, atol=1e-12)
 
@@ -468,7 +457,7 @@ def test_prediction_verdicts_on_hand_made_inputs():
 def test_passes_to_excess():
     assert cs.passes_to_excess(0.05, 5, 0.9) == 21  # 0.05 * 0.9**16 = 0.00926 < 0.01 <= 0.05 * 0.9**15
     assert 0.05 * 0.9**16 < 0.01 <= 0.05 * 0.9**15
-    assert cs.passes_to_excess(0.041, 5, 0.893) == 18  # paper 002: "~18-20 passes"
+    assert cs.passes_to_excess(0.041, 5, 0.893) == 18  # Toward Interpretable Privacy Guarantees: "~18-20 passes"
     assert cs.passes_to_excess(0.005, 5, 0.9) == 5
     assert cs.passes_to_excess(0.02, 0, 0.5) == 2  # 0.02 * 0.5 = 0.01 is not below 0.01
     for excess, rate in ((0.3, 0.7), (0.011, 0.99), (1.0, 0.1)):

@@ -10,12 +10,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from epsaudit import corpora as fmt
 from epsaudit.data import sha256_file
 from epsaudit.faces import corpora as cp
 from epsaudit.faces import images as img
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPORA = ROOT / "data" / cp.CORPORA_DIR
+CORPORA = ROOT / "data" / fmt.CORPORA_DIR
 DONOR_COLS = [f"donor_{k}" for k in range(1, 6)]
 
 
@@ -76,6 +77,24 @@ def test_operator_design_is_identity_disjoint():
     assert len(photos) <= 200
 
 
+def test_format_writer_and_reader_agree(tmp_path):
+    """The builder writes through epsaudit.corpora; what it writes, load_corpora reads back."""
+    frame = fmt.embedding_frame([{"variant": "hull", "triplet": 0}], [np.arange(1.0, 129.0)], ["hog"])
+    assert frame[fmt.embedding_columns()].dtypes.eq(np.float32).all() and list(frame.columns[:3]) == [
+        "variant", "triplet", "path"]
+    path = fmt.write_embedding_table(tmp_path, "dlib", "operator", frame)
+    pd.testing.assert_frame_equal(pd.read_parquet(path), frame)
+    with pytest.raises(ValueError, match="expected dimension 128"):
+        fmt.embedding_frame([{"image_id": "A"}], [[1.0, 2.0]], ["hog"])
+    with pytest.raises(ValueError, match="missing column"):
+        fmt.write_embedding_table(tmp_path, "dlib", "cascade", frame)
+    folder = fmt.example_corpora(tmp_path / "example")
+    doc = json.loads((folder / fmt.MANIFEST).read_text(encoding="utf-8"))
+    assert sorted(doc["files"]) == sorted(p.name for p in folder.iterdir() if p.suffix in (".csv", ".parquet"))
+    corpora = fmt.load_corpora("dlib", folder)
+    assert corpora.passes == 1 and corpora.dim == 3 and corpora.embedding_columns == ["e0", "e1", "e2"]
+
+
 needs_images = pytest.mark.skipif(not img.images_available(),
                                   reason="LFW images absent (data/lfw/images; run `make data-link`)")
 
@@ -85,12 +104,12 @@ def test_smoke_build_writes_every_table(tmp_path):
     pytest.importorskip("dlib")
     doc = cp.build_corpora(tmp_path, max_identities=2, chains_per_identity=1, passes=2, gallery_size=3,
                            train_triplets=12, test_triplets=4, n_jobs=2, progress=False)
-    out = tmp_path / cp.CORPORA_DIR
+    out = tmp_path / fmt.CORPORA_DIR
     for name, entry in doc["files"].items():
         assert sha256_file(out / name) == entry["sha256"]
     casc = pd.read_parquet(out / "dlib_cascade.parquet")
     assert casc.groupby(["variant", "chain"]).size().eq(2).sum() == 2 * 2 - sum(doc["design"]["cascade"]["lost_chains"].values())
-    assert casc[cp.embedding_columns()].dtypes.eq(np.float32).all()
+    assert casc[fmt.embedding_columns()].dtypes.eq(np.float32).all()
     op = pd.read_parquet(out / "sface_operator.parquet")
     assert len(op) == 2 * 16 and set(op.variant) == {"hull", "inner"}
     # the chain re-rendered from its design row gives the stored embedding exactly (deterministic swaps)
@@ -100,7 +119,7 @@ def test_smoke_build_writes_every_table(tmp_path):
     images, donors = cp.render_chain(chain.to_dict(), "inner")
     stored = casc[(casc.variant == "inner") & (casc.chain == chain["chain"])].sort_values("pass")
     assert len(images) == 3 and len(donors) == 2
-    np.testing.assert_array_equal(DlibEncoder().encode(images[-1]), stored[cp.embedding_columns()].to_numpy()[-1])
+    np.testing.assert_array_equal(DlibEncoder().encode(images[-1]), stored[fmt.embedding_columns()].to_numpy()[-1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -108,7 +127,7 @@ def test_smoke_build_writes_every_table(tmp_path):
 
 
 def _manifest():
-    return json.loads((CORPORA / "corpora_manifest.json").read_text(encoding="utf-8"))
+    return json.loads((CORPORA / fmt.MANIFEST).read_text(encoding="utf-8"))
 
 
 def test_committed_corpora_match_their_manifest_and_fit_the_budget():

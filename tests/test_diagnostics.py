@@ -1,10 +1,11 @@
-"""Diagnostics: Shapiro-Wilk counts, bandwidth sweep, witness gap, classifier sensitivity, split-half controls."""
+"""Chapter 3 diagnostics: Shapiro-Wilk counts, bandwidth sweep, witness gap, classifier sensitivity, split-half
+controls."""
 
 import numpy as np
 import pytest
 
 from epsaudit.audits import audit_pairs
-from epsaudit.diagnostics import (
+from epsaudit.studies.face_study.diagnostics import (
     bandwidth_sweep,
     classifier_sensitivity,
     pooled_residuals,
@@ -117,7 +118,7 @@ def test_widen_log_grid_keeps_the_spacing():
 
 
 def test_bandwidth_sweep_edge_flag_and_widening():
-    from epsaudit.diagnostics import bandwidth_sweep_record
+    from epsaudit.studies.face_study.diagnostics import bandwidth_sweep_record
 
     rng = np.random.default_rng(0)
     groups = {i: rng.normal(size=(30, 12)) + rng.normal(size=12) for i in range(4)}

@@ -1,6 +1,7 @@
-"""The face case study (notebook 03): ``epsaudit audit`` on a committed condition reproduces the
-numbers the notebook computes; the study's settings map onto CLI flags; the committed data and the
-donor gallery; the membership-inference protocol on synthetic tables; the Table 2/3 rows."""
+"""The face case study (chapter 3, :mod:`epsaudit.studies.face_study`): ``epsaudit audit`` on a
+committed condition reproduces the numbers the chapter computes; the study's settings map onto CLI
+flags; the committed data and the donor gallery; the membership-inference protocol on synthetic
+tables; the Table 2/3 rows; the chapter's profiles."""
 
 from __future__ import annotations
 
@@ -12,18 +13,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit.settings import AuditSettings, SettingsError
-
-from epsaudit import face_study as fs
 from epsaudit.cli import build_parser, main
 from epsaudit.condition import audit_condition
 from epsaudit.data import EmbeddingTable, load_embeddings, sha256_file, verify_manifest
 from epsaudit.faces import images as img
+from epsaudit.settings import AuditSettings, SettingsError
+from epsaudit.studies import PROFILE_NAMES
+from epsaudit.studies import face_study as fs
 
 REPO = Path(__file__).resolve().parents[1]
 DATA = REPO / "data"
 needs_images = pytest.mark.skipif(not img.images_available(), reason="LFW images absent (data/lfw/images; make data-link)")
-
 
 
 def test_committed_conditions_and_donor_gallery_match_the_manifest():
@@ -41,7 +41,7 @@ def test_committed_conditions_and_donor_gallery_match_the_manifest():
 
 @pytest.mark.parametrize("condition", fs.condition_names())
 def test_cli_reproduces_the_notebooks_audit(condition, tmp_path, capsys):
-    """Every committed condition: the CLI gives the numbers notebook 03 computes (same call)."""
+    """Every committed condition: the CLI gives the numbers chapter 3 computes (same call)."""
     settings = fs.audit_settings(len(fs.condition_names()), seed=0)
     path = DATA / f"{condition}.csv"
     direct = audit_condition(load_embeddings(path), settings, n_jobs=2)
@@ -169,3 +169,19 @@ def test_donor_gallery_rebuild_matches_the_committed_file(tmp_path):
         if key != name:
             assert doc["files"][key] == entry
     assert doc["generation"]["donor_gallery"]["includes_donor_image"] is True
+
+
+def test_profiles_and_paper_values():
+    assert tuple(fs.PROFILES) == PROFILE_NAMES
+    full, paper = fs.choose_profile("full"), fs.choose_profile("paper")
+    assert full["audit"] == paper["audit"] == {} and full["smoke"] is None
+    # the paper's protocol: 10^4 permutations on the first 100 pairs, the forest on all 200 ROC pairs
+    assert (paper["permutations"], paper["perm_pairs"], paper["split_permutations"]) == (10_000, 100, 10_000)
+    assert paper["rf_pairs"] == fs.audit_settings(12).roc_pairs == 200
+    with pytest.raises(ValueError, match="profile must be one of"):
+        fs.choose_profile("quick")
+    assert fs.TABLE2.shape == (6, 6) and fs.TABLE3.shape == (6, 5)
+    assert fs.TABLE3_PROTOCOL["certificates"] == 40
+    assert fs.certificate_caps(60).iloc[:, 1].loc[30] == pytest.approx(fs.CERTIFICATE_CLOSED_FORMS["n30_zero_errors"],
+                                                                        abs=1e-3)
+    assert fs.condition_label("dlib_small_dp-pix") == ("dlib", fs.REGIME_LABEL["small"], "dp-pix")

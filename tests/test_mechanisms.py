@@ -1,4 +1,4 @@
-"""Known-epsilon mechanisms of the synthetic benchmark (``epsaudit.mechanisms``; SPEC section 3)."""
+"""Known-epsilon mechanisms of the synthetic benchmark (``epsaudit.mechanisms``; *Picture the Epsilon*, Tables 4-6)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DP-Sniper (``epsaudit.sniper``) and K-ary randomized response (SPEC section 4; paper 001 Table 5).
+"""DP-Sniper (``epsaudit.sniper``) and K-ary randomized response (*Picture the Epsilon*, Appendix Table 5).
 
 Validity is checked by simulation on mechanisms whose attack probabilities are known exactly;
 the threshold, the conservative rounding and the closed-form cap against direct computations;
@@ -24,20 +24,11 @@ from epsaudit import bounds
 from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, TextbookLaplace, calibrate, prototype_set, reachability_score
 from epsaudit.scorers import logistic_regression
 from epsaudit.validation import ReusedRowsError
-from epsaudit.sniper import (
-    SniperTask,
-    _LaplaceSource,
-    _linear_parts,
-    attack_cap,
-    attack_certificates,
-    design_cap,
-    dp_sniper,
-    run_tasks,
-    sniper_bound,
-    sniper_frame,
-    sniper_threshold,
-    split_budget,
-)
+from epsaudit.sniper import attack_cap, design_cap, dp_sniper, sniper_bound, sniper_threshold, split_budget
+from epsaudit.sniper.attack import _linear_parts
+from epsaudit.sniper.sources import _LaplaceSource
+from epsaudit.studies.sniper_duel import SniperTask, run_tasks, sniper_frame
+from epsaudit.studies.synthetic import attack_certificates
 
 # ---------------------------------------------------------------------------------------------
 # Randomized response

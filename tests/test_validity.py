@@ -1,4 +1,4 @@
-"""Statistical validity of the reserved-test certificate (SPEC section 1: certificates must be valid).
+"""Statistical validity of the reserved-test certificate (a certificate must hold at its stated level).
 
 Mechanisms with exactly known epsilon are simulated; a certificate *violates* when its certified
 epsilon exceeds the exact epsilon of its pair. A certificate at 95% may violate with probability at
@@ -17,7 +17,7 @@ import pytest
 from scipy import stats
 
 from epsaudit.audits import reserved_test_certificate
-from epsaudit.benchmark import Setting, certify_setting, run
+from epsaudit.studies.synthetic import Setting, certify_setting, run
 from epsaudit.bounds import roc_point_epsilon
 from epsaudit.mechanisms import ProductLaplace, TextbookLaplace, reachability_score
 

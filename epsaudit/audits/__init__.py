@@ -1,63 +1,74 @@
-"""The four audit routes, one module each, plus a runner over the paper's pair protocol.
+"""The audit routes, one module each, plus one runner over the pair protocol.
 
-=================  ===============================  ============
-route              function (one pair / many pairs)  kind
-=================  ===============================  ============
-GaussMech          gaussmech_epsilon / _pairs        diagnostic
-KDE-LR             kde_lr_epsilon / _pairs           diagnostic
-MMD-TV             mmd_tv_epsilon / _pairs           estimate
-ROC-HT OOF         roc_oof_epsilon / _pairs          estimate
-ROC-HT reserved    reserved_test_certificate / _pairs certificate
-Trade-off (f-DP)   tradeoff_certificate / _pairs     certificate
-MMD certificate    mmd_certificate / _pairs          certificate
-=================  ===============================  ============
+=================  ==================================  ============  ============================
+route              function (one pair / many pairs)    kind          statistics
+=================  ==================================  ============  ============================
+GaussMech          gaussmech_epsilon / _pairs           diagnostic    GaussMechStatistics
+KDE-LR             kde_lr_epsilon / _pairs              diagnostic    KDEStatistics
+MMD-TV             mmd_tv_epsilon / _pairs              estimate      MMDStatistics
+ROC-HT OOF         roc_oof_epsilon / _pairs             estimate      RocStatistics
+ROC-HT reserved    reserved_test_certificate / _pairs   certificate   CertificateStatistics
+Trade-off (f-DP)   tradeoff_certificate / _pairs        certificate   TradeoffStatistics
+MMD certificate    mmd_certificate / _pairs             certificate   MMDCertificateStatistics
+=================  ==================================  ============  ============================
 
-Every many-pairs function runs its pairs through :func:`runner.map_pairs`: a pair a route cannot
-compute is recorded as *not computed* with the reason, and the other pairs go on.
+Definitions: *Picture the Epsilon*, Sections III-IV. Every many-pairs function runs its pairs
+through :func:`runner.map_pairs`: a pair a route cannot compute is recorded as *not computed* with
+the reason, and the other pairs go on. Each result's secondary statistics are a frozen dataclass
+(the last column above) in ``EpsilonResult.statistics``, flattened to table columns of the same
+names by :func:`epsaudit.results.results_frame` (``EpsilonResult.details`` is a read-only view of
+them).
 """
 
-from .batch import audit_pairs
-from .gaussmech import gaussmech_epsilon, gaussmech_pairs
-from .kde_lr import kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
-from .mmd_tv import mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
-from .roc_oof import out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
-from .mmd_certificate import (MMDCertificate, development_bandwidth, mmd_certificate, mmd_certificate_pairs,
-                              mmd_lower_bound, rbf_mmd2_unbiased)
 from ..splits import split_dev_test
-from .roc_reserved import choose_threshold, reserved_test_certificate, reserved_test_pairs
-from .tradeoff import (TradeoffCertificate, curves_frame, development_thresholds, epsilon_curve, mu_lower_bound,
-                       tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
+from .batch import audit_pairs
+from .gaussmech import GaussMechStatistics, gaussmech_epsilon, gaussmech_pairs
+from .kde_lr import KDEStatistics, kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
+from .mmd_certificate import (MMDCertificate, MMDCertificateStatistics, development_bandwidth, mmd_certificate,
+                              mmd_certificate_pairs, mmd_lower_bound, rbf_mmd2_unbiased)
+from .mmd_tv import MMDStatistics, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
+from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
+from .roc_reserved import CertificateStatistics, choose_threshold, reserved_test_certificate, reserved_test_pairs
+from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
+                       mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
 
 __all__ = [
+    "CertificateStatistics",
+    "GaussMechStatistics",
+    "KDEStatistics",
     "MMDCertificate",
+    "MMDCertificateStatistics",
+    "MMDStatistics",
+    "RocStatistics",
     "TradeoffCertificate",
+    "TradeoffStatistics",
     "audit_pairs",
+    "choose_threshold",
     "curves_frame",
     "development_bandwidth",
     "development_thresholds",
     "epsilon_curve",
-    "mmd_certificate",
-    "mmd_certificate_pairs",
-    "mmd_lower_bound",
-    "mu_lower_bound",
-    "rbf_mmd2_unbiased",
-    "tradeoff_band",
-    "tradeoff_certificate",
-    "tradeoff_certificate_pairs",
-    "choose_threshold",
     "gaussmech_epsilon",
     "gaussmech_pairs",
     "kde_lr_coordinates",
     "kde_lr_epsilon",
     "kde_lr_pairs",
+    "mmd_certificate",
+    "mmd_certificate_pairs",
+    "mmd_lower_bound",
     "mmd_statistics",
     "mmd_tv_epsilon",
     "mmd_tv_pairs",
+    "mu_lower_bound",
     "out_of_fold_scores",
+    "rbf_mmd2_unbiased",
     "reserved_test_certificate",
     "reserved_test_pairs",
     "roc_oof_epsilon",
     "roc_oof_pairs",
     "roc_summary",
     "split_dev_test",
+    "tradeoff_band",
+    "tradeoff_certificate",
+    "tradeoff_certificate_pairs",
 ]

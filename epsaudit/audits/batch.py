@@ -1,4 +1,4 @@
-"""Run the four routes over one shuffled pair list with the paper's per-route prefixes."""
+"""Run the four routes over one shuffled pair list with the per-route prefixes of *Picture the Epsilon*, Section IV."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def audit_pairs(
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> list[EpsilonResult]:
-    """Audit the prefixes of one shuffled pair list with each route (paper 000, Section 4).
+    """Audit the prefixes of one shuffled pair list with each route (*Picture the Epsilon*, Section IV).
 
     Parameters
     ----------
@@ -67,6 +67,14 @@ def audit_pairs(
     ------
     ValueError
         An unknown route, or the routes' own input errors.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = {k: rng.normal(c, 1.0, size=(12, 3)) for k, c in (("A", 0.0), ("B", 1.0), ("C", 2.0))}
+    >>> res = audit_pairs(groups, [("A", "B"), ("B", "C")], routes=("gaussmech", "mmd_tv"))
+    >>> [(r.route, r.pair) for r in res]
+    [('gaussmech', ('A', 'B')), ('gaussmech', ('B', 'C')), ('mmd_tv', ('A', 'B')), ('mmd_tv', ('B', 'C'))]
     """
     unknown = set(routes) - set(ROUTES)
     if unknown:

@@ -1,4 +1,4 @@
-"""GaussMech: the Gaussian-calibration diagnostic (paper 000, Section 3; SPEC section 2).
+"""GaussMech: the Gaussian-calibration diagnostic (*Picture the Epsilon*, Section III, Eq. 9).
 
 The textbook sufficient calibration ``sigma >= Delta_2 sqrt(2 ln(1.25/delta)) / eps`` inverted,
 with the sample mean displacement for ``Delta_2`` and the larger root-mean-square within-identity
@@ -8,15 +8,38 @@ so the number has no DP interpretation (at the exact null in d = 512 it is ~28.6
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
-from ..results import EpsilonResult
+from ..results import EpsilonResult, RouteStatistics
 from ..validation import as_groups, as_pair, as_pairs, check_probability
 from .runner import PairFailure, not_computed
 
 ROUTE = "gaussmech"
+
+
+@dataclass(frozen=True)
+class GaussMechStatistics(RouteStatistics):
+    """What one GaussMech value is computed from (columns of :func:`epsaudit.results.results_frame`).
+
+    Attributes
+    ----------
+    mean_distance : float
+        ``||mu_A - mu_B||_2``, the sample mean displacement (embedding units).
+    sigma_a, sigma_b : float
+        Root-mean-square within-identity residual per coordinate of A and B (:func:`residual_scale`).
+
+    Examples
+    --------
+    >>> GaussMechStatistics(mean_distance=1.0, sigma_a=0.5, sigma_b=0.25).record()
+    {'mean_distance': 1.0, 'sigma_a': 0.5, 'sigma_b': 0.25}
+    """
+
+    mean_distance: float
+    sigma_a: float
+    sigma_b: float
 
 
 def _gauss_constant(delta: float) -> float:
@@ -25,7 +48,23 @@ def _gauss_constant(delta: float) -> float:
 
 
 def residual_scale(x: np.ndarray) -> float:
-    """Root-mean-square within-identity residual per coordinate, ``sqrt(mean((x - mean(x))**2))`` (ddof 0)."""
+    """Root-mean-square within-identity residual per coordinate, ``sqrt(mean((x - mean(x))**2))`` (ddof 0).
+
+    Parameters
+    ----------
+    x : numpy.ndarray, shape (n, d)
+        One identity's embeddings.
+
+    Returns
+    -------
+    float
+        In the units of the embedding; 0 for a constant sample.
+
+    Examples
+    --------
+    >>> residual_scale(np.array([[0.0, 0.0], [2.0, 2.0]]))
+    1.0
+    """
     return float(np.sqrt(np.mean((x - x.mean(axis=0)) ** 2)))
 
 
@@ -37,7 +76,7 @@ def _result(value, n_a, n_b, delta, pair, distance, sigma_a, sigma_b) -> Epsilon
     return EpsilonResult(
         value=value, kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair, delta=delta,
         settings={"delta": delta, **_SETTINGS},
-        details={"mean_distance": distance, "sigma_a": sigma_a, "sigma_b": sigma_b},
+        statistics=GaussMechStatistics(mean_distance=distance, sigma_a=sigma_a, sigma_b=sigma_b),
     )
 
 
@@ -45,7 +84,7 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     """GaussMech diagnostic for one identity pair.
 
     ``||mu_A - mu_B||_2 * sqrt(2 ln(1.25/delta)) / max(sigma_A, sigma_B)`` with ``sigma`` the
-    root-mean-square residual per coordinate (paper 000, Eq. 9).
+    root-mean-square residual per coordinate (*Picture the Epsilon*, Eq. 9).
 
     Parameters
     ----------
@@ -59,13 +98,20 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     Returns
     -------
     EpsilonResult
-        ``kind="diagnostic"``; details ``mean_distance``, ``sigma_a``, ``sigma_b``.
+        ``kind="diagnostic"``; ``statistics`` a :class:`GaussMechStatistics` (``mean_distance``,
+        ``sigma_a``, ``sigma_b``).
 
     Raises
     ------
     ValueError
         Fewer than 2 rows per class, mismatched dimensions, NaN/inf, empty input, delta outside
         (0, 1), or both samples constant (zero residual scale).
+
+    Examples
+    --------
+    >>> r = gaussmech_epsilon([[0.0, 0.0], [0.0, 2.0]], [[3.0, 0.0], [3.0, 2.0]], delta=1e-5)
+    >>> round(r.value, 4), r.kind, r.statistics.mean_distance
+    (20.5548, 'diagnostic', 3.0)
     """
     a, b = as_pair(x_a, x_b)
     c = _gauss_constant(delta)
@@ -95,13 +141,20 @@ def gaussmech_pairs(
 
     Returns
     -------
-    list of EpsilonResult, one per pair, in order; a pair whose two samples are both constant
-    is *not computed*, with the reason.
+    list of EpsilonResult
+        One per pair, in order, equal to :func:`gaussmech_epsilon` of the pair; a pair whose two
+        samples are both constant is *not computed*, with the reason.
 
     Raises
     ------
     ValueError
         Invalid groups or pairs, or ``delta`` outside (0, 1).
+
+    Examples
+    --------
+    >>> groups = {"A": [[0.0, 0.0], [0.0, 2.0]], "B": [[3.0, 0.0], [3.0, 2.0]], "C": [[1.0, 1.0], [1.0, 1.0]]}
+    >>> [round(r.value, 4) for r in gaussmech_pairs(groups, [("A", "B"), ("B", "C")])]
+    [20.5548, 13.7032]
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)

@@ -1,4 +1,4 @@
-"""KDE-LR: the per-coordinate kernel-density log-ratio diagnostic (paper 000, Section 3; SPEC section 2).
+"""KDE-LR: the per-coordinate kernel-density log-ratio diagnostic (*Picture the Epsilon*, Section III).
 
 Per coordinate j, Gaussian KDEs of A's and B's values with separate Silverman bandwidths
 (as ``scipy.stats.gaussian_kde(bw_method="silverman")``) are evaluated on a 201-point grid spanning
@@ -16,10 +16,12 @@ score against the per-coordinate scipy loop to 1e-4 relative.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Hashable, Iterable, Mapping, Sequence
 
 import numpy as np
-from ..results import EpsilonResult
+
+from ..results import EpsilonResult, RouteStatistics
 from ..validation import as_groups, as_pair, as_pairs
 from .runner import PairFailure, map_pairs, not_computed
 
@@ -29,6 +31,25 @@ MARGIN_BANDWIDTHS = 3.0
 DENSITY_FLOOR = 1e-12
 DEFAULT_ALPHAS = (0.0, 0.01)
 _CHUNK = 16  # coordinates per block; the float32 scratch is (16, n, 201), cache-sized
+
+
+@dataclass(frozen=True)
+class KDEStatistics(RouteStatistics):
+    """Where one KDE-LR value's per-coordinate maxima sit.
+
+    Attributes
+    ----------
+    grid_edge_coordinates : int
+        Coordinates whose largest log-ratio sits at an end of the evaluation grid, where it
+        depends on the grid's margin (three bandwidths) rather than on the data.
+
+    Examples
+    --------
+    >>> KDEStatistics(grid_edge_coordinates=2).record()
+    {'grid_edge_coordinates': 2}
+    """
+
+    grid_edge_coordinates: int
 
 
 def silverman_bandwidth(x: np.ndarray) -> np.ndarray:
@@ -41,6 +62,12 @@ def silverman_bandwidth(x: np.ndarray) -> np.ndarray:
     Returns
     -------
     ndarray, shape (d,)
+        Bandwidth per coordinate (embedding units); 0 for a constant coordinate.
+
+    Examples
+    --------
+    >>> silverman_bandwidth(np.array([[0.0], [1.0], [2.0]])).round(4)
+    array([0.8503])
     """
     n = x.shape[0]
     return x.std(axis=0, ddof=1) * (n * 3.0 / 4.0) ** (-1.0 / 5.0)
@@ -155,7 +182,7 @@ def _results(values, alphas, n_a, n_b, pair) -> list[EpsilonResult]:
     sums, edges = values
     return [
         EpsilonResult(value=float(v), kind="diagnostic", route=ROUTE, n=(n_a, n_b), pair=pair,
-                      settings=_settings(alpha), details={"grid_edge_coordinates": int(e)})
+                      settings=_settings(alpha), statistics=KDEStatistics(grid_edge_coordinates=int(e)))
         for v, e, alpha in zip(sums, edges, alphas)
     ]
 
@@ -173,14 +200,21 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
     Returns
     -------
     EpsilonResult
-        ``kind="diagnostic"``, value in nats (sum over coordinates); detail
-        ``grid_edge_coordinates``: coordinates whose largest log-ratio sits at an end of the
-        grid, where it depends on the grid's margin (three bandwidths) rather than on the data.
+        ``kind="diagnostic"``, value in nats (sum over coordinates); ``statistics`` a
+        :class:`KDEStatistics` (``grid_edge_coordinates``: coordinates whose largest log-ratio
+        sits at an end of the grid, where it depends on the grid's margin rather than on the data).
 
     Raises
     ------
     ValueError
         See :func:`kde_lr_coordinates`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> r = kde_lr_epsilon(rng.normal(size=(40, 3)), rng.normal(1.0, 1.0, size=(40, 3)), alpha=0.01)
+    >>> round(r.value, 3), r.kind, r.statistics.grid_edge_coordinates
+    (9.398, 'diagnostic', 0)
     """
     a, b = as_pair(x_a, x_b)
     return _results(_pair_job(a, b, [alpha]), [alpha], len(a), len(b), pair)[0]
@@ -215,6 +249,19 @@ def kde_lr_pairs(
         ``len(alphas)`` results per pair, pair-major. A pair with a coordinate constant within
         one identity is *not computed* (``not_computed`` names the identity and the coordinate);
         the other pairs go on.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``groups`` or ``pairs``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = {"A": rng.normal(size=(30, 2)), "B": rng.normal(size=(30, 2)), "C": np.ones((30, 2))}
+    >>> out = kde_lr_pairs(groups, [("A", "B"), ("A", "C")], alphas=[0.0, 0.01])
+    >>> len(out), out[0].computed, out[2].not_computed
+    (4, True, "coordinate 0 is constant within identity 'C' (and 1 more coordinate(s)) ...")
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)

@@ -32,22 +32,27 @@ here says little about the pair.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Hashable, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 
 from ..bounds import epsilon_from_tv_delta, mmd2_deviation, tv_lower_from_mmd
-from ..results import EpsilonResult
+from ..results import EpsilonResult, RouteStatistics
 from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .mmd_tv import cross_squared_distances
-from .runner import PairFailure, map_pairs, not_computed, pair_parts
-from .tradeoff import DEFAULT_DELTAS
+from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
+from .tradeoff_curve import DEFAULT_DELTAS
+from .tradeoff_result import curve_columns
+
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pandas as pd
 
 ROUTE = "mmd_certificate"
 #: Multipliers of the development median-heuristic bandwidth tried on development rows.
 DEFAULT_BANDWIDTH_SCALES: tuple[float, ...] = (0.25, 0.5, 1.0, 2.0, 4.0)
 TV_LINKS: tuple[str, ...] = ("sqrt2", "2")
+#: Development statistics a certificate records in ``details`` (and its result in ``statistics``).
+DEVELOPMENT_FIELDS: tuple[str, ...] = ("dev_mmd2_u", "median_distance", "n_dev_a", "n_dev_b")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,6 +186,62 @@ def mmd_lower_bound(mmd2_u, n_a, n_b, alpha, kernel_bound: float = 1.0) -> tuple
 # ---------------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class MMDCertificateStatistics(RouteStatistics):
+    """What one MMD certificate's epsilon is computed from (columns of a results table).
+
+    Attributes
+    ----------
+    mmd2_u, deviation, mmd2_lower, mmd_lower, tv_lower : float
+        The test statistic, the subtracted deviation ``t_alpha`` and the certified lower bounds
+        on ``MMD^2``, ``MMD`` and total variation.
+    bandwidth, bandwidth_scale : float
+        The RBF bandwidth fixed on development rows and its multiple of the median heuristic.
+    deltas, epsilon_at_delta : tuple of float
+        The certified epsilon curve; :meth:`record` writes it as ``epsilon_at_delta_<delta>``.
+    dev_mmd2_u, median_distance, n_dev_a, n_dev_b : float or int, optional
+        Development statistics (:data:`DEVELOPMENT_FIELDS`); left out of the record when None.
+
+    Examples
+    --------
+    >>> s = MMDCertificateStatistics(0.9, 0.5, 0.4, 0.63, 0.45, 1.0, 1.0, (0.0,), (0.97,), n_dev_a=70)
+    >>> s.record()["epsilon_at_delta_0"], s.record()["n_dev_a"], "n_dev_b" in s.record()
+    (0.97, 70, False)
+    """
+
+    mmd2_u: float
+    deviation: float
+    mmd2_lower: float
+    mmd_lower: float
+    tv_lower: float
+    bandwidth: float
+    bandwidth_scale: float
+    deltas: tuple[float, ...] = ()
+    epsilon_at_delta: tuple[float, ...] = ()
+    dev_mmd2_u: float | None = None
+    median_distance: float | None = None
+    n_dev_a: int | None = None
+    n_dev_b: int | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The statistics as columns: the chain of bounds, the curve, then the development statistics.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> list(MMDCertificateStatistics(0.9, 0.5, 0.4, 0.63, 0.45, 1.0, 1.0).record())[:3]
+        ['mmd2_u', 'deviation', 'mmd2_lower']
+        """
+        out = {k: v for k, v in super().record().items() if k not in ("deltas", "epsilon_at_delta")
+               and k not in DEVELOPMENT_FIELDS}
+        out.update(curve_columns(self.deltas, self.epsilon_at_delta))
+        out.update({k: getattr(self, k) for k in DEVELOPMENT_FIELDS if getattr(self, k) is not None})
+        return out
+
+
 @dataclass(frozen=True, eq=False)
 class MMDCertificate:
     """A certified lower bound on MMD, total variation and epsilon(delta) for one pair.
@@ -294,26 +355,33 @@ class MMDCertificate:
         """True unless the pair could not be certified (see ``not_computed``)."""
         return self.not_computed is None
 
-    def frame(self) -> pd.DataFrame:
+    def frame(self) -> "pd.DataFrame":
         """The certified epsilon curve: columns ``identity_a, identity_b, delta, epsilon, tv_lower, mmd_lower``."""
+        import pandas as pd
+
         a, b = self.pair if self.pair is not None else (None, None)
         return pd.DataFrame({"identity_a": a, "identity_b": b, "delta": self.deltas, "epsilon": self.epsilon_at_delta,
                              "tv_lower": self.tv_lower, "mmd_lower": self.mmd_lower})
 
     def to_result(self) -> EpsilonResult:
-        """The epsilon at ``delta`` as an :class:`EpsilonResult` (``kind="certificate"``; *not computed* with the reason when it failed)."""
+        """The epsilon at ``delta`` as an :class:`EpsilonResult` (``kind="certificate"``; *not computed* with the reason when it failed).
+
+        Its ``statistics`` is an :class:`MMDCertificateStatistics`.
+        """
         fields = dict(kind="certificate", route=self.route, n=self.n, pair=self.pair, delta=self.delta,
                       confidence=self.confidence, alpha_per_bound=self.alpha_per_bound, correction=self.correction,
                       settings=dict(self.settings))
         if not self.computed:
             return not_computed(PairFailure(reason=self.not_computed, error=str(self.details.get("error", "ValueError"))),
                                 **fields)
-        details = {"mmd2_u": self.mmd2_u, "deviation": self.deviation, "mmd2_lower": self.mmd2_lower,
-                   "mmd_lower": self.mmd_lower, "tv_lower": self.tv_lower, "bandwidth": self.bandwidth,
-                   "bandwidth_scale": self.bandwidth_scale,
-                   **{f"epsilon_at_delta_{d:g}": float(e) for d, e in zip(self.deltas, self.epsilon_at_delta)},
-                   **dict(self.details)}
-        return EpsilonResult(value=self.epsilon, details=details, **fields)
+        development = {k: self.details[k] for k in DEVELOPMENT_FIELDS if k in self.details}
+        stats = MMDCertificateStatistics(
+            mmd2_u=self.mmd2_u, deviation=self.deviation, mmd2_lower=self.mmd2_lower, mmd_lower=self.mmd_lower,
+            tv_lower=self.tv_lower, bandwidth=self.bandwidth, bandwidth_scale=self.bandwidth_scale,
+            deltas=tuple(float(d) for d in self.deltas), epsilon_at_delta=tuple(float(e) for e in self.epsilon_at_delta),
+            **development)
+        extra = {k: v for k, v in self.details.items() if k not in development}
+        return EpsilonResult(value=self.epsilon, statistics=stats, details=extra, **fields)
 
     def __str__(self) -> str:
         if not self.computed:
@@ -515,27 +583,18 @@ def mmd_certificate_pairs(
     if test_groups is not None:
         test_groups = as_groups(test_groups)
         as_pairs(pairs, test_groups)
-    m = len(pairs) if n_certificates is None else n_certificates
-    deltas = _check_options(m, confidence, delta, deltas, tv_link, bandwidth_scales)
-    m = int(m)
-    if m < len(pairs):
-        raise ValueError(f"n_certificates = {m} is smaller than the {len(pairs)} certificates this call "
-                         "reports together; the family must include all of them")
-
+    deltas = _check_options(len(pairs) if n_certificates is None else n_certificates, confidence, delta, deltas,
+                            tv_link, bandwidth_scales)
+    m = family_size(pairs, n_certificates)
     scales = tuple(float(c) for c in bandwidth_scales)
     parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
-    tasks = [(*parts[k], scales, tv_link, m, confidence, delta, deltas, (a, b), seed, check_reuse)
-             for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
-    computed = iter(map_pairs(_certify, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress, prefer="threads"))
-    out = []
-    for k, (a, b) in enumerate(pairs):
-        result = parts[k] if isinstance(parts[k], PairFailure) else next(computed)
-        if isinstance(result, PairFailure):
-            sizes = ((len(parts[k][2]), len(parts[k][3])) if not isinstance(parts[k], PairFailure)
-                     else tuple(int(round(test_size * len(groups[label]))) for label in (a, b)))
-            result = MMDCertificate.failed(
-                result.reason, pair=(a, b), n=sizes, confidence=confidence, alpha_per_bound=(1.0 - confidence) / m,
-                correction=correction_label(m), tv_link=tv_link, delta=delta, deltas=deltas,
-                settings=_settings(scales, tv_link, m, seed, check_reuse), details={"error": result.error})
-        out.append(result)
-    return out
+    outs = map_certificates(
+        _certify, parts, pairs,
+        lambda a, b: (scales, tv_link, m, confidence, delta, deltas, (a, b), seed, check_reuse),
+        desc=ROUTE, n_jobs=n_jobs, progress=progress, prefer="threads")
+    return [out if not isinstance(out, PairFailure) else MMDCertificate.failed(
+                out.reason, pair=(a, b), n=split_test_sizes(parts[k], groups, (a, b), test_size),
+                confidence=confidence, alpha_per_bound=(1.0 - confidence) / m, correction=correction_label(m),
+                tv_link=tv_link, delta=delta, deltas=deltas,
+                settings=_settings(scales, tv_link, m, seed, check_reuse), details={"error": out.error})
+            for k, ((a, b), out) in enumerate(zip(pairs, outs))]

@@ -1,4 +1,4 @@
-"""ROC-HT out-of-fold: the empirical hypothesis-testing route (paper 000, Section 3; SPEC section 2).
+"""ROC-HT out-of-fold: the empirical hypothesis-testing route (*Picture the Epsilon*, Section III, Eq. 15).
 
 A classifier (logistic regression, C = 1, lbfgs, max_iter = 1000 by default) is trained under
 5-fold ``StratifiedKFold`` with a fixed seed; the ROC of the concatenated out-of-fold scores is
@@ -12,6 +12,7 @@ stricter exact corner (FPR, TPR) = (0, 1) are reported separately.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -19,7 +20,7 @@ from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from ..bounds import roc_point_epsilon
-from ..results import EpsilonResult
+from ..results import EpsilonResult, RouteStatistics
 from ..seeds import check_seed, sklearn_seed
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
 from ..validation import as_groups, as_pair, as_pairs
@@ -29,8 +30,57 @@ ROUTE = "roc_oof"
 DEFAULT_FOLDS = 5
 
 
+@dataclass(frozen=True)
+class RocStatistics(RouteStatistics):
+    """The empirical ROC behind one ROC-HT out-of-fold value (see :func:`roc_summary`).
+
+    Attributes
+    ----------
+    auc : float
+        Area under the out-of-fold ROC.
+    infinite : bool
+        The value is ``+inf`` (an operating point with FPR = 0 and TPR > 0, or TPR = 1 and FPR < 1).
+    exact_corner : bool
+        An operating point at (FPR, TPR) = (0, 1): the scores separate the identities.
+    tv_witness : float
+        ``max(TPR - FPR)``, a lower bound on total variation for the fixed score.
+    operating_points : int
+        Points of the ROC (distinct thresholds plus the end point).
+    convergence_warnings : int
+        Fits that stopped at ``max_iter`` (one per fold at most).
+
+    Examples
+    --------
+    >>> RocStatistics(auc=1.0, infinite=True, exact_corner=True, tv_witness=1.0, operating_points=3).record()["auc"]
+    1.0
+    """
+
+    auc: float
+    infinite: bool
+    exact_corner: bool
+    tv_witness: float
+    operating_points: int
+    convergence_warnings: int = 0
+
+
 def pair_design(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Stack two samples into ``(X, y)`` with label 1 for identity A and 0 for identity B."""
+    """Stack two samples into ``(X, y)`` with label 1 for identity A and 0 for identity B.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray, shapes (n_A, d), (n_B, d)
+
+    Returns
+    -------
+    X : numpy.ndarray, shape (n_A + n_B, d)
+    y : numpy.ndarray of int, shape (n_A + n_B,)
+
+    Examples
+    --------
+    >>> x, y = pair_design(np.zeros((2, 3)), np.ones((1, 3)))
+    >>> x.shape, y.tolist()
+    ((3, 3), [1, 1, 0])
+    """
     return np.vstack([a, b]), np.r_[np.ones(len(a), dtype=int), np.zeros(len(b), dtype=int)]
 
 
@@ -58,6 +108,13 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
     ------
     ValueError
         Bad samples, a bad classifier, or fewer rows per class than folds.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> scores = out_of_fold_scores(rng.normal(2.0, 1.0, size=(10, 2)), rng.normal(size=(10, 2)))
+    >>> scores.shape, bool(scores[:10].mean() > scores[10:].mean())
+    ((20,), True)
     """
     a, b = as_pair(x_a, x_b)
     clf = check_classifier(classifier)
@@ -88,7 +145,13 @@ def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[s
         ``epsilon`` (max over all operating points, >= 0, may be +inf), ``auc``, ``infinite``
         (bool), ``exact_corner`` (an operating point at FPR = 0, TPR = 1), ``tv_witness``
         (``max(TPR - FPR)``, a lower bound on total variation for a fixed score) and
-        ``operating_points``.
+        ``operating_points``: the value and the fields of :class:`RocStatistics`.
+
+    Examples
+    --------
+    >>> out = roc_summary(np.array([1, 1, 0, 0]), np.array([0.9, 0.4, 0.6, 0.1]))
+    >>> out["epsilon"], out["auc"], out["tv_witness"]
+    (inf, 0.75, 0.5)
     """
     fpr, tpr, _ = roc_curve(y, scores, drop_intermediate=False)
     eps = float(max(np.max(roc_point_epsilon(tpr, fpr, delta)), 0.0))
@@ -114,15 +177,15 @@ def _result(summary: dict | PairFailure, n_a, n_b, pair, classifier, folds, seed
     if isinstance(summary, PairFailure):
         return not_computed(summary, route=ROUTE, kind="estimate", pair=pair, n=(n_a, n_b), delta=delta,
                             settings=settings)
-    details = dict(summary)
-    value = details.pop("epsilon")
+    stats = dict(summary)
+    value = stats.pop("epsilon")
     return EpsilonResult(value=value, kind="estimate", route=ROUTE, n=(n_a, n_b), pair=pair, delta=delta,
-                         settings=settings, details=details)
+                         settings=settings, statistics=RocStatistics(**stats))
 
 
 def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FOLDS, seed: int = 0,
                     delta: float = 0.0, pair=None) -> EpsilonResult:
-    """ROC-HT out-of-fold value for one identity pair (paper 000, Eq. 15).
+    """ROC-HT out-of-fold value for one identity pair (*Picture the Epsilon*, Eq. 15).
 
     Parameters
     ----------
@@ -136,13 +199,20 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
     -------
     EpsilonResult
         ``kind="estimate"``; ``value`` may be ``+inf`` (documented: the paper reports the count);
-        details ``auc``, ``infinite``, ``exact_corner``, ``tv_witness``, ``convergence_warnings``
-        (fits that stopped at ``max_iter``).
+        ``statistics`` a :class:`RocStatistics` (``auc``, ``infinite``, ``exact_corner``,
+        ``tv_witness``, ``operating_points``, ``convergence_warnings``).
 
     Raises
     ------
     ValueError
         See :func:`out_of_fold_scores`.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> r = roc_oof_epsilon(rng.normal(3.0, 1.0, size=(10, 2)), rng.normal(size=(10, 2)))
+    >>> r.value, r.kind, r.statistics.exact_corner
+    (inf, 'estimate', True)
     """
     a, b = as_pair(x_a, x_b)
     summary = _oof_job(a, b, classifier, folds, seed, delta)
@@ -162,11 +232,36 @@ def roc_oof_pairs(
 ) -> list[EpsilonResult]:
     """ROC-HT out-of-fold for many pairs (joblib over pairs; every pair uses fold seed ``seed``).
 
+    Parameters
+    ----------
+    groups : mapping identity -> array_like, shape (n_i, d)
+    pairs : sequence of (identity, identity)
+    classifier, folds, seed, delta
+        As in :func:`roc_oof_epsilon`.
+    n_jobs : int, optional
+        joblib workers (``None`` = 1, ``-1`` = all cores).
+    progress : bool
+        Show a tqdm bar.
+
     Returns
     -------
-    list of EpsilonResult, one per pair; identical for any ``n_jobs``. A pair that cannot be
-    computed (fewer rows than folds, a classifier that fails or returns non-finite scores) is
-    *not computed*, with the reason; the other pairs go on.
+    list of EpsilonResult
+        One per pair, as :func:`roc_oof_epsilon`; identical for any ``n_jobs``. A pair that cannot
+        be computed (fewer rows than folds, a classifier that fails or returns non-finite scores)
+        is *not computed*, with the reason; the other pairs go on.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``groups``/``pairs`` or a classifier without ``predict_proba``/``decision_function``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = {"A": rng.normal(3.0, 1.0, size=(10, 2)), "B": rng.normal(size=(10, 2)), "C": rng.normal(size=(3, 2))}
+    >>> res = roc_oof_pairs(groups, [("A", "B"), ("A", "C")])
+    >>> res[0].statistics.auc, res[1].not_computed
+    (1.0, 'folds = 5 needs 2 <= folds <= rows of the smaller class (3)')
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)

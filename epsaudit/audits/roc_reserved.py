@@ -1,5 +1,5 @@
-"""ROC-HT reserved test: a finite-sample lower confidence bound on epsilon (paper 001, Section 3;
-SPEC section 2).
+"""ROC-HT reserved test: a finite-sample lower confidence bound on epsilon (*Picture the Epsilon*,
+Section IV-C; Tables 3 and 7).
 
 The classifier and its threshold are chosen on development data only. On untouched test data with
 ``n1`` rows of identity A and ``n0`` of identity B, the fixed test's true- and false-positive
@@ -33,6 +33,7 @@ for fresh test draws.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
@@ -41,18 +42,77 @@ from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
-from ..results import EpsilonResult
+from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
-from .runner import PairFailure, map_pairs, not_computed, pair_parts
+from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
 
 ROUTE = "roc_reserved"
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
 
 
+@dataclass(frozen=True)
+class CertificateStatistics(RouteStatistics):
+    """The test behind one reserved-test certificate: its threshold, test counts and bounds.
+
+    Attributes
+    ----------
+    threshold : float
+        Threshold fixed on development scores (rule: "identity A" when score > threshold).
+    tp, fp : int
+        Test rows of A and of B scored above the threshold.
+    tpr_lower, fpr_upper : float
+        One-sided Clopper-Pearson bounds at the per-bound level.
+    test_auc : float
+        AUC of the fixed score on the test rows (a description, not part of the bound).
+    censored : bool
+        Zero test errors: the certificate is its ``cap``.
+    cap : float
+        The largest value this test size can certify (:func:`epsaudit.bounds.certifiable_cap`).
+    n_dev_a, n_dev_b : int
+        Development rows that fitted the classifier and chose the threshold.
+    convergence_warnings : int
+        Fits that stopped at ``max_iter``.
+
+    Examples
+    --------
+    >>> s = CertificateStatistics(threshold=0.5, tp=30, fp=0, tpr_lower=0.9, fpr_upper=0.1, test_auc=1.0,
+    ...                           censored=True, cap=1.28, n_dev_a=70, n_dev_b=70, convergence_warnings=0)
+    >>> s.censored, s.record()["cap"]
+    (True, 1.28)
+    """
+
+    threshold: float
+    tp: int
+    fp: int
+    tpr_lower: float
+    fpr_upper: float
+    test_auc: float
+    censored: bool
+    cap: float
+    n_dev_a: int
+    n_dev_b: int
+    convergence_warnings: int
+
+
 def correction_label(n_certificates: int) -> str:
-    """Text of the multiplicity correction recorded on each certificate."""
+    """Text of the multiplicity correction recorded on each certificate.
+
+    Parameters
+    ----------
+    n_certificates : int
+        Certificates reported together (the Bonferroni family size).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> correction_label(40)
+    'bonferroni: 2 one-sided Clopper-Pearson bounds x 40 certificate(s)'
+    """
     return f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_certificates} certificate(s)"
 
 
@@ -98,20 +158,53 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     return float(candidates[best[len(best) // 2]])
 
 
+def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
+                score_function: ScoreFunction | None = None) -> tuple[Callable[[np.ndarray, str], np.ndarray], int]:
+    """The score a reserved test fixes on development rows: a fitted classifier, or a given score.
+
+    Parameters
+    ----------
+    dev_a, dev_b : numpy.ndarray, shapes (n_A, d), (n_B, d)
+        Development rows (the classifier is fitted on them; unused with ``score_function``).
+    classifier : scikit-learn estimator, optional
+        Default :func:`epsaudit.scorers.logistic_regression`.
+    score_function : callable ``(n, d) -> (n,)``, optional
+        A fixed score; its output is checked (one number per row, no NaN; ``+/-inf`` allowed).
+
+    Returns
+    -------
+    score : callable ``(rows, part) -> numpy.ndarray``
+        Scores of ``rows``, higher meaning "more A"; ``part`` names the rows in error messages.
+    convergence_warnings : int
+        Fits that stopped at ``max_iter`` (0 for a fixed score).
+
+    Raises
+    ------
+    ValueError
+        A classifier without ``predict_proba``/``decision_function``; from ``score``: output of
+        the wrong shape or with NaN.
+
+    Examples
+    --------
+    >>> score, warned = fixed_score(np.ones((3, 2)), np.zeros((3, 2)), score_function=lambda x: x[:, 0])
+    >>> score(np.array([[2.0, 0.0]]), "test rows"), warned
+    (array([2.]), 0)
+    """
+    if score_function is not None:
+        def score(rows, part):
+            return check_scores(score_function(rows), len(rows), f"score_function on the {part}", allow_infinite=True)
+        return score, 0
+    x, y = pair_design(dev_a, dev_b)
+    fitted, warned = count_convergence_warnings(lambda: clone(check_classifier(classifier)).fit(x, y))
+    return (lambda rows, part: positive_scores(fitted, rows)), warned
+
+
 def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta,
              names=("A", "B"), check_reuse=True) -> dict:
     if check_reuse:
         check_fresh({names[0]: dev_a, names[1]: dev_b}, {names[0]: test_a, names[1]: test_b},
                     context=f"reserved test of pair ({names[0]!r}, {names[1]!r})")
-    warned = 0
-    if score_function is not None:
-        def score(rows, part):
-            out = score_function(rows)
-            return check_scores(out, len(rows), f"score_function on the {part}", allow_infinite=True)
-    else:
-        x, y = pair_design(dev_a, dev_b)
-        fitted, warned = count_convergence_warnings(lambda: clone(check_classifier(classifier)).fit(x, y))
-        score = lambda rows, part: positive_scores(fitted, rows)  # noqa: E731
+    score, warned = fixed_score(dev_a, dev_b, classifier, score_function)
     dev_sa = score(dev_a, f"development rows of {names[0]!r}")
     dev_sb = score(dev_b, f"development rows of {names[1]!r}")
     threshold = choose_threshold(dev_sa, dev_sb, alpha, delta)
@@ -142,8 +235,8 @@ def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_functi
                                           "not checked (check_reuse=False): the caller vouches for fresh test draws")})
     if isinstance(out, PairFailure):
         return not_computed(out, **fields)
-    details = dict(out)
-    return EpsilonResult(value=details.pop("epsilon"), details=details, **fields)
+    stats = dict(out)
+    return EpsilonResult(value=stats.pop("epsilon"), statistics=CertificateStatistics(**stats), **fields)
 
 
 def _check_options(n_certificates: int, confidence: float, delta: float) -> float:
@@ -193,9 +286,10 @@ def reserved_test_certificate(
     Returns
     -------
     EpsilonResult
-        ``kind="certificate"`` with ``n = (n1, n0)``; details ``threshold``, ``tp``, ``fp``,
-        ``tpr_lower``, ``fpr_upper``, ``test_auc``, ``censored`` (zero test errors), ``cap`` (the
-        largest value this test size can certify).
+        ``kind="certificate"`` with ``n = (n1, n0)``; ``statistics`` a
+        :class:`CertificateStatistics` (``threshold``, ``tp``, ``fp``, ``tpr_lower``,
+        ``fpr_upper``, ``test_auc``, ``censored`` (zero test errors), ``cap`` (the largest value
+        this test size can certify), ``n_dev_a``, ``n_dev_b``, ``convergence_warnings``).
 
     Raises
     ------
@@ -205,6 +299,14 @@ def reserved_test_certificate(
         ``score_function`` whose output is not one number per row or holds NaN.
     epsaudit.validation.ReusedRowsError
         (a ``ValueError``) Test rows that repeat development rows (counted and located).
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.normal(4.0, 1.0, size=(60, 2)), rng.normal(size=(60, 2))
+    >>> cert = reserved_test_certificate(a[:30], b[:30], a[30:], b[30:])
+    >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3)
+    (2.034, True, 2.034)
     """
     da, db = as_pair(dev_a, dev_b)
     ta, tb = as_pair(test_a, test_b)
@@ -219,6 +321,7 @@ def reserved_test_certificate(
                         n_certificates, delta, None, check_reuse)
 
 
+# Over 80 lines only through its docstring (every option documented, an example); the body is short.
 def reserved_test_pairs(
     groups: Mapping[Hashable, np.ndarray],
     pairs: Sequence[tuple[Hashable, Hashable]],
@@ -265,36 +368,41 @@ def reserved_test_pairs(
 
     Returns
     -------
-    list of EpsilonResult, one certificate per pair. A pair that cannot be certified (its test
-    rows repeat development rows, a split leaves a part too small, the score function returns
-    NaN, ...) is *not computed*, with the reason; it stays in the Bonferroni family.
+    list of EpsilonResult
+        One certificate per pair. A pair that cannot be certified (its test rows repeat
+        development rows, a split leaves a part too small, the score function returns NaN, ...)
+        is *not computed*, with the reason; it stays in the Bonferroni family.
+
+    Raises
+    ------
+    ValueError
+        Invalid ``groups``/``pairs``/``test_groups``, ``n_certificates`` below the number of
+        pairs, ``confidence``/``delta`` out of range or a bad classifier.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> groups = {k: rng.normal(c, 1.0, size=(40, 2)) for k, c in (("A", 0.0), ("B", 4.0), ("C", 0.0))}
+    >>> certs = reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0)
+    >>> [round(c.value, 3) for c in certs], certs[0].n, certs[0].correction
+    ([0.819, 0.0], (12, 12), 'bonferroni: 2 one-sided Clopper-Pearson bounds x 2 certificate(s)')
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
     if test_groups is not None:
         test_groups = as_groups(test_groups)
         as_pairs(pairs, test_groups)
-    m = len(pairs) if n_certificates is None else int(n_certificates)
-    if m < len(pairs):
-        raise ValueError(f"n_certificates = {m} is smaller than the {len(pairs)} certificates this call "
-                         "reports together; the Bonferroni family must include all of them")
+    m = family_size(pairs, n_certificates)
     alpha = _check_options(m, confidence, delta)
     if score_functions is None:
         check_classifier(classifier)
     parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
-    tasks = [(*parts[k], classifier, score_functions(a, b) if score_functions is not None else None, alpha, delta,
-              (a, b), check_reuse) for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
-    computed = iter(map_pairs(_certify, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress))
-    outs = [parts[k] if isinstance(parts[k], PairFailure) else next(computed) for k in range(len(pairs))]
+    outs = map_certificates(
+        _certify, parts, pairs, lambda a, b: (classifier, score_functions(a, b) if score_functions is not None else None,
+                                              alpha, delta, (a, b), check_reuse),
+        desc=ROUTE, n_jobs=n_jobs, progress=progress)
     return [
-        _certificate(out, (a, b), _test_sizes(parts[k], groups, (a, b), test_size), classifier, score_functions,
+        _certificate(out, (a, b), split_test_sizes(parts[k], groups, (a, b), test_size), classifier, score_functions,
                      confidence, alpha, m, delta, seed, check_reuse)
         for k, ((a, b), out) in enumerate(zip(pairs, outs))
     ]
-
-
-def _test_sizes(part, groups, pair, test_size) -> tuple[int, int]:
-    """Test rows per identity of a pair (expected sizes when the split itself failed)."""
-    if not isinstance(part, PairFailure):
-        return len(part[2]), len(part[3])
-    return tuple(int(round(test_size * len(groups[label]))) for label in pair)

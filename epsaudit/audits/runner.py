@@ -35,6 +35,11 @@ class PairFailure:
         The error message (names the identities and, where it applies, the coordinate).
     error : str
         The exception's class name, e.g. ``"ValueError"``.
+
+    Examples
+    --------
+    >>> PairFailure(reason="identity 'A' has 3 row(s)", error="ValueError").error
+    'ValueError'
     """
 
     reason: str
@@ -114,7 +119,20 @@ def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Has
     Returns
     -------
     EpsilonResult
-        ``computed`` False; ``details["error"]`` is the exception's class name.
+        ``computed`` False, ``value`` NaN, ``statistics`` None; ``details["error"]`` is the
+        exception's class name.
+
+    Raises
+    ------
+    ValueError
+        From :class:`~epsaudit.results.EpsilonResult` (e.g. a certificate without its level).
+
+    Examples
+    --------
+    >>> r = not_computed(PairFailure("too few rows", "ValueError"), route="gaussmech", kind="diagnostic",
+    ...                  pair=("A", "B"), n=(1, 5))
+    >>> r.computed, r.details["error"], str(r)
+    (False, 'ValueError', 'gaussmech: not computed (too few rows)')
     """
     details = {"error": failure.error, **fields.pop("details", {})}
     return EpsilonResult(value=float("nan"), kind=kind, route=route, n=n, pair=pair,
@@ -130,10 +148,34 @@ def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hash
     ``test_groups``; otherwise each identity is split once (:func:`epsaudit.splits.split_identities`),
     so every pair that contains an identity sees the same development and test rows.
 
+    Parameters
+    ----------
+    groups : mapping identity -> numpy.ndarray, shape (n_i, d)
+        Validated groups (:func:`epsaudit.validation.as_groups`).
+    pairs : sequence of (identity, identity)
+    test_groups : mapping or None
+        Separate test rows per identity, or None to split ``groups``.
+    test_size : float in (0, 1)
+        Fraction of each identity's rows in its test part when splitting.
+    seed : int
+        Base seed of the splits.
+
     Returns
     -------
     list
         Per pair a 4-tuple of arrays, or a :class:`PairFailure` naming the identity too small to split.
+
+    Raises
+    ------
+    ValueError
+        ``test_size`` outside (0, 1) or a bad ``seed``.
+
+    Examples
+    --------
+    >>> groups = {"A": np.zeros((10, 2)), "B": np.ones((10, 2)), "C": np.ones((3, 2))}
+    >>> parts = pair_parts(groups, [("A", "B"), ("A", "C")], test_groups=None, test_size=0.3, seed=0)
+    >>> [p.shape for p in parts[0]], parts[1].reason
+    ([(7, 2), (7, 2), (3, 2), (3, 2)], "identity 'C' has 3 row(s); a development/test split needs >= 4")
     """
     if test_groups is not None:
         return [(groups[a], groups[b], test_groups[a], test_groups[b]) for a, b in pairs]
@@ -146,3 +188,100 @@ def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hash
                                       f"split needs >= {2 * MIN_PART}", error="ValueError")
                    if small else (dev[a], dev[b], test[a], test[b]))
     return out
+
+
+def family_size(pairs: Sequence[tuple[Hashable, Hashable]], n_certificates: int | None) -> int:
+    """The Bonferroni family size of a many-pairs certificate call: ``n_certificates``, default ``len(pairs)``.
+
+    Parameters
+    ----------
+    pairs : sequence of (identity, identity)
+        The certificates this call reports together.
+    n_certificates : int or None
+        The family size asked for (it may include certificates reported elsewhere).
+
+    Returns
+    -------
+    int
+
+    Raises
+    ------
+    ValueError
+        If ``n_certificates`` is not an integer >= 1 or is smaller than ``len(pairs)``.
+
+    Examples
+    --------
+    >>> family_size([("A", "B"), ("A", "C")], None), family_size([("A", "B")], 60)
+    (2, 60)
+    """
+    if n_certificates is None:
+        return len(pairs)
+    if isinstance(n_certificates, bool) or int(n_certificates) != n_certificates or int(n_certificates) < 1:
+        raise ValueError(f"n_certificates must be an integer >= 1, got {n_certificates!r}")
+    m = int(n_certificates)
+    if m < len(pairs):
+        raise ValueError(f"n_certificates = {m} is smaller than the {len(pairs)} certificates this call "
+                         "reports together; the Bonferroni family must include all of them")
+    return m
+
+
+def map_certificates(job: Callable[..., T], parts: Sequence[Any], pairs: Sequence[tuple[Hashable, Hashable]],
+                     arguments: Callable[[Hashable, Hashable], tuple], *, desc: str, n_jobs: int | None = None,
+                     progress: bool = False, prefer: str | None = None) -> list[T | PairFailure]:
+    """Run ``job(*parts[k], *arguments(a, b))`` for every pair whose split succeeded (:func:`map_pairs`).
+
+    Parameters
+    ----------
+    job : callable
+        Certifies one pair from ``(dev_a, dev_b, test_a, test_b, *arguments)``.
+    parts : sequence
+        :func:`pair_parts` of ``pairs``: 4-tuples of rows, or a :class:`PairFailure`.
+    pairs : sequence of (identity, identity)
+    arguments : callable ``(A, B) -> tuple``
+        The job's further arguments for pair ``(A, B)``.
+    desc, n_jobs, progress, prefer
+        As in :func:`map_pairs`.
+
+    Returns
+    -------
+    list
+        One entry per pair, in order: the job's value, or a :class:`PairFailure` (the split's own,
+        or the job's error).
+
+    Examples
+    --------
+    >>> parts = [(1, 2, 3, 4), PairFailure("too small", "ValueError")]
+    >>> out = map_certificates(lambda *x: sum(x), parts, [("A", "B"), ("A", "C")], lambda a, b: (10,), desc="demo")
+    >>> out[0], out[1].reason
+    (20, 'too small')
+    """
+    tasks = [(*parts[k], *arguments(a, b)) for k, (a, b) in enumerate(pairs) if not isinstance(parts[k], PairFailure)]
+    computed = iter(map_pairs(job, tasks, desc=desc, n_jobs=n_jobs, progress=progress, prefer=prefer))
+    return [part if isinstance(part, PairFailure) else next(computed) for part in parts]
+
+
+def split_test_sizes(part: Any, groups: Mapping[Hashable, np.ndarray], pair: tuple[Hashable, Hashable],
+               test_size: float) -> tuple[int, int]:
+    """Test rows per identity of a pair: those of its split, or the expected sizes when the split failed.
+
+    Parameters
+    ----------
+    part : tuple or PairFailure
+        The pair's entry of :func:`pair_parts`.
+    groups : mapping identity -> numpy.ndarray
+    pair : (identity, identity)
+    test_size : float
+
+    Returns
+    -------
+    tuple of int
+
+    Examples
+    --------
+    >>> split_test_sizes(PairFailure("too small", "ValueError"), {"A": np.zeros((10, 2)), "B": np.zeros((3, 2))},
+    ...            ("A", "B"), 0.3)
+    (3, 1)
+    """
+    if not isinstance(part, PairFailure):
+        return len(part[2]), len(part[3])
+    return tuple(int(round(test_size * len(groups[label]))) for label in pair)

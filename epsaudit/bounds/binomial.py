@@ -1,4 +1,8 @@
-"""Clopper-Pearson bounds, the reserved-test certificate from test counts, its cap and the sample-size planner."""
+"""Clopper-Pearson bounds, the reserved-test certificate from test counts, its cap and the sample-size planner.
+
+The certificate is the reserved-test bound of *Picture the Epsilon* (Section IV-C; Tables 3 and 7),
+built on the hypothesis-testing view of differential privacy (Kairouz, Oh & Viswanath 2015).
+"""
 
 from __future__ import annotations
 
@@ -34,6 +38,13 @@ def clopper_pearson_lower(k, n, alpha):
     ------
     ValueError
         If ``n < 1``, ``k`` outside ``[0, n]`` or ``alpha`` outside (0, 1).
+
+    Examples
+    --------
+    >>> round(float(clopper_pearson_lower(30, 30, 0.05)), 6)  # 0.05 ** (1 / 30)
+    0.904966
+    >>> float(clopper_pearson_lower(0, 30, 0.05))
+    0.0
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=True)
     safe_k = np.where(k > 0, k, 1.0)
@@ -45,8 +56,30 @@ def clopper_pearson_upper(k, n, alpha):
     """One-sided Clopper-Pearson upper confidence bound on a binomial proportion.
 
     ``P(p <= bound) >= 1 - alpha``. Non-integer counts are rounded *up* (conservative).
-    Parameters, returns and errors as in :func:`clopper_pearson_lower`; the bound is 1 where
-    ``k == n``.
+
+    Parameters
+    ----------
+    k : array_like of int
+        Successes, ``0 <= k <= n``.
+    n : array_like of int
+        Trials, ``n >= 1``.
+    alpha : float or array_like
+        One-sided error level in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Bound in [0, 1]; 1 where ``k == n``.
+
+    Raises
+    ------
+    ValueError
+        If ``n < 1``, ``k`` outside ``[0, n]`` or ``alpha`` outside (0, 1).
+
+    Examples
+    --------
+    >>> round(float(clopper_pearson_upper(0, 30, 0.05)), 6)  # 1 - 0.05 ** (1 / 30)
+    0.095034
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=False)
     safe_nk = np.where(k < n, n - k, 1.0)
@@ -86,7 +119,7 @@ def _log_ratio(num, den):
 
 
 def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
-    """Epsilon implied by ROC operating points (paper 000, Eq. 15; SPEC section 2).
+    """Epsilon implied by ROC operating points (*Picture the Epsilon*, Eq. 15).
 
     ``max(log((TPR - delta) / FPR), log((1 - FPR - delta) / (1 - TPR)))`` per point, with the
     conventions that a term is ``-inf`` when its numerator is <= 0 and ``+inf`` when the numerator
@@ -104,6 +137,11 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     -------
     numpy.ndarray
         Epsilon per operating point (may be ``+inf``; ``-inf`` where neither term has evidence).
+
+    Examples
+    --------
+    >>> roc_point_epsilon([0.8, 0.5, 0.5], [0.1, 0.0, 0.5]).round(4)
+    array([2.0794,    inf, 0.    ])
     """
     tpr = np.asarray(tpr, dtype=np.float64)
     fpr = np.asarray(fpr, dtype=np.float64)
@@ -114,8 +152,8 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     """Reserved-test lower confidence bound on epsilon from test counts at a fixed threshold.
 
     ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))`` with
-    one-sided Clopper-Pearson bounds at level ``alpha`` each (SPEC section 2; paper 001 Tables 3
-    and 7). Since ``TNR_lo = 1 - FPR_hi`` and ``FNR_hi = 1 - TPR_lo``, only two one-sided bounds
+    one-sided Clopper-Pearson bounds at level ``alpha`` each (*Picture the Epsilon*, Section IV-C,
+    Tables 3 and 7). Since ``TNR_lo = 1 - FPR_hi`` and ``FNR_hi = 1 - TPR_lo``, only two one-sided bounds
     are involved, so a set of ``m`` certificates reported together uses ``alpha = 0.05 / (2 m)``.
 
     Parameters
@@ -137,6 +175,19 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     -------
     numpy.ndarray or float
         Certified epsilon >= 0, always finite (zero errors give the finite cap).
+
+    Raises
+    ------
+    ValueError
+        If ``delta`` is outside [0, 1), a count is not finite or outside ``[0, n]``, or ``alpha``
+        is outside (0, 1).
+
+    Examples
+    --------
+    >>> round(float(certified_epsilon(30, 30, 0, 30, 0.05 / 80)), 3)  # zero errors: the cap
+    1.277
+    >>> float(certified_epsilon(15, 30, 15, 30, 0.025))
+    0.0
     """
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
@@ -154,7 +205,24 @@ def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5) -
     """Largest epsilon a reserved test of this size can certify (zero errors in both classes).
 
     E.g. 1.277 at ``n = 30`` per class and ``alpha = 0.05/80``; 2.338 at ``n = 100`` and
-    ``alpha = 1e-4`` with ``delta = 1e-5`` (paper 001, Tables 3 and 7).
+    ``alpha = 1e-4`` with ``delta = 1e-5`` (*Picture the Epsilon*, Tables 3 and 7).
+
+    Parameters
+    ----------
+    n_pos, n_neg : int
+        Test rows of the two identities.
+    alpha : float
+        Level of each one-sided bound.
+    delta : float
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> round(certifiable_cap(100, 100, 1e-4), 3)
+    2.338
     """
     return float(certified_epsilon(n_pos, n_pos, 0, n_neg, alpha, delta))
 
@@ -162,12 +230,28 @@ def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5) -
 def bonferroni_alpha(n_certificates: int, confidence: float = 0.95, bounds_per_certificate: int = 2) -> float:
     """Per-bound level so that ``n_certificates`` certificates hold together at ``confidence``.
 
-    ``(1 - confidence) / (bounds_per_certificate * n_certificates)`` (SPEC section 2).
+    ``(1 - confidence) / (bounds_per_certificate * n_certificates)``: the union bound over the
+    two one-sided bounds of each reserved-test certificate.
+
+    Parameters
+    ----------
+    n_certificates : int, >= 1
+    confidence : float in (0, 1)
+    bounds_per_certificate : int
+
+    Returns
+    -------
+    float
 
     Raises
     ------
     ValueError
         If ``n_certificates < 1`` or ``confidence`` is outside (0, 1).
+
+    Examples
+    --------
+    >>> round(bonferroni_alpha(40), 12)
+    0.000625
     """
     if int(n_certificates) != n_certificates or int(n_certificates) < 1:
         raise ValueError(f"n_certificates must be an integer >= 1, got {n_certificates}")

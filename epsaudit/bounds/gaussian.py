@@ -21,6 +21,16 @@ def gaussian_delta(epsilon, mu):
     epsilon : array_like, >= 0
     mu : array_like, >= 0
         ``||mu_A - mu_B||_2 / sigma`` (or the Mahalanobis distance for anisotropic noise).
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Delta in [0, 1].
+
+    Examples
+    --------
+    >>> round(float(gaussian_delta(1.0, 1.0)), 6), float(gaussian_delta(1.0, 0.0))
+    (0.126937, 0.0)
     """
     eps = np.asarray(epsilon, dtype=np.float64)
     mu = np.asarray(mu, dtype=np.float64)
@@ -35,7 +45,7 @@ def gaussian_epsilon(mu, delta: float = 1e-5):
     """Exact epsilon(delta) of the Gaussian mechanism with standardised separation ``mu``.
 
     The smallest ``eps >= 0`` with ``gaussian_delta(eps, mu) <= delta``, by Brent root finding
-    (SPEC section 3). Returns 0 when ``gaussian_delta(0, mu) <= delta``.
+    (Balle & Wang 2018, Theorem 8). Returns 0 when ``gaussian_delta(0, mu) <= delta``.
 
     Parameters
     ----------
@@ -50,6 +60,11 @@ def gaussian_epsilon(mu, delta: float = 1e-5):
     ------
     ValueError
         If ``delta`` is outside (0, 1) or ``mu`` is negative or not finite.
+
+    Examples
+    --------
+    >>> round(float(gaussian_epsilon(1.0, 1e-5)), 4)
+    4.3772
     """
     if not 0.0 < delta < 1.0:
         raise ValueError(f"delta must be in (0, 1), got {delta}")
@@ -73,10 +88,25 @@ def gaussian_mu_for_epsilon(epsilon: float, delta: float = 1e-5) -> float:
 
     Used to calibrate the noise: ``sigma = D_max / mu``. Inverse of :func:`gaussian_epsilon`.
 
+    Parameters
+    ----------
+    epsilon : float, > 0
+    delta : float in (0, 1)
+
+    Returns
+    -------
+    float
+
     Raises
     ------
     ValueError
         If ``epsilon <= 0`` or ``delta`` outside (0, 1).
+
+    Examples
+    --------
+    >>> mu = gaussian_mu_for_epsilon(1.0, 1e-5)
+    >>> round(mu, 4), round(float(gaussian_epsilon(mu, 1e-5)), 6)
+    (0.2681, 1.0)
     """
     if not (np.isfinite(epsilon) and epsilon > 0):
         raise ValueError(f"epsilon must be finite and > 0 to calibrate, got {epsilon}")

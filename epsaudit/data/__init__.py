@@ -88,9 +88,10 @@ row filtered out, and fewer than two identities with at least two rows.
 
 
 from .manifest import jsonable, manifest_entry, read_manifest, sha256_file, verify_manifest, write_manifest
-from .reader import check_same_dimension, load_embeddings, load_many, write_embeddings
+from .reader import check_same_dimension, load_embeddings, load_many
 from .table import (DEFAULT_MIN_NORM, DROP_CONFLICT, DROP_DUPLICATE, DROP_LABEL, DROP_NONFINITE, DROP_NORM,
                     IMAGE_NAMES, LABEL_NAMES, MISSING_TOKENS, EmbeddingFileError, EmbeddingTable)
+from .writer import write_embeddings
 
 __all__ = [
     "DEFAULT_MIN_NORM", "DROP_CONFLICT", "DROP_DUPLICATE", "DROP_LABEL", "DROP_NONFINITE", "DROP_NORM",

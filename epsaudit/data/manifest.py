@@ -19,7 +19,27 @@ from .table import _DROP_KEYS, _KEY_COUNTS, MANIFEST_VERSION, EmbeddingTable
 
 
 def sha256_file(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
-    """SHA-256 hex digest of a file's bytes."""
+    """SHA-256 hex digest of a file's bytes.
+
+    Parameters
+    ----------
+    path : path-like
+    chunk_size : int
+        Bytes read at a time.
+
+    Returns
+    -------
+    str
+        64 lower-case hex digits.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "empty"
+    >>> _ = path.write_bytes(b"")
+    >>> sha256_file(path)[:16]
+    'e3b0c44298fc1c14'
+    """
     h = hashlib.sha256()
     with open(path, "rb") as fh:
         for block in iter(lambda: fh.read(chunk_size), b""):
@@ -46,6 +66,13 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
         ...]``), ``dropped_counts`` (every ``dropped_*`` count of :attr:`EmbeddingTable.counts`),
         ``key_counts`` (``labels_normalised``, ``label_collisions``, ``image_ids_missing``,
         ``image_ids_normalised``), ``notes`` and ``generation``.
+
+    Examples
+    --------
+    >>> table = EmbeddingTable.from_arrays(["A", "A", "B", "B"], [[1, 0], [0, 1], [1, 1], [1, 2]])
+    >>> entry = manifest_entry(table, encoder="demo")
+    >>> entry["rows"], entry["identities"], entry["embedding_cols"], entry["generation"]
+    (4, 2, 'e0..e1', {'encoder': 'demo'})
     """
     counts = table.counts
     return {
@@ -68,7 +95,23 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
 
 def jsonable(value: Any) -> Any:
     """Convert ``value`` for ``json.dumps(allow_nan=False)``: NumPy scalars/arrays to Python, NaN
-    and ``pd.NA`` to ``None``, infinities to ``"inf"``/``"-inf"``, paths to strings (recursively)."""
+    and ``pd.NA`` to ``None``, infinities to ``"inf"``/``"-inf"``, paths to strings (recursively).
+
+    Parameters
+    ----------
+    value : any
+        Mappings, lists and tuples are converted element by element.
+
+    Returns
+    -------
+    any
+        Built from ``dict``, ``list``, ``str``, ``int``, ``float``, ``bool`` and ``None``.
+
+    Examples
+    --------
+    >>> jsonable({"a": np.float64(0.5), "b": [float("nan"), float("inf")], "c": np.arange(2)})
+    {'a': 0.5, 'b': [None, 'inf'], 'c': [0, 1]}
+    """
     if isinstance(value, Mapping):
         return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -106,6 +149,15 @@ def write_manifest(path: str | os.PathLike, entries: Mapping[str, Mapping[str, A
     ------
     ValueError
         If ``entries`` is not a mapping of names to mappings.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "t.csv").write_text("identity,e0,e1\\n")
+    >>> path = write_manifest(folder / "manifest.json", {"t.csv": {"sha256": sha256_file(folder / "t.csv")}})
+    >>> list(read_manifest(path)), verify_manifest(path)
+    (['t.csv'], [])
     """
     if not isinstance(entries, Mapping) or not all(isinstance(v, Mapping) for v in entries.values()):
         raise ValueError("entries must be a mapping file name -> mapping of that file's record")
@@ -120,10 +172,26 @@ def write_manifest(path: str | os.PathLike, entries: Mapping[str, Mapping[str, A
 def read_manifest(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
     """Read a manifest written by :func:`write_manifest`; return its ``files`` mapping.
 
+    Parameters
+    ----------
+    path : path-like
+
+    Returns
+    -------
+    dict
+        File name -> that file's record.
+
     Raises
     ------
     ValueError
         If the file is not valid JSON or not an epsaudit manifest (named in the message).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = write_manifest(Path(tempfile.mkdtemp()) / "m.json", {"a.csv": {"rows": 3}})
+    >>> read_manifest(path)
+    {'a.csv': {'rows': 3}}
     """
     path = Path(path)
     try:
@@ -140,10 +208,27 @@ def read_manifest(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
 def verify_manifest(path: str | os.PathLike) -> list[str]:
     """Compare each listed file's SHA-256 with the manifest (names relative to its directory).
 
+    Parameters
+    ----------
+    path : path-like
+        The manifest (:func:`write_manifest`).
+
     Returns
     -------
     list of str
         One message per missing or changed file; empty when everything matches.
+
+    Raises
+    ------
+    ValueError
+        From :func:`read_manifest`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = write_manifest(Path(tempfile.mkdtemp()) / "m.json", {"gone.csv": {"sha256": "0" * 64}})
+    >>> verify_manifest(path)
+    ['gone.csv: listed in m.json but missing']
     """
     path = Path(path)
     problems = []

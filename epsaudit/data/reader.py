@@ -1,4 +1,4 @@
-"""Reading and writing embedding CSV files: encoding, delimiter, column detection (rules in :mod:`epsaudit.data`)."""
+"""Reading embedding CSV files: encoding, delimiter, column detection (rules in :mod:`epsaudit.data`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ import io
 import os
 import re
 import unicodedata
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Hashable, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -19,6 +20,7 @@ import pandas as pd
 from .rows import _cell_text, _filter, _is_integer_text, _is_missing_text, _number_kind
 from .table import (DEFAULT_MIN_NORM, DELIMITERS, IMAGE_NAMES, LABEL_NAMES, MISSING_TOKENS, _BLOCK_NAME,
                     EmbeddingFileError, EmbeddingTable, _line_list)
+from .writer import write_embeddings  # noqa: F401  (its home until the writer got its own module)
 
 # --------------------------------------------------------------------------------------------
 # Reading
@@ -238,8 +240,6 @@ def _detect_embedding(path: Path, names: list[str], kinds: dict[str, str], exclu
     return cols
 
 
-
-
 def _read_frame(text: str, delim: str, header: list[str], names: list[str], as_text: set[str],
                 only: str | None = None) -> pd.DataFrame:
     """Parse the file with pandas; columns in ``as_text`` as text (blank cells NaN), others typed
@@ -314,6 +314,9 @@ def _choose_label(path: Path, frame: pd.DataFrame, names: list[str], named: list
             "choose one; its values are then read as text")
     notes.extend(passed)
     return label
+
+
+# Over 80 lines only through its docstring (every option and error documented); the stages are helpers.
 def load_embeddings(
     path: str | os.PathLike,
     *,
@@ -361,8 +364,72 @@ def load_embeddings(
     EmbeddingFileError
         (a ``ValueError``) For each malformed input listed in the module docstring; the message
         names the file and the line and/or column.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("person,e0,e1\\nAnn,3,4\\nAnn,1,0\\nBob,0,2\\nBob,0,2\\nBob,1,1\\n")
+    >>> table = load_embeddings(path)
+    >>> table.label_col, table.embeddings[0].tolist(), table.counts["dropped_duplicate"]
+    ('person', [0.6, 0.8], 1)
     """
     path = Path(path)
+    src = _parse_file(path, delimiter)
+    names, notes = src.names, src.notes
+    label_col = None if label_col is None else _col_name(label_col)
+    image_col = None if image_col is None else _col_name(image_col)
+    for given, what in ((label_col, "label"), (image_col, "image")):
+        if given is not None and given not in names:
+            raise EmbeddingFileError(f"{path}: {what} column {given!r} is not in the header ({_names_preview(names)})")
+    if image_col is None:
+        image_col = next((n for n in names if _norm_image(n) in IMAGE_NAMES and n != label_col), None)
+    named = [n for n in names if _label_name(n) in LABEL_NAMES and n != image_col]
+    as_text = {c for c in [label_col, image_col, *named] if c is not None}
+    frame = _read_frame(src.text, src.delimiter, src.header, names, as_text)
+    if len(frame) != len(src.record_lines) or frame.shape[1] != len(names):
+        raise EmbeddingFileError(f"{path}: could not align the parsed rows with the file's lines "
+                                 f"({len(frame)} parsed, {len(src.record_lines)} counted)")
+    kinds, values, junk = _classify(frame)
+    label_col = _label_column(path, frame, names, named, kinds, junk, label_col, image_col, src.record_lines, notes)
+    reserved = {label_col, image_col} | set(named) | {n for n in names if _norm_image(n) in IMAGE_NAMES}
+    cols = _embedding_columns(path, frame, names, kinds, junk, embedding_cols, label_col, image_col, reserved,
+                              src.record_lines, notes)
+    x = np.column_stack([values[c] if c in values else np.full(len(frame), np.nan) for c in cols])
+    if label_col not in as_text:  # the fallback text column: read its cells again exactly as written
+        frame[label_col] = _read_frame(src.text, src.delimiter, src.header, names, {label_col},
+                                       only=label_col)[label_col].to_numpy()
+    raw_ids = None if image_col is None else _texts(frame[image_col])
+    table = _filter(_texts(frame[label_col]), raw_ids, x, tuple(cols), np.asarray(src.record_lines),
+                    source=str(path), rows_read=len(frame), min_norm=min_norm, notes=notes,
+                    extra=dict(label_col=label_col, image_col=image_col, delimiter=src.delimiter, bom=src.bom,
+                               sha256=src.sha256))
+    if len(table.identities) < min_identities:
+        single = len(table.single_row_identities)
+        have = ", ".join(repr(s) for s in table.identities[:3])
+        raise EmbeddingFileError(
+            f"{path}: only {len(table.identities)} identity(ies) with >= 2 rows after filtering"
+            f"{' (' + have + ')' if have else ''}, plus {single} with a single row; an audit needs "
+            f">= {min_identities} identities (label column {label_col!r})")
+    return table
+
+
+@dataclass(frozen=True)
+class _ParsedFile:
+    """A file's text, format and line structure, checked (stage 1 of :func:`load_embeddings`)."""
+
+    text: str
+    bom: bool
+    sha256: str
+    header: list[str]
+    names: list[str]
+    delimiter: str
+    record_lines: list[int]
+    notes: list[str]
+
+
+def _parse_file(path: Path, delimiter: str | None) -> _ParsedFile:
+    """Read and decode the file, detect the delimiter, check the header and that no line is ragged."""
     text, bom, digest = _read_text(path)
     header, delim, record_lines, record_fields = _scan(path, text, delimiter)
     names = _check_header(path, header)
@@ -380,23 +447,13 @@ def load_embeddings(
         raise EmbeddingFileError(
             f"{path}: line {ln} has {n} fields but the header has {len(names)} (delimiter {delim!r}){more}; "
             "every row needs one value per column")
-    label_col = None if label_col is None else _col_name(label_col)
-    image_col = None if image_col is None else _col_name(image_col)
-    for given, what in ((label_col, "label"), (image_col, "image")):
-        if given is not None and given not in names:
-            raise EmbeddingFileError(f"{path}: {what} column {given!r} is not in the header ({_names_preview(names)})")
+    return _ParsedFile(text, bom, digest, header, names, delim, record_lines, notes)
 
-    if image_col is None:
-        image_col = next((n for n in names if _norm_image(n) in IMAGE_NAMES and n != label_col), None)
-    named = [n for n in names if _label_name(n) in LABEL_NAMES and n != image_col]
-    as_text = {c for c in [label_col, image_col, *named] if c is not None}
-    frame = _read_frame(text, delim, header, names, as_text)
-    if len(frame) != len(record_lines) or frame.shape[1] != len(names):
-        raise EmbeddingFileError(f"{path}: could not align the parsed rows with the file's lines "
-                                 f"({len(frame)} parsed, {len(record_lines)} counted)")
-    kinds, values, junk = _classify(frame)
 
-    # identity label
+def _label_column(path: Path, frame: pd.DataFrame, names: list[str], named: list[str], kinds: dict[str, str],
+                  junk: dict[str, tuple], label_col: str | None, image_col: str | None, record_lines: list[int],
+                  notes: list[str]) -> str:
+    """The identity-label column, given or detected (:func:`_choose_label`); the choice goes to ``notes``."""
     if label_col is None:
         label_col = _choose_label(path, frame, names, named, kinds, junk, image_col, record_lines, notes)
     else:
@@ -406,9 +463,13 @@ def load_embeddings(
                          "label as written ('0.5' and '0.50' are different labels)")
     if image_col is not None:
         notes.append(f"image-id column {image_col!r}")
+    return label_col
 
-    # embedding columns
-    reserved = {label_col, image_col} | set(named) | {n for n in names if _norm_image(n) in IMAGE_NAMES}
+
+def _embedding_columns(path: Path, frame: pd.DataFrame, names: list[str], kinds: dict[str, str],
+                       junk: dict[str, tuple], embedding_cols, label_col: str, image_col: str | None,
+                       reserved: set, record_lines: list[int], notes: list[str]) -> list[str]:
+    """The embedding columns, given or detected, checked to hold numbers (d >= 2); notes the others ignored."""
     if embedding_cols is not None:
         cols = _parse_spec(path, embedding_cols, names)
         if label_col in cols or (image_col is not None and image_col in cols):
@@ -434,31 +495,31 @@ def load_embeddings(
     if ignored:
         notes.append(f"ignored columns: {', '.join(repr(n) for n in ignored[:8])}"
                      + (f" ... ({len(ignored)} in all)" if len(ignored) > 8 else ""))
-
-    x = np.column_stack([values[c] if c in values else np.full(len(frame), np.nan) for c in cols])
-    if label_col not in as_text:  # the fallback text column: read its cells again exactly as written
-        frame[label_col] = _read_frame(text, delim, header, names, {label_col}, only=label_col)[label_col].to_numpy()
-    raw_ids = None if image_col is None else _texts(frame[image_col])
-    table = _filter(_texts(frame[label_col]), raw_ids, x, tuple(cols), np.asarray(record_lines), source=str(path),
-                    rows_read=len(frame), min_norm=min_norm, notes=notes,
-                    extra=dict(label_col=label_col, image_col=image_col, delimiter=delim, bom=bom, sha256=digest))
-    if len(table.identities) < min_identities:
-        single = len(table.single_row_identities)
-        have = ", ".join(repr(s) for s in table.identities[:3])
-        raise EmbeddingFileError(
-            f"{path}: only {len(table.identities)} identity(ies) with >= 2 rows after filtering"
-            f"{' (' + have + ')' if have else ''}, plus {single} with a single row; an audit needs "
-            f">= {min_identities} identities (label column {label_col!r})")
-    return table
+    return cols
 
 
 def check_same_dimension(tables: Sequence[EmbeddingTable]) -> int:
     """Check that tables audited together share the embedding dimension; return it.
 
+    Parameters
+    ----------
+    tables : sequence of EmbeddingTable
+
+    Returns
+    -------
+    int
+        The common dimension ``d``.
+
     Raises
     ------
     EmbeddingFileError
         Naming the first two files whose dimensions differ.
+
+    Examples
+    --------
+    >>> t = EmbeddingTable.from_arrays(["A", "A", "B", "B"], [[1, 0], [0, 1], [1, 1], [1, 2]])
+    >>> check_same_dimension([t, t])
+    2
     """
     if not tables:
         raise ValueError("no tables given")
@@ -476,75 +537,29 @@ def check_same_dimension(tables: Sequence[EmbeddingTable]) -> int:
 def load_many(paths: Sequence[str | os.PathLike], **kwargs: Any) -> list[EmbeddingTable]:
     """Load several files with the same options and check they share ``d``.
 
+    Parameters
+    ----------
+    paths : sequence of path-like
+    **kwargs
+        Options of :func:`load_embeddings`.
+
+    Returns
+    -------
+    list of EmbeddingTable
+
     Raises
     ------
     EmbeddingFileError
         From :func:`load_embeddings` or :func:`check_same_dimension`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
+    >>> _ = path.write_text("identity,e0,e1\\nA,1,0\\nA,0,1\\nB,1,1\\nB,1,2\\n")
+    >>> [t.dim for t in load_many([path, path])]
+    [2, 2]
     """
     tables = [load_embeddings(p, **kwargs) for p in paths]
     check_same_dimension(tables)
     return tables
-
-
-# --------------------------------------------------------------------------------------------
-# Writing
-
-
-def write_embeddings(path: str | os.PathLike, labels: Sequence[Hashable], image_ids: Sequence[Any] | None,
-                     embeddings: Any, *, label_col: str = "identity", image_col: str = "image_id",
-                     prefix: str = "e") -> Path:
-    """Write an embedding table: ``identity, image_id, e0 .. e{d-1}``, comma-separated, UTF-8.
-
-    Values are written with ``%.7g`` (float32 precision); embeddings are written as given (not
-    normalised). :func:`load_embeddings` reads the file back: labels are stripped and put in
-    Unicode NFC there, integer labels come back in plain decimal (``'7'`` for ``7.0``), and labels
-    that are numbers but not all integers need ``label_col=``.
-
-    Parameters
-    ----------
-    path : path-like
-    labels : sequence, length N
-        Identity labels (written as ``str(v)``); none may be missing, blank or a missing-value
-        token such as ``'NA'`` (:data:`MISSING_TOKENS`), which would be read back as missing.
-    image_ids : sequence, length N, or None
-        Image ids; ``None`` omits the column. A ``None``/NaN id is written as a blank cell
-        (read back as missing).
-    embeddings : array_like, shape (N, d)
-        Finite values.
-    label_col, image_col, prefix : str
-        Header names: the label column, the image-id column, and the embedding prefix.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    ValueError
-        Mismatched lengths, a missing or missing-token label (the first row and the count are
-        named), a non-finite value or a non-2-D array.
-    """
-    x = np.asarray(embeddings, dtype=np.float64)
-    if x.ndim != 2 or x.shape[0] == 0 or x.shape[1] == 0:
-        raise ValueError(f"embeddings must have shape (N, d) with N, d >= 1, got {x.shape}")
-    texts = [_cell_text(v) for v in labels]
-    if len(texts) != len(x):
-        raise ValueError(f"{len(texts)} labels for {len(x)} embedding rows")
-    blank = [i for i, v in enumerate(texts) if _is_missing_text(v)]
-    if blank:
-        raise ValueError(f"labels: row {blank[0]} has a missing or blank label ({texts[blank[0]]!r}; "
-                         f"{len(blank)} in all); blank cells and {sorted(MISSING_TOKENS - {''})} are read as missing")
-    labels = texts
-    if not np.isfinite(x).all():
-        row, col = np.argwhere(~np.isfinite(x))[0]
-        raise ValueError(f"embeddings: non-finite value at row {row}, column {col}")
-    columns = {label_col: labels}
-    if image_ids is not None:
-        if len(image_ids) != len(x):
-            raise ValueError(f"{len(image_ids)} image ids for {len(x)} embedding rows")
-        columns[image_col] = ["" if v is None else v for v in map(_cell_text, image_ids)]
-    frame = pd.DataFrame(columns)
-    emb = pd.DataFrame(x, columns=[f"{prefix}{j}" for j in range(x.shape[1])])
-    path = Path(path)
-    pd.concat([frame, emb], axis=1).to_csv(path, index=False, float_format="%.7g", lineterminator="\n")
-    return path

@@ -165,6 +165,71 @@ def _relation(i: int, j: int, line_j: int, x: np.ndarray, norms: np.ndarray, ids
     return f"line {line_j} has the {id_text}"
 
 
+class _SameImage:
+    """Rows linked by "shows the same image" (union-find), with each row's direct links."""
+
+    def __init__(self, rows: np.ndarray):
+        self.parent = {int(i): int(i) for i in rows}
+        self.neighbours: dict[int, set[int]] = {int(i): set() for i in rows}
+        self.by_embedding: set[int] = set()  # rows linked through their embedding (not only an image id)
+
+    def find(self, i: int) -> int:
+        while self.parent[i] != i:
+            self.parent[i] = self.parent[self.parent[i]]
+            i = self.parent[i]
+        return i
+
+    def link(self, a: int, b: int, *, embedding: bool) -> None:
+        self.neighbours[a].add(b)
+        self.neighbours[b].add(a)
+        if embedding:
+            self.by_embedding.update((a, b))
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def components(self) -> list[list[int]]:
+        """Groups of two or more rows showing one image, each sorted, in order of their first row."""
+        out: dict[int, list[int]] = {}
+        for i in self.parent:
+            out.setdefault(self.find(i), []).append(i)
+        return [sorted(m) for m in out.values() if len(m) > 1]
+
+
+def _link_same_images(ok: np.ndarray, x: np.ndarray, norms: np.ndarray, ids: np.ndarray | None,
+                      id_missing: np.ndarray | None) -> tuple[_SameImage, np.ndarray, np.ndarray]:
+    """Link the rows ``ok`` that show one image: equal normalised keys, equal image ids, rounded copies.
+
+    Returns the links and each row's exact and normalised key (for the drop details).
+    """
+    images = _SameImage(ok)
+    exact = np.full(len(x), None, dtype=object)
+    keys = np.full(len(x), None, dtype=object)
+    exact[ok] = row_keys(x[ok], normalised=False)
+    keys[ok] = row_keys(x[ok])
+    # same normalised key (exact and rescaled copies), then same non-missing image id
+    key_first: dict[Any, int] = {}
+    for i in ok:
+        i = int(i)
+        if keys[i] in key_first:
+            images.link(key_first[keys[i]], i, embedding=True)
+        else:
+            key_first[keys[i]] = i
+    if ids is not None:
+        id_first: dict[str, int] = {}
+        for i in ok[~id_missing[ok]]:
+            i = int(i)
+            if ids[i] in id_first:
+                images.link(id_first[ids[i]], i, embedding=False)
+            else:
+                id_first[ids[i]] = i
+    # rounded copies: compare one row per normalised key (rows with equal keys are linked above)
+    reps = np.array(sorted(key_first.values()), dtype=int)
+    for a, b in _near_pairs(x[reps] / norms[reps, None], DUPLICATE_TOLERANCE):
+        images.link(int(reps[a]), int(reps[b]), embedding=True)
+    return images, exact, keys
+
+
 def _mark_same_images(reasons: np.ndarray, details: np.ndarray, labels: np.ndarray, ids: np.ndarray | None,
                       id_missing: np.ndarray | None, x: np.ndarray, norms: np.ndarray,
                       lines: np.ndarray) -> list[str]:
@@ -175,91 +240,47 @@ def _mark_same_images(reasons: np.ndarray, details: np.ndarray, labels: np.ndarr
     ok = np.flatnonzero(reasons == "")
     if len(ok) < 2:
         return []
-    parent = {int(i): int(i) for i in ok}
+    images, exact, keys = _link_same_images(ok, x, norms, ids, id_missing)
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
+    def relation(i: int, j: int) -> str:
+        return _relation(i, j, int(lines[j]), x, norms, ids, id_missing, exact, keys)
 
-    neighbours: dict[int, set[int]] = {int(i): set() for i in ok}
-
-    def link(a: int, b: int) -> None:
-        neighbours[a].add(b)
-        neighbours[b].add(a)
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-
-    exact = np.full(len(x), None, dtype=object)
-    keys = np.full(len(x), None, dtype=object)
-    exact[ok] = row_keys(x[ok], normalised=False)
-    keys[ok] = row_keys(x[ok])
-    embedding_linked: set[int] = set()
-    # same normalised key (exact and rescaled copies), then same non-missing image id
-    key_first: dict[Any, int] = {}
-    for i in ok:
-        i = int(i)
-        if keys[i] in key_first:
-            link(key_first[keys[i]], i)
-            embedding_linked.update((key_first[keys[i]], i))
-        else:
-            key_first[keys[i]] = i
-    if ids is not None:
-        id_first: dict[str, int] = {}
-        for i in ok[~id_missing[ok]]:
-            i = int(i)
-            if ids[i] in id_first:
-                link(id_first[ids[i]], i)
-            else:
-                id_first[ids[i]] = i
-    # rounded copies: compare one row per normalised key (rows with equal keys are linked above)
-    reps = np.array(sorted(key_first.values()), dtype=int)
-    for a, b in _near_pairs(x[reps] / norms[reps, None], DUPLICATE_TOLERANCE):
-        link(int(reps[a]), int(reps[b]))
-        embedding_linked.update((int(reps[a]), int(reps[b])))
-
-    components: dict[int, list[int]] = {}
-    for i in ok:
-        components.setdefault(find(int(i)), []).append(int(i))
     conflicts = []
     id_only = 0
-    for members in components.values():
-        if len(members) < 2:
-            continue
-        members.sort()
+    for members in images.components():
         labs = list(dict.fromkeys(labels[members]))
         if len(labs) > 1:
             comp_lines = _line_list(lines[members], 6)
             label_text = ", ".join(repr(v) for v in labs)
             for i in members:
-                other = [j for j in neighbours[i] if labels[j] != labels[i]]
-                j = min(other or neighbours[i])
-                rel = _relation(i, j, int(lines[j]), x, norms, ids, id_missing, exact, keys)
+                other = [j for j in images.neighbours[i] if labels[j] != labels[i]]
+                j = min(other or images.neighbours[i])
                 reasons[i] = DROP_CONFLICT
-                details[i] = (f"one image under labels {label_text} ({comp_lines}): {rel} "
+                details[i] = (f"one image under labels {label_text} ({comp_lines}): {relation(i, j)} "
                               f"(label {labels[j]!r})")
             conflicts.append(f"{label_text} ({comp_lines})")
-            if not embedding_linked.intersection(members):
-                id_only += 1
+            id_only += not images.by_embedding.intersection(members)
             continue
         kept = members[0]
         for i in members[1:]:
-            j = min(neighbours[i])
+            j = min(images.neighbours[i])
             via = "" if j == kept else f"; same image as kept line {int(lines[kept])}"
             reasons[i] = DROP_DUPLICATE
-            details[i] = _relation(i, j, int(lines[j]), x, norms, ids, id_missing, exact, keys) + via
-    notes = []
-    if conflicts:
-        n_rows = int((reasons == DROP_CONFLICT).sum())
-        shown = "; ".join(conflicts[:5]) + (f"; ... ({len(conflicts)} in all)" if len(conflicts) > 5 else "")
-        notes.append(f"{len(conflicts)} image(s) found under more than one label (same image id, or same embedding "
-                     f"after L2-normalisation): all {n_rows} of their rows dropped as '{DROP_CONFLICT}': {shown}")
-        if id_only:
-            notes.append(f"{id_only} of them share only an image id (different embeddings): if image ids are unique "
-                         "only within an identity (e.g. '0001.jpg' in every folder), pass --image-col (image_col=) "
-                         "naming a column of globally unique ids")
+            details[i] = relation(i, j) + via
+    return _conflict_notes(conflicts, id_only, int((reasons == DROP_CONFLICT).sum()))
+
+
+def _conflict_notes(conflicts: list[str], id_only: int, n_rows: int) -> list[str]:
+    """The notes on images found under several labels (``n_rows`` rows dropped)."""
+    if not conflicts:
+        return []
+    shown = "; ".join(conflicts[:5]) + (f"; ... ({len(conflicts)} in all)" if len(conflicts) > 5 else "")
+    notes = [f"{len(conflicts)} image(s) found under more than one label (same image id, or same embedding "
+             f"after L2-normalisation): all {n_rows} of their rows dropped as '{DROP_CONFLICT}': {shown}"]
+    if id_only:
+        notes.append(f"{id_only} of them share only an image id (different embeddings): if image ids are unique "
+                     "only within an identity (e.g. '0001.jpg' in every folder), pass --image-col (image_col=) "
+                     "naming a column of globally unique ids")
     return notes
 
 

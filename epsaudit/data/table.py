@@ -43,7 +43,13 @@ _KEY_COUNTS = ("labels_normalised", "label_collisions", "image_ids_missing", "im
 
 class EmbeddingFileError(ValueError):
     """An embedding file that cannot be read as an embedding table; the message names the file
-    and, where it applies, the line (1-based, header = line 1) and the column."""
+    and, where it applies, the line (1-based, header = line 1) and the column.
+
+    Examples
+    --------
+    >>> issubclass(EmbeddingFileError, ValueError)
+    True
+    """
 
 
 # --------------------------------------------------------------------------------------------
@@ -89,6 +95,14 @@ class EmbeddingTable:
     key_counts : dict of str to int
         ``labels_normalised``, ``label_collisions``, ``image_ids_missing``,
         ``image_ids_normalised`` (see the module docstring); part of :attr:`counts`.
+
+    Examples
+    --------
+    >>> t = EmbeddingTable.from_arrays([" Ann", "Ann", "Bob", "Bob", "Cy"], [[3, 4], [1, 0], [0, 2], [0, 4], [1, 1]])
+    >>> t.identities, t.single_row_identities, t.counts["dropped_duplicate"]
+    (('Ann',), ('Bob', 'Cy'), 1)
+    >>> {k: v.shape for k, v in t.groups(min_rows=1).items()}
+    {'Ann': (2, 2), 'Bob': (1, 2), 'Cy': (1, 2)}
     """
 
     labels: np.ndarray

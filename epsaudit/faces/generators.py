@@ -3,7 +3,8 @@
 Each generator is a callable ``gen(image, image_id) -> (output, info)`` on ``(H, W, 3)`` uint8 RGB
 arrays, with ``gen.name`` and ``gen.settings()`` (recorded in the manifest).
 
-``swap`` -- a classical landmark face swap, the stand-in for paper 000's FaceFusion protocol: ONE
+``swap`` -- a classical landmark face swap, the stand-in for the FaceFusion protocol of *Picture the
+Epsilon* (Section IV): ONE
 fixed donor image ``d0`` for every target, the label is the target identity, and the output is a
 deterministic function of the target image (no internal randomness). Steps (:func:`swap_face`):
 dlib's 68 landmarks on target and donor (HOG detector upsampled once, CNN detector as fallback);
@@ -50,7 +51,13 @@ _PAD = 32  # reflect-padding (px) so that landmarks near the border and the clon
 
 
 class NoFaceError(ValueError):
-    """No face (68 landmarks) was found in an image that :func:`swap_face` needs one in."""
+    """No face (68 landmarks) was found in an image that :func:`swap_face` needs one in.
+
+    Examples
+    --------
+    >>> issubclass(NoFaceError, ValueError)
+    True
+    """
 
 
 # -------------------------------------------------------------------------------------------------
@@ -58,7 +65,25 @@ class NoFaceError(ValueError):
 
 
 class LandmarkModels:
-    """dlib's HOG and CNN detectors and the 68-point shape predictor (loaded once)."""
+    """dlib's HOG and CNN detectors and the 68-point shape predictor (loaded once).
+
+    Parameters
+    ----------
+    upsample : int
+        Upsampling passes of both detectors.
+    cnn_fallback : bool
+        Use the CNN detector when HOG finds nothing.
+
+    Raises
+    ------
+    ImportError
+        When dlib or face-recognition-models is not installed.
+
+    Examples
+    --------
+    >>> LandmarkModels(cnn_fallback=False).landmarks(np.full((150, 150, 3), 90, dtype=np.uint8))  # no face
+    (None, None)
+    """
 
     def __init__(self, upsample: int = 1, cnn_fallback: bool = True):
         import dlib
@@ -73,6 +98,7 @@ class LandmarkModels:
         self._sp68 = dlib.shape_predictor(frm.pose_predictor_model_location())
 
     def detect(self, img: np.ndarray):
+        """``(dlib.rectangle, "hog" | "cnn")`` of the face nearest the image centre, or ``(None, None)``."""
         rects, path = list(self._hog(img, self.upsample)), "hog"
         if not rects and self.cnn_fallback:
             if self._cnn is None:
@@ -85,6 +111,7 @@ class LandmarkModels:
         return rects[min(range(len(rects)), key=keys.__getitem__)], path
 
     def landmarks(self, image: np.ndarray) -> tuple[np.ndarray | None, str | None]:
+        """The 68 landmarks ``(68, 2)`` (x, y) of the central face and the detector, or ``(None, None)``."""
         img = np.ascontiguousarray(image, dtype=np.uint8)
         rect, path = self.detect(img)
         if rect is None:
@@ -105,7 +132,24 @@ def _default_models() -> LandmarkModels:
 
 def face_landmarks(image: np.ndarray, models: LandmarkModels | None = None) -> tuple[np.ndarray | None, str | None]:
     """dlib's 68 landmarks ``(68, 2)`` (x, y) of the central face and the detector used
-    (``"hog"``/``"cnn"``), or ``(None, None)``."""
+    (``"hog"``/``"cnn"``), or ``(None, None)``.
+
+    Parameters
+    ----------
+    image : numpy.ndarray, shape (H, W, 3), uint8
+    models : LandmarkModels, optional
+        Default: one set of models per process, loaded on first use.
+
+    Returns
+    -------
+    landmarks : numpy.ndarray, shape (68, 2), or None
+    detector : str or None
+
+    Examples
+    --------
+    >>> face_landmarks(np.full((150, 150, 3), 90, dtype=np.uint8))
+    (None, None)
+    """
     return (models or _default_models()).landmarks(image)
 
 
@@ -152,10 +196,25 @@ def swap_face(target: np.ndarray, donor: np.ndarray, variant: str = "hull", *,
     target_landmarks, donor_landmarks : ndarray (68, 2), optional
         Precomputed dlib landmarks (x, y); found with :func:`face_landmarks` when omitted.
 
+    Returns
+    -------
+    numpy.ndarray, shape of ``target``, uint8
+
     Raises
     ------
     NoFaceError
         No face in the target or the donor.
+    ValueError
+        An unknown ``variant``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> target, donor = (rng.integers(0, 256, size=(150, 150, 3), dtype=np.uint8) for _ in range(2))
+    >>> points = rng.uniform(40, 110, size=(68, 2))  # landmarks given: no detector runs
+    >>> out = swap_face(target, donor, target_landmarks=points, donor_landmarks=points)
+    >>> out.shape, bool((out != target).any()), bool((out[:20] == target[:20]).all())
+    ((150, 150, 3), True, True)
     """
     import cv2
     from scipy.spatial import Delaunay
@@ -206,6 +265,21 @@ class SwapGenerator:
         Image id of the donor (recorded in :meth:`settings`).
     variant : str
         :data:`SWAP_VARIANTS` key.
+    models : LandmarkModels, optional
+
+    Raises
+    ------
+    NoFaceError
+        No face in the donor image.
+    ValueError
+        An unknown ``variant``.
+
+    Examples
+    --------
+    >>> SwapGenerator(np.full((150, 150, 3), 90, dtype=np.uint8), "blank.jpg")
+    Traceback (most recent call last):
+    ...
+    epsaudit.faces.generators.NoFaceError: no face found in the donor image blank.jpg
     """
 
     name = "swap"
@@ -231,6 +305,7 @@ class SwapGenerator:
         return out, {"swap": path}
 
     def settings(self) -> dict[str, Any]:
+        """The generator's settings, for the manifest."""
         return {"method": "classical landmark face swap (dlib 68 landmarks, Delaunay, per-triangle affine, seamlessClone)",
                 "variant": self.variant, **SWAP_VARIANTS[self.variant], "donor_image": self.donor_id,
                 "landmarks": f"dlib shape_predictor_68, HOG detector upsample={self.models.upsample}"
@@ -265,6 +340,19 @@ def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random
     Returns
     -------
     ndarray (H, W, 3) uint8
+
+    Raises
+    ------
+    ValueError
+        A non-3-D image, ``block < 1``, ``m < 1`` or ``epsilon <= 0``.
+
+    Examples
+    --------
+    >>> dp_pix(np.full((4, 4, 3), 100, dtype=np.uint8), block=2, m=1, epsilon=100.0, rng=0)[:, :, 0]
+    array([[ 99,  99, 107, 107],
+           [ 99,  99, 107, 107],
+           [102, 102,  99,  99],
+           [102, 102,  99,  99]], dtype=uint8)
     """
     x = np.asarray(image, dtype=np.float64)
     if x.ndim != 3:
@@ -288,7 +376,26 @@ def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random
 
 
 def pixelate(image: np.ndarray, block: int) -> np.ndarray:
-    """Plain pixelisation (cell means), i.e. :func:`dp_pix` with ``epsilon = inf``."""
+    """Plain pixelisation (cell means), i.e. :func:`dp_pix` with ``epsilon = inf``.
+
+    Parameters
+    ----------
+    image : numpy.ndarray, shape (H, W, 3), uint8
+    block : int
+        Cell side in pixels.
+
+    Returns
+    -------
+    numpy.ndarray, shape (H, W, 3), uint8
+
+    Examples
+    --------
+    >>> pixelate(np.arange(16, dtype=np.uint8).reshape(4, 4, 1).repeat(3, axis=2), 2)[:, :, 0]
+    array([[ 2,  2,  4,  4],
+           [ 2,  2,  4,  4],
+           [10, 10, 12, 12],
+           [10, 10, 12, 12]], dtype=uint8)
+    """
     return dp_pix(image, block, 1, math.inf)
 
 
@@ -296,6 +403,24 @@ class DPPixGenerator:
     """The ``dp-pix`` generator with a per-image seed ``(seed, image_id)``.
 
     Defaults (b = 6, m = 1, epsilon = 1): see ``DP_PIX_DEFAULTS`` and the module docstring.
+
+    Parameters
+    ----------
+    block, m : int
+        Cell side and the number of changed pixels that define neighbouring images.
+    epsilon : float
+        ``inf`` is plain pixelisation.
+    seed : int
+        Base seed; image ``i`` uses ``stream("dp-pix", seed, i)``.
+
+    Examples
+    --------
+    >>> gen = DPPixGenerator(block=2, epsilon=100.0)
+    >>> image = np.full((4, 4, 3), 100, dtype=np.uint8)
+    >>> a, _ = gen(image, "Ann/Ann_0001.jpg")
+    >>> b, info = gen(image, "Ann/Ann_0001.jpg")
+    >>> bool((a == b).all()), info, gen.settings()["noise_scale_full_cell"]
+    (True, {}, 1.9125)
     """
 
     name = "dp-pix"
@@ -304,6 +429,7 @@ class DPPixGenerator:
         self.block, self.m, self.epsilon, self.seed = int(block), int(m), float(epsilon), int(seed)
 
     def rng(self, image_id: str) -> np.random.Generator:
+        """The noise stream of one image: ``stream("dp-pix", seed, image_id)``."""
         return stream("dp-pix", self.seed, image_id)
 
     def __call__(self, image: np.ndarray, image_id: str | None = None) -> tuple[np.ndarray, dict[str, Any]]:
@@ -312,6 +438,7 @@ class DPPixGenerator:
         return dp_pix(image, self.block, self.m, self.epsilon, self.rng(image_id)), {}
 
     def settings(self) -> dict[str, Any]:
+        """The generator's settings, for the manifest."""
         return {"method": "Fan 2018 DP pixelisation (cell means + Laplace noise, clipped to [0, 255])",
                 "block": self.block, "m": self.m, "epsilon": self.epsilon,
                 "sensitivity": "3*255*m/(pixels in the cell): all three channels of a changed pixel count",
@@ -321,7 +448,15 @@ class DPPixGenerator:
 
 
 class NoneGenerator:
-    """The ``none`` generator: the original photograph."""
+    """The ``none`` generator: the original photograph.
+
+    Examples
+    --------
+    >>> image = np.zeros((2, 2, 3), dtype=np.uint8)
+    >>> out, info = NoneGenerator()(image, "Ann/Ann_0001.jpg")
+    >>> out is image, info
+    (True, {})
+    """
 
     name = "none"
 
@@ -329,4 +464,5 @@ class NoneGenerator:
         return image, {}
 
     def settings(self) -> dict[str, Any]:
+        """The generator's settings, for the manifest."""
         return {"method": "identity (the original photograph)", "randomness": "none"}

@@ -5,7 +5,7 @@ names one file of the shared LFW copy (``../shared/data/lfw/images``, see its PR
 nothing about the machine. Images are never committed; ``data/lfw`` is a git-ignored link that
 ``make data-link`` creates.
 
-Regimes (SPEC section 5; paper 000 contrasts ~100 and ~30 rows per identity):
+Regimes (*Picture the Epsilon* contrasts ~100 and ~30 rows per identity, Section IV):
 
 - ``large``: identities with >= 20 images, at most 100 images each (the large-n regime);
 - ``small``: identities with 10-19 images, all of them (the small-n regime).
@@ -34,12 +34,34 @@ _REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 class ImageRootError(FileNotFoundError):
-    """The LFW image root does not exist or holds no ``<Person>/*.jpg`` folders."""
+    """The LFW image root does not exist or holds no ``<Person>/*.jpg`` folders.
+
+    Examples
+    --------
+    >>> issubclass(ImageRootError, FileNotFoundError)
+    True
+    """
 
 
 @dataclass(frozen=True)
 class Regime:
-    """Identities with ``min_images <= count <= max_images`` images, ``cap`` images kept at most."""
+    """Identities with ``min_images <= count <= max_images`` images, ``cap`` images kept at most.
+
+    Attributes
+    ----------
+    name : str
+    min_images : int
+    max_images : int or None
+        None: no upper limit.
+    cap : int or None
+        Images kept per identity (a seeded sample when there are more); None keeps all.
+    description : str
+
+    Examples
+    --------
+    >>> REGIMES["small"].admits(12), REGIMES["small"].admits(25), REGIMES["large"].settings()["cap"]
+    (True, False, 100)
+    """
 
     name: str
     min_images: int
@@ -48,9 +70,11 @@ class Regime:
     description: str
 
     def admits(self, count: int) -> bool:
+        """Whether an identity with ``count`` images belongs to the regime."""
         return count >= self.min_images and (self.max_images is None or count <= self.max_images)
 
     def settings(self) -> dict:
+        """The regime's rule as a dict (for the manifest)."""
         return {"min_images": self.min_images, "max_images": self.max_images, "cap": self.cap,
                 "description": self.description}
 
@@ -70,10 +94,29 @@ def image_root(root: str | os.PathLike | None = None) -> Path:
     Order: ``root`` if given; else ``$EPSAUDIT_IMAGE_ROOT``; else ``data/lfw/images`` under the
     working directory if it exists; else ``data/lfw/images`` in the repository.
 
+    Parameters
+    ----------
+    root : path-like, optional
+
+    Returns
+    -------
+    pathlib.Path
+
     Raises
     ------
     ImageRootError
         When the folder is absent or has no person folders, with what to do about it.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for person, n in (("Ann", 12), ("Bob", 3)):
+    ...     (root / person).mkdir()
+    ...     for k in range(n):
+    ...         _ = (root / person / f"{person}_{k + 1:04d}.jpg").write_bytes(b"")
+    >>> image_root(root) == root
+    True
     """
     if root is not None:
         candidates = [Path(root)]
@@ -93,7 +136,21 @@ def image_root(root: str | os.PathLike | None = None) -> Path:
 
 
 def images_available(root: str | os.PathLike | None = None) -> bool:
-    """True when :func:`image_root` would succeed."""
+    """True when :func:`image_root` would succeed.
+
+    Parameters
+    ----------
+    root : path-like, optional
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> images_available("/nonexistent/lfw/images")
+    False
+    """
     try:
         image_root(root)
     except ImageRootError:
@@ -102,7 +159,34 @@ def images_available(root: str | os.PathLike | None = None) -> bool:
 
 
 def list_identities(root: str | os.PathLike | None = None) -> dict[str, list[str]]:
-    """All identities under the image root: ``person -> sorted image ids`` (persons sorted)."""
+    """All identities under the image root: ``person -> sorted image ids`` (persons sorted).
+
+    Parameters
+    ----------
+    root : path-like, optional
+
+    Returns
+    -------
+    dict
+        ``person -> ["<person>/<file>", ...]`` (``.jpg``, ``.jpeg`` and ``.png`` files).
+
+    Raises
+    ------
+    ImageRootError
+        From :func:`image_root`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for person, n in (("Ann", 12), ("Bob", 3)):
+    ...     (root / person).mkdir()
+    ...     for k in range(n):
+    ...         _ = (root / person / f"{person}_{k + 1:04d}.jpg").write_bytes(b"")
+    >>> ids = list_identities(root)
+    >>> list(ids), ids["Bob"]
+    (['Ann', 'Bob'], ['Bob/Bob_0001.jpg', 'Bob/Bob_0002.jpg', 'Bob/Bob_0003.jpg'])
+    """
     base = image_root(root)
     out: dict[str, list[str]] = {}
     for person in sorted(p for p in base.iterdir() if p.is_dir()):
@@ -132,6 +216,12 @@ def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, see
     -------
     dict
         ``person -> sorted image ids``, persons sorted.
+
+    Examples
+    --------
+    >>> ids = {"Ann": [f"Ann/Ann_{k:04d}.jpg" for k in range(1, 13)], "Bob": ["Bob/Bob_0001.jpg"]}
+    >>> {p: len(v) for p, v in select_regime(ids, "small").items()}, select_regime(ids, "large")
+    ({'Ann': 12}, {})
     """
     reg = REGIMES[regime] if isinstance(regime, str) else regime
     out: dict[str, list[str]] = {}
@@ -151,7 +241,25 @@ def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, see
 
 
 def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list[str]:
-    """Image ids of identities with <= 9 images (outside every regime), in a seeded order."""
+    """Image ids of identities with <= 9 images (outside every regime), in a seeded order.
+
+    The order is a permutation by ``stream("donor", seed)`` (:mod:`epsaudit.seeds`).
+
+    Parameters
+    ----------
+    identities : mapping person -> image ids
+    seed : int
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> ids = {"Ann": [f"Ann/Ann_{k:04d}.jpg" for k in range(1, 13)], "Bob": ["Bob/Bob_0001.jpg", "Bob/Bob_0002.jpg"]}
+    >>> sorted(donor_candidates(ids))
+    ['Bob/Bob_0001.jpg', 'Bob/Bob_0002.jpg']
+    """
     pool = sorted(i for person, ids in identities.items() if len(ids) <= DONOR_POOL_MAX_IMAGES for i in ids)
     rng = stream("donor", seed)
     return [pool[i] for i in rng.permutation(len(pool))]
@@ -163,6 +271,29 @@ def choose_donor(identities: Mapping[str, list[str]], accept: Callable[[str], bo
 
     ``accept`` typically loads the image and checks that exactly one face with 68 landmarks is found
     and that both encoders detect it (:func:`epsaudit.faces.pipeline.donor_is_usable`).
+
+    Parameters
+    ----------
+    identities : mapping person -> image ids
+    accept : callable ``image_id -> bool``
+    seed : int
+    max_tries : int
+        Candidates tried at most.
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    RuntimeError
+        If no candidate among the first ``max_tries`` is accepted.
+
+    Examples
+    --------
+    >>> ids = {"Bob": ["Bob/Bob_0001.jpg", "Bob/Bob_0002.jpg"]}
+    >>> choose_donor(ids, lambda image_id: image_id.endswith("0002.jpg"))
+    'Bob/Bob_0002.jpg'
     """
     for image_id in donor_candidates(identities, seed)[:max_tries]:
         if accept(image_id):
@@ -171,7 +302,13 @@ def choose_donor(identities: Mapping[str, list[str]], accept: Callable[[str], bo
 
 
 def identity_of(image_id: str) -> str:
-    """The person folder of an image id ``<Person>/<file>``."""
+    """The person folder of an image id ``<Person>/<file>``.
+
+    Examples
+    --------
+    >>> identity_of("Tony_Blair/Tony_Blair_0001.jpg")
+    'Tony_Blair'
+    """
     return image_id.split("/", 1)[0]
 
 
@@ -200,6 +337,17 @@ def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarr
         If the file does not exist.
     ValueError
         If the file is not an image PIL can read (the path is named).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "Ann").mkdir()
+    >>> Image.new("RGB", (40, 30), (200, 10, 10)).save(root / "Ann" / "Ann_0001.jpg")
+    >>> image = load_image("Ann/Ann_0001.jpg", root)
+    >>> image.shape, image.dtype
+    ((30, 40, 3), dtype('uint8'))
     """
     from PIL import Image, ImageOps, UnidentifiedImageError
 
@@ -213,9 +361,42 @@ def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarr
 
 
 def image_path(image_id: str, root: str | os.PathLike | None = None) -> Path:
+    """The file of an image id under the image root.
+
+    Parameters
+    ----------
+    image_id : str
+    root : path-like, optional
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ImageRootError
+        From :func:`image_root`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> for person, n in (("Ann", 12), ("Bob", 3)):
+    ...     (root / person).mkdir()
+    ...     for k in range(n):
+    ...         _ = (root / person / f"{person}_{k + 1:04d}.jpg").write_bytes(b"")
+    >>> image_path("Bob/Bob_0001.jpg", root).name
+    'Bob_0001.jpg'
+    """
     return image_root(root) / image_id
 
 
 def iter_selection(selection: Mapping[str, Mapping[str, Iterable[str]]]) -> list[tuple[str, str, str]]:
-    """Flatten ``regime -> person -> ids`` into ``(regime, person, image_id)`` triples."""
+    """Flatten ``regime -> person -> ids`` into ``(regime, person, image_id)`` triples.
+
+    Examples
+    --------
+    >>> iter_selection({"small": {"Ann": ["Ann/1.jpg", "Ann/2.jpg"]}})
+    [('small', 'Ann', 'Ann/1.jpg'), ('small', 'Ann', 'Ann/2.jpg')]
+    """
     return [(reg, person, i) for reg, people in selection.items() for person, ids in people.items() for i in ids]

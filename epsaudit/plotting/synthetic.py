@@ -25,9 +25,9 @@ def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame,
     Parameters
     ----------
     summary : DataFrame
-        :func:`epsaudit.benchmark.per_setting_summary` rows at one sample size.
+        :func:`epsaudit.studies.synthetic.per_setting_summary` rows at one sample size.
     auc_reference : DataFrame
-        :func:`epsaudit.benchmark.optimal_auc_reference` rows.
+        :func:`epsaudit.studies.synthetic.optimal_auc_reference` rows.
     kde_alpha : float
         KDE-LR smoothing weight shown.
 

@@ -5,10 +5,19 @@ the chapter's run profiles and the papers' reported values it is compared with. 
 (results, bounds, audit routes, mechanisms, DP-Sniper, the operator model, leakage metrics, data
 loading and ``faces``) knows no chapter; no core module imports a study.
 
-- :mod:`~epsaudit.studies.synthetic` -- chapter 1, the known-epsilon benchmark;
-- :mod:`~epsaudit.studies.sniper_duel` -- chapter 2, DP-Sniper against the reserved test;
-- :mod:`~epsaudit.studies.face_study` -- chapter 3, the face case study;
-- :mod:`~epsaudit.studies.cascade` -- chapter 4, the swap cascade and the operator.
+- :mod:`~epsaudit.studies.quickstart` -- "Audit a mechanism in ten minutes";
+- :mod:`~epsaudit.studies.synthetic` -- chapter 1, the known-epsilon benchmark (``runner``: the
+  benchmark's settings, audits and certificates);
+- :mod:`~epsaudit.studies.sniper_duel` -- chapter 2, DP-Sniper against the reserved test
+  (``protocol``: the Table 5 rows and the matched-budget duels);
+- :mod:`~epsaudit.studies.face_study` -- chapter 3, the face case study (``audit``: Tables 2-3;
+  ``diagnostics``: the routes' assumptions; ``membership``: the membership adversary);
+- :mod:`~epsaudit.studies.cascade` -- chapter 4, the swap cascade and the operator (``scores``:
+  the cascade's leakage; ``operator_study``: the fit and its predictions; ``verdicts``: the rules;
+  ``tables``: the chapter's tables and the paper's values).
+
+Each chapter is a package whose ``__init__`` is what its notebook imports: it re-exports what the
+notebook uses from its companion modules and from the core.
 
 Every chapter runs at one of three profiles with the same names: ``smoke`` (minutes, what the
 tests run), ``full`` (what the book shows) and ``paper`` (the papers' repetition counts).

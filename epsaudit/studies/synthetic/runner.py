@@ -1,26 +1,31 @@
-"""The synthetic known-epsilon benchmark runner (paper 001, Section 5; SPEC section 3).
+"""The known-epsilon benchmark runner of chapter 1: settings, audits and certificates per setting.
 
 A *setting* is (prototype geometry, mechanism, requested global epsilon, samples per class n,
-repetition). For each setting the runner calibrates the mechanism, draws n outputs per identity,
-audits the 40 benchmark pairs and returns a tidy table in which every audit value sits beside the
-exact pairwise epsilon of its pair. Seeds derive from one base seed and the setting's position, so
-re-running gives identical tables and any single setting can be re-run on its own.
+repetition). For each setting the runner calibrates the mechanism (:mod:`epsaudit.mechanisms`),
+draws n outputs per identity, audits the benchmark pairs and returns a tidy table in which every
+audit value sits beside the exact pairwise epsilon of its pair (*Picture the Epsilon*, Tables 4
+and 6, Figures 2 and 3). Each setting's draws are seeded by its own fields (stream keys of
+:mod:`epsaudit.seeds`), so tables do not depend on ``n_jobs`` and any setting can be re-run on its
+own. :mod:`epsaudit.studies.synthetic` re-exports every public name.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 from joblib import Parallel, delayed
 
-from .audits import audit_pairs, reserved_test_pairs
-from .mechanisms import N_AUDITED_PAIRS, Mechanism, benchmark_pairs, calibrate, prototype_set
-from .progress import progress_bar
-from .results import results_frame
-from .scorers import paper_logistic_regression, shrinkage_lda
+from ...audits import audit_pairs, reserved_test_pairs
+from ...mechanisms import N_AUDITED_PAIRS, Mechanism, benchmark_pairs, calibrate, prototype_set
+from ...progress import progress_bar
+from ...results import results_frame
+from ...scorers import paper_logistic_regression, shrinkage_lda
+
+__all__ = ["N_IDENTITIES", "TESTS", "Setting", "audit_setting", "certification_summary", "certify_grid",
+           "certify_setting", "optimal_auc_reference", "per_setting_summary", "run", "settings_grid"]
 
 #: Identities per prototype set (ours: the paper does not state it; 20 give 190 candidate pairs).
 N_IDENTITIES = 20
@@ -30,7 +35,25 @@ TESTS = ("logistic", "shrinkage_lda", "exact")
 
 @dataclass(frozen=True)
 class Setting:
-    """One benchmark cell. ``seed`` is the base seed; draws use :meth:`key`."""
+    """One benchmark cell: a calibrated mechanism, its audited pairs and the seeds of its draws.
+
+    Attributes
+    ----------
+    geometry : {"dispersed", "face_like"}
+        Prototype geometry (:func:`epsaudit.mechanisms.prototype_set`).
+    mechanism : {"laplace", "gaussian", "anisotropic_gaussian"}
+        Noise mechanism (:func:`epsaudit.mechanisms.calibrate`).
+    epsilon : float
+        Requested global epsilon (nats; 0 is the exact null).
+    n : int
+        Samples per class (identity) and part (development, test).
+    rep : int
+        Repetition index (part of every stream key).
+    seed : int
+        Base seed: the prototypes and pair order depend on it alone; draws use :meth:`key`.
+    dim, n_identities, n_pairs : int
+        Embedding dimension, identities per prototype set, audited pairs (the paper: 40).
+    """
 
     geometry: str
     mechanism: str
@@ -51,7 +74,7 @@ class Setting:
         return ("benchmark", self.seed, self.geometry, self.mechanism, float(self.epsilon), self.n, self.rep, draws)
 
     def build(self) -> tuple[Mechanism, list[tuple[int, int]]]:
-        """Calibrated mechanism (prototypes seeded by ``seed`` only) and its 40 audited pairs."""
+        """Calibrated mechanism (prototypes seeded by ``seed`` only) and its ``n_pairs`` audited pairs."""
         prototypes = prototype_set(self.geometry, self.n_identities, self.dim, seed=self.seed)
         mechanism = calibrate(self.mechanism, prototypes, self.epsilon, seed=self.seed)
         return mechanism, benchmark_pairs(self.n_identities, seed=self.seed)[: self.n_pairs]
@@ -60,7 +83,25 @@ class Setting:
 def settings_grid(geometries: Iterable[str], mechanisms: Iterable[str], epsilons: Iterable[float],
                   sizes: Iterable[int], reps: int, seed: int = 0, dim: int = 512,
                   n_pairs: int = N_AUDITED_PAIRS) -> list[Setting]:
-    """All combinations, in a fixed order."""
+    """Every combination of the arguments as a :class:`Setting`, in a fixed order.
+
+    Parameters
+    ----------
+    geometries, mechanisms : iterable of str
+    epsilons : iterable of float
+        Requested global epsilons (nats).
+    sizes : iterable of int
+        Samples per class.
+    reps : int
+        Repetitions per combination (``rep = 0 .. reps - 1``).
+    seed, dim, n_pairs : int
+        As :class:`Setting`.
+
+    Returns
+    -------
+    list of Setting
+        Ordered by geometry, mechanism, epsilon, size, repetition (the last varies fastest).
+    """
     return [
         Setting(g, m, float(e), int(n), r, seed, dim, N_IDENTITIES, n_pairs)
         for g in geometries for m in mechanisms for e in epsilons for n in sizes for r in range(reps)
@@ -80,16 +121,26 @@ def _annotate(frame: pd.DataFrame, setting: Setting, mechanism: Mechanism, pairs
 
 def audit_setting(setting: Setting, *, routes: Sequence[str] = ("gaussmech", "kde_lr", "mmd_tv", "roc_oof"),
                   pair_counts: dict[str, int] | None = None, n_jobs: int | None = None) -> pd.DataFrame:
-    """Run the four routes on one setting's 40 pairs (``pair_counts`` may audit fewer per route).
+    """Run the four routes on one setting's pairs (``pair_counts`` may audit fewer per route).
 
     ROC-HT uses the paper's learner (:func:`epsaudit.scorers.paper_logistic_regression`), whose
     numbers Table 4 and Figure 2 reproduce.
+
+    Parameters
+    ----------
+    setting : Setting
+    routes : sequence of str
+        Route names of :func:`epsaudit.audits.audit_pairs`.
+    pair_counts : dict of str to int, optional
+        Pairs audited per route (default: all of the setting's pairs).
+    n_jobs : int, optional
+        joblib workers over pairs.
 
     Returns
     -------
     pandas.DataFrame
         :func:`epsaudit.results.results_frame` columns plus ``exact_epsilon`` (of the pair),
-        ``reference_epsilon`` (median over the 40 pairs) and the setting's fields.
+        ``reference_epsilon`` (median over the setting's pairs) and the setting's fields.
     """
     mechanism, pairs = setting.build()
     groups = mechanism.sample_groups(setting.n, seed=setting.key("routes"))
@@ -117,7 +168,7 @@ def certify_setting(setting: Setting, *, test: str = "logistic", n_certificates:
     test : {"logistic", "shrinkage_lda", "exact"}
         Learned scorer fitted on development rows, or the mechanism's exact likelihood ratio.
     n_certificates : int, optional
-        Bonferroni family size (default: the 40 pairs, reported together as in the paper);
+        Bonferroni family size (default: the setting's pairs, reported together as in the paper);
         1 makes each certificate its own family (each holds alone at ``confidence``).
     confidence : float
     n_jobs : int, optional
@@ -149,12 +200,29 @@ def certify_setting(setting: Setting, *, test: str = "logistic", n_certificates:
     return frame
 
 
-def run(settings: Sequence[Setting], task, *, n_jobs: int | None = None, progress: bool = True,
-        desc: str = "settings", **kwargs) -> pd.DataFrame:
+def run(settings: Sequence[Setting], task: Callable[..., pd.DataFrame], *, n_jobs: int | None = None,
+        progress: bool = True, desc: str = "settings", **kwargs) -> pd.DataFrame:
     """Apply ``task`` (:func:`audit_setting` or :func:`certify_setting`) to every setting and stack the tables.
 
     Settings run in parallel with joblib (``n_jobs``); each setting's draws are seeded by its own
     fields, so the table does not depend on ``n_jobs`` or on the order of execution.
+
+    Parameters
+    ----------
+    settings : sequence of Setting
+    task : callable
+        ``task(setting, **kwargs) -> DataFrame``.
+    n_jobs : int, optional
+        joblib workers over settings.
+    progress : bool
+        tqdm bar labelled ``desc``.
+    **kwargs
+        Passed to ``task``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The tables in setting order (empty if there are no settings).
     """
     jobs = (delayed(task)(s, **kwargs) for s in settings)
     frames = Parallel(n_jobs=n_jobs, return_as="generator")(jobs)
@@ -166,7 +234,13 @@ def optimal_auc_reference(setting: Setting, *, n_mc: int = 20_000) -> dict[str, 
     """Population-optimal AUC (exact likelihood-ratio test) of the setting's median-epsilon pair.
 
     Closed form ``Phi(D / sqrt 2)`` for Gaussian noise; Monte Carlo with ``n_mc`` draws per class
-    for product Laplace noise (paper 001, Figure 2).
+    for product Laplace noise (*Picture the Epsilon*, Figure 2).
+
+    Returns
+    -------
+    dict
+        ``mechanism``, ``geometry``, ``epsilon`` (requested), ``reference_epsilon`` (median exact
+        pairwise epsilon, nats) and ``optimal_auc``.
     """
     mechanism, pairs = setting.build()
     exact = mechanism.exact_epsilons(pairs)
@@ -178,10 +252,18 @@ def optimal_auc_reference(setting: Setting, *, n_mc: int = 20_000) -> dict[str, 
 
 
 def per_setting_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Collapse the 40 pairs of each setting and route: median value, median AUC, +inf count.
+    """Collapse the pairs of each setting and route: median value, median AUC, +inf count.
 
-    Returns one row per (setting, route, KDE alpha) with ``median``, ``median_auc``,
-    ``n_infinite``, ``n_exact_corner``, ``pairs`` and the reference epsilon.
+    Parameters
+    ----------
+    frame : DataFrame
+        :func:`audit_setting` rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setting, route, KDE alpha) with ``median``, ``median_auc``, ``n_infinite``,
+        ``n_exact_corner``, ``hockey_stick``, ``pairs`` and the reference epsilon.
     """
     keys = ["geometry", "mechanism", "epsilon", "n", "rep", "route", "reference_epsilon"]
     frame = frame.copy()
@@ -200,10 +282,49 @@ def per_setting_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def certification_summary(frame: pd.DataFrame) -> pd.DataFrame:
-    """Fraction of pairs certified above zero and median certified epsilon per setting and test."""
+    """Fraction of pairs certified above zero and median certified epsilon per setting and test.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        :func:`certify_setting` rows.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (setting, test): ``fraction_positive``, ``median_certified`` (nats),
+        ``violations``, ``certificates`` and ``cap`` (the largest certifiable value).
+    """
     keys = ["geometry", "mechanism", "test", "epsilon", "n", "rep", "reference_epsilon"]
     out = frame.assign(positive=frame["value"] > 0).groupby(keys).agg(
         fraction_positive=("positive", "mean"), median_certified=("value", "median"),
         violations=("violation", "sum"), certificates=("value", "size"), cap=("cap", "max"),
     )
     return out.reset_index()
+
+
+def certify_grid(geometries: Sequence[str], mechanisms: Sequence[str], tests: Sequence[str], profile: dict, seed: int,
+                 n_jobs: int | None, label: str) -> pd.DataFrame:
+    """Reserved-test certificates of every test on the grid of a profile's epsilons, sizes and repetitions.
+
+    Parameters
+    ----------
+    geometries, mechanisms, tests : sequence of str
+    profile : dict
+        A profile of :data:`epsaudit.studies.synthetic.PROFILES` (``epsilons``, ``sizes``,
+        ``reps``, ``pairs``).
+    seed : int
+    n_jobs : int or None
+    label : str
+        Progress-bar label (``"<label> (<test>)"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        :func:`certify_setting` rows of every test, stacked in the order of ``tests``.
+    """
+    grid = settings_grid(geometries, mechanisms, profile["epsilons"], profile["sizes"], profile["reps"], seed,
+                         n_pairs=profile["pairs"])
+    return pd.concat([run(grid, certify_setting, test=test, n_jobs=n_jobs, desc=f"{label} ({test})") for test in tests],
+                     ignore_index=True)
+

@@ -1,0 +1,385 @@
+"""The base class of the known-epsilon mechanisms and the checks they share.
+
+A :class:`Mechanism` holds identity prototypes ``mu_i`` (rows of a ``(K, d)`` array) and releases
+``snap(mu_i + noise)``: subclasses supply the noise and the exact pairwise privacy
+(:mod:`epsaudit.mechanisms` package docstring, "Float-safe outputs", for the grid ``snap``).
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Callable, Iterable, Sequence
+
+import numpy as np
+from scipy.spatial import distance
+
+from ..seeds import generator, generators
+
+#: Default delta of the approximate-DP (Gaussian) mechanisms.
+DEFAULT_DELTA: float = 1e-5
+#: Two independent draws that coincide with at least this probability make equal rows expected
+#: (:attr:`Mechanism.repeated_outputs`).
+REPEAT_PROBABILITY: float = 1e-15
+
+# Rows per chunk when scoring Monte Carlo draws (bounds memory at ~ chunk * d * 8 bytes).
+_MC_CHUNK = 4096
+
+
+class Mechanism:
+    """Base class: identity ``i`` releases ``prototypes[i] + noise``.
+
+    Subclasses define the noise and the exact pairwise privacy. Identities are the row indices
+    ``0 .. K-1`` of ``prototypes``.
+
+    Attributes
+    ----------
+    prototypes : numpy.ndarray, shape (K, d)
+        Mean of each identity's outputs (all rows equal at the exact null).
+    name : str
+        ``"laplace"``, ``"gaussian"`` or ``"anisotropic_gaussian"``.
+    delta : float
+        The delta of the exact ``(epsilon, delta)`` values: 0.0 for Laplace (pure DP).
+    null : bool
+        True when every identity releases the same distribution (all prototypes equal), so
+        every pairwise epsilon is exactly 0.
+    requested_epsilon : float or None
+        The global epsilon :func:`calibrate` fitted, ``None`` for a hand-built mechanism.
+    worst_pair : tuple of int or None
+        The pair that attains ``requested_epsilon`` (``None`` at the null or if not calibrated).
+    grid : numpy.ndarray of shape (d,) or None
+        Spacing of the output grid per coordinate (powers of two, :func:`output_grid`); outputs
+        are ``grid * rint((mu + noise) / grid)``. ``None``: raw float64 outputs
+        (:class:`TextbookLaplace`, or a mechanism that is not prototype-plus-noise).
+
+    Examples
+    --------
+    A subclass supplies the noise; :class:`~epsaudit.mechanisms.ProductLaplace` is one:
+
+    >>> from epsaudit.mechanisms import ProductLaplace
+    >>> m = ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5)
+    >>> m.n_identities, m.dim, m.exact_epsilon(0, 1)
+    (2, 2, 3.0)
+    >>> m.sample(0, 3, seed=0).shape
+    (3, 2)
+    """
+
+    name: str = ""
+    grid: np.ndarray | None = None
+
+    def __init__(self, prototypes, delta: float) -> None:
+        self.prototypes = _check_prototypes(prototypes, minimum=1)
+        self.prototypes.setflags(write=False)
+        self.delta = float(delta)
+        self.null = bool(np.all(self.prototypes == self.prototypes[0]))
+        self.requested_epsilon: float | None = None
+        self.worst_pair: tuple[int, int] | None = None
+
+    # -- shape -----------------------------------------------------------------------------
+    @property
+    def n_identities(self) -> int:
+        """Number of identities ``K``."""
+        return int(self.prototypes.shape[0])
+
+    @property
+    def dim(self) -> int:
+        """Embedding dimension ``d``."""
+        return int(self.prototypes.shape[1])
+
+    # -- to be provided by subclasses ------------------------------------------------------
+    def _noise(self, rng: np.random.Generator, n: int) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _separation_pairs(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover
+        raise NotImplementedError
+
+    def _epsilon_from_separation(self, sep):  # pragma: no cover
+        raise NotImplementedError
+
+    def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:  # pragma: no cover
+        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)``: a callable ``(n, d) -> (n,)``.
+
+        Thresholding it is the most powerful test of ``a`` against ``b`` (Neyman-Pearson), the
+        "exact" test of *Picture the Epsilon*, Figure 3 and Table 6.
+        """
+        raise NotImplementedError
+
+    def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:  # pragma: no cover
+        """Population AUC of the exact likelihood-ratio test of ``a`` (positive) against ``b``."""
+        raise NotImplementedError
+
+    def _collision_probability(self) -> float:
+        """Probability that two independent outputs of one identity are equal (0: continuous)."""
+        return 0.0
+
+    # -- float safety ----------------------------------------------------------------------
+    @property
+    def repeated_outputs(self) -> bool:
+        """True when equal output rows are expected between independent draws.
+
+        That is when two independent outputs of one identity coincide with probability at least
+        :data:`REPEAT_PROBABILITY` (``1e-15``): one-hot rows of :class:`RandomizedResponse`, and
+        grid outputs in one or two dimensions (a Laplace coordinate hits a given grid cell with
+        probability up to ``g / (2 b) ~ 2**-21``). Then a check that test rows do not repeat
+        development rows (:func:`epsaudit.validation.check_fresh`) cannot tell a reused draw from
+        a repeated value; pass ``repeated_values=True`` to the reserved test for such outputs.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, prototype_set
+        >>> RandomizedResponse(4, 1.0).repeated_outputs
+        True
+        >>> ProductLaplace(prototype_set("dispersed", 2, 8, seed=0), 0.5).repeated_outputs
+        False
+        """
+        return self._collision_probability() >= REPEAT_PROBABILITY
+
+    def discretisation_slack(self, a: int, b: int) -> float:
+        """How far the discretised mechanism's epsilon may lie below :meth:`exact_epsilon` (nats).
+
+        0 for product Laplace noise (the grid keeps the exact epsilon) and for randomized
+        response; for Gaussian noise ``sum_j |mu_aj - mu_bj| g_j / s_j**2``, the largest change of
+        the exact privacy loss within one grid cell, so the released (discretised) mechanism's
+        ``epsilon(delta)`` lies in ``[exact_epsilon - slack, exact_epsilon]`` (package docstring, "Float-safe outputs").
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a valid identity index.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import ProductLaplace
+        >>> ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5).discretisation_slack(0, 1)
+        0.0
+        """
+        self._check_identity(a, "a"), self._check_identity(b, "b")
+        return 0.0
+
+    def _snap(self, x: np.ndarray) -> np.ndarray:
+        """Round raw outputs ``x`` (a fresh array, modified in place) to the grid."""
+        if self.grid is None:
+            return x
+        x /= self.grid  # exact: the grid spacing is a power of two
+        np.rint(x, out=x)
+        x *= self.grid
+        return x
+
+    def _draw(self, identity: int, rng: np.random.Generator, n: int) -> np.ndarray:
+        """``n`` released outputs of a validated identity: ``snap(prototype + noise)``."""
+        return self._snap(self.prototypes[identity] + self._noise(rng, n))
+
+    # -- sampling --------------------------------------------------------------------------
+    def sample(self, identity: int, n: int, seed=0) -> np.ndarray:
+        """Draw ``n`` outputs of one identity.
+
+        Parameters
+        ----------
+        identity : int
+            Row index of the identity in ``prototypes``, ``0 <= identity < K``.
+        n : int, >= 1
+            Number of outputs.
+        seed : int, stream key (tuple) or numpy.random.Generator
+
+        Returns
+        -------
+        numpy.ndarray, shape (n, d), float64
+            Outputs ``prototypes[identity] + noise`` rounded to :attr:`grid` (same units as the
+            prototypes; not normalised).
+
+        Raises
+        ------
+        ValueError
+            If ``identity`` is not a valid index, ``n < 1`` or ``seed`` is invalid.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import ProductLaplace
+        >>> m = ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5)
+        >>> bool((m.sample(1, 4, seed=7) == m.sample(1, 4, seed=7)).all())
+        True
+        """
+        i = self._check_identity(identity, "identity")
+        n = _check_int(n, "n", minimum=1)
+        return self._draw(i, generator(seed, "mechanism-draws", i), n)
+
+    def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
+        """Draw ``n`` outputs for each identity, on independent random streams.
+
+        The stream of identity ``i`` is ``stream("mechanism-draws", seed, i)`` (for a key seed:
+        ``stream(*seed, i)``; for a Generator seed: its ``spawn(K)`` children), so identity ``i``
+        gets the same draw whichever subset ``identities`` is requested, and
+        ``sample_groups(n, s)[i] == sample(i, n, s)``.
+
+        Parameters
+        ----------
+        n : int, >= 1
+            Outputs per identity.
+        seed : int, stream key (tuple) or numpy.random.Generator
+        identities : iterable of int, optional
+            Identities to draw (default: all ``K``).
+
+        Returns
+        -------
+        dict of int to numpy.ndarray, each of shape (n, d)
+            Keys in the order requested.
+
+        Raises
+        ------
+        ValueError
+            If an identity is invalid or repeated, ``n < 1`` or ``seed`` is invalid.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import ProductLaplace
+        >>> m = ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5)
+        >>> groups = m.sample_groups(3, seed=0, identities=[1])
+        >>> list(groups), bool((groups[1] == m.sample(1, 3, seed=0)).all())
+        ([1], True)
+        """
+        n = _check_int(n, "n", minimum=1)
+        if identities is None:
+            ids = list(range(self.n_identities))
+        else:
+            ids = [self._check_identity(i, "identities") for i in identities]
+            if len(set(ids)) != len(ids):
+                raise ValueError(f"identities contains repeated entries: {ids}")
+        streams = generators(seed, "mechanism-draws", range(self.n_identities))
+        return {i: self._draw(i, streams[i], n) for i in ids}
+
+    # -- exact privacy ---------------------------------------------------------------------
+    def separation(self, a: int, b: int) -> float:
+        """The standardised distance that determines the pair's exact epsilon.
+
+        ``||mu_a - mu_b||_1 / b`` for Laplace (equal to its epsilon), ``||mu_a - mu_b||_2 / sigma``
+        for the isotropic Gaussian and the Mahalanobis distance for the anisotropic Gaussian.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import IsotropicGaussian
+        >>> IsotropicGaussian([[0.0, 0.0], [3.0, 4.0]], sigma=1.0).separation(0, 1)
+        5.0
+        """
+        a, b = self._check_identity(a, "a"), self._check_identity(b, "b")
+        return float(self._separation_pairs(np.array([a]), np.array([b]))[0])
+
+    def exact_epsilon(self, a: int, b: int) -> float:
+        """Exact pairwise epsilon of identities ``a`` and ``b`` (0 when their outputs are equal in law).
+
+        Pure epsilon for Laplace; ``epsilon(delta)`` at ``self.delta`` for the Gaussians.
+
+        Raises
+        ------
+        ValueError
+            If ``a`` or ``b`` is not a valid identity index.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import ProductLaplace
+        >>> ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5).exact_epsilon(0, 1)  # ||mu_a - mu_b||_1 / b
+        3.0
+        """
+        return float(self._epsilon_from_separation(self.separation(a, b)))
+
+    def exact_epsilons(self, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
+        """Exact epsilon of each pair, shape ``(len(pairs),)``.
+
+        Raises
+        ------
+        ValueError
+            If ``pairs`` is empty or names an invalid identity.
+
+        Examples
+        --------
+        >>> from epsaudit.mechanisms import ProductLaplace
+        >>> ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5).exact_epsilons([(0, 1), (1, 1)])
+        array([3., 0.])
+        """
+        a, b = self._check_pairs(pairs)
+        out = self._epsilon_from_separation(self._separation_pairs(a, b))
+        return np.atleast_1d(np.asarray(out, dtype=np.float64))
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _check_identity(self, i, name: str) -> int:
+        if isinstance(i, bool) or not isinstance(i, numbers.Integral):
+            raise ValueError(f"{name} must be an integer identity index, got {i!r}")
+        if not 0 <= int(i) < self.n_identities:
+            raise ValueError(
+                f"{name} = {i} is not an identity of this mechanism (valid: 0 .. {self.n_identities - 1})"
+            )
+        return int(i)
+
+    def _check_pairs(self, pairs) -> tuple[np.ndarray, np.ndarray]:
+        pairs = list(pairs)
+        if not pairs:
+            raise ValueError("pairs is empty; give at least one identity pair")
+        a, b = [], []
+        for k, pair in enumerate(pairs):
+            if len(pair) != 2:
+                raise ValueError(f"pairs[{k}] = {pair!r} is not a pair of two identities")
+            a.append(self._check_identity(pair[0], f"pairs[{k}][0]"))
+            b.append(self._check_identity(pair[1], f"pairs[{k}][1]"))
+        return np.array(a), np.array(b)
+
+    def _check_points(self, x) -> np.ndarray:
+        arr = np.asarray(x, dtype=np.float64)
+        if arr.ndim != 2 or arr.shape[1] != self.dim:
+            raise ValueError(f"x must have shape (n, {self.dim}); got {arr.shape}")
+        return arr
+
+    def __repr__(self) -> str:
+        extra = "" if self.requested_epsilon is None else f", requested_epsilon={self.requested_epsilon:g}"
+        return (
+            f"{type(self).__name__}(K={self.n_identities}, d={self.dim}, {self._scale_repr()}, "
+            f"delta={self.delta:g}, null={self.null}{extra})"
+        )
+
+    def _scale_repr(self) -> str:  # pragma: no cover
+        return ""
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks shared by the mechanism modules
+# ---------------------------------------------------------------------------------------------
+
+
+def _check_int(value, name: str, *, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return int(value)
+
+
+def _check_positive(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _check_prototypes(prototypes, *, minimum: int) -> np.ndarray:
+    try:
+        p = np.array(prototypes, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"prototypes must be a numeric (K, d) array: {exc}") from None
+    if p.ndim != 2 or p.shape[1] < 1:
+        raise ValueError(f"prototypes must be a two-dimensional (K, d) array; got shape {p.shape}")
+    if p.shape[0] < minimum:
+        raise ValueError(f"prototypes needs at least {minimum} identities (rows); got {p.shape[0]}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError("prototypes holds NaN or infinite values")
+    return p
+
+
+def _pairwise(p: np.ndarray, metric: str) -> np.ndarray:
+    """(K, K) matrix of pairwise L1 or L2 distances between the rows of ``p``."""
+    return distance.cdist(p, p, "cityblock" if metric == "l1" else "euclidean")
+
+
+def _chunked_scores(mech: Mechanism, identity: int, n: int, rng: np.random.Generator, score) -> np.ndarray:
+    out = np.empty(n)
+    for start in range(0, n, _MC_CHUNK):
+        stop = min(n, start + _MC_CHUNK)
+        out[start:stop] = score(mech._draw(identity, rng, stop - start))
+    return out
+

@@ -1,0 +1,272 @@
+"""Chapter 4, the swap cascade and the affine operator: what the chapter's notebook imports.
+
+*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization* models a face swapper in
+the adversary's embedding space as an affine stochastic operator ``s = A d + B t + c + e``
+(Sections VI-VIII) and predicts from it how target identity fades under repeated swapping;
+*Picture the Epsilon* audits such a cascade after every pass (Tables 7 and 8). The chapter does
+both on the LFW cascade and operator corpora (:mod:`epsaudit.corpora`).
+
+This module holds the chapter's run profiles (:data:`PROFILES`), the loading of the corpora and
+the experiment's steps over variants and encoders. Four companion modules hold the rest; their
+public names are re-exported here, so the notebook imports this module only:
+
+- :mod:`~epsaudit.studies.cascade.scores` -- centred scores, the per-pass series, per-pass audits;
+- :mod:`~epsaudit.studies.cascade.operator_study` -- the operator fit study, residual checks, the fold
+  designs and the cascade predicted from the fit;
+- :mod:`~epsaudit.studies.cascade.verdicts` -- the verdict on each prediction, the operational reading;
+- :mod:`~epsaudit.studies.cascade.tables` -- the papers' reported values (Tables II, III, 7 and 8)
+  and the chapter's tables with those values beside ours.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import pandas as pd
+
+from ...corpora import Corpora, load_corpora, subset_corpora
+from ...faces.images import images_available
+from . import scores, tables, verdicts, operator_study
+from .. import choose_profile as _choose_profile
+from .scores import *  # noqa: F403  (re-exported: the notebook imports this module only)
+from .scores import cascade_series, per_pass_audits
+from .tables import *  # noqa: F403
+from .tables import ENCODER_LABEL
+from .verdicts import *  # noqa: F403
+from .operator_study import *  # noqa: F403
+from .operator_study import (OperatorStudy, cv_design_comparison, fit_operator_study, model_predictions,
+                             persistent_directions)
+
+__all__ = ["CHAPTER", "PASSES", "AUDIT_PASSES", "AUDIT_TEST_SIZE", "PROFILES", "choose_profile", "load_chapter_corpora",
+           "variants_of", "example_chains", "fit_operator_studies", "cv_design_tables", "predict_cascades",
+           "measure_cascades", "persistent_all", "run_per_pass_audits", "sensitivity_curves",
+           "eigenvalue_panels", "leakage_panels", "Corpora", "load_corpora", "subset_corpora",
+           "images_available", *scores.__all__, *operator_study.__all__, *verdicts.__all__,
+           *tables.__all__]
+
+CHAPTER = "chapter 4 (the cascade)"
+#: Passes the model predicts (the measured cascade has five).
+PASSES = 5
+#: Passes audited per pass-condition (0 = the start photographs).
+AUDIT_PASSES = tuple(range(0, 6))
+#: Test share of each identity's chains for the per-pass certificates.
+AUDIT_TEST_SIZE = 0.5
+
+# identities/chains: cascade slice (None: all); train/test: operator triplets per variant (None: all);
+# sizes: operator corpus sizes of the rho(B) curve; mc_reps: Monte Carlo rollouts; audit: per-pass
+# audit sizes; audit_encoders: encoders audited per pass
+_FULL = dict(identities=None, chains=None, train=None, test=None, sizes=(1000, 2000, 4000, 8000), mc_reps=20,
+             audit=dict(pairs=500, kde_pairs=100, roc_pairs=200, certificates=50, permutations=10_000),
+             audit_encoders=("dlib", "sface"))
+PROFILES = {
+    # CI: a slice of the chains and triplets, few pairs (~1 min)
+    "smoke": dict(identities=8, chains=6, train=1500, test=400, sizes=(500, 1500), mc_reps=3,
+                  audit=dict(pairs=10, kde_pairs=3, roc_pairs=3, certificates=2, permutations=200),
+                  audit_encoders=("dlib",)),
+    # the book (~5 min): every chain and triplet, the papers' per-pass audit sizes (500 pairs, KDE-LR
+    # 100, ROC 200, 50 certificates per pass, MMD permutation tests)
+    "full": _FULL,
+    # "paper" equals "full": the full profile already runs the papers' protocol on the whole corpus
+    # (5-fold identity-disjoint CV, Table 7's 50 pairs per pass, Table 8's pair counts; the papers
+    # report no Monte Carlo replicate count)
+    "paper": _FULL,
+}
+
+# -------------------------------------------------------------------------------------------------
+# profiles and corpora
+
+
+def choose_profile(name: str) -> dict[str, Any]:
+    """The settings of one of the chapter's :data:`PROFILES`.
+
+    Raises
+    ------
+    ValueError
+        An unknown profile name.
+
+    Examples
+    --------
+    >>> choose_profile("smoke")["mc_reps"], choose_profile("paper") == choose_profile("full")
+    (3, True)
+    """
+    return _choose_profile(PROFILES, name, CHAPTER)
+
+
+def load_chapter_corpora(directory: str | Path, settings: Mapping[str, Any], *,
+                         encoders: Sequence[str] = ENCODERS) -> dict[str, Corpora]:
+    """Both encoders' corpora (:func:`epsaudit.corpora.load_corpora`, hashes verified), sliced as the
+    profile says (:func:`epsaudit.corpora.subset_corpora`; the full profile keeps everything).
+
+    Parameters
+    ----------
+    directory : path-like
+        The corpora folder (``data/corpora``).
+    settings : mapping
+        A profile (:func:`choose_profile`): ``identities``, ``chains``, ``train``, ``test``.
+    encoders : sequence of str
+
+    Returns
+    -------
+    dict encoder -> Corpora
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`epsaudit.corpora.load_corpora`.
+    """
+    corpora = {e: load_corpora(e, Path(directory)) for e in encoders}
+    if settings["identities"] is not None:
+        corpora = {e: subset_corpora(c, identities=settings["identities"], chains_per_identity=settings["chains"],
+                                     train=settings["train"], test=settings["test"]) for e, c in corpora.items()}
+    return corpora
+
+
+def variants_of(corpora: Mapping[str, Corpora]) -> tuple[str, ...]:
+    """The swap variants of the corpora's design (``hull``, ``inner``), from the first corpora's manifest."""
+    return tuple(next(iter(corpora.values())).manifest["design"]["variants"])
+
+
+def example_chains(corpora: Corpora, variants: Sequence[str], *, chains: int = 2) -> list[dict] | None:
+    """Re-create the first chain of the first ``chains`` identities in every variant (deterministic
+    swaps: exactly the images the corpus encoded), or ``None`` when the LFW images are absent.
+
+    Returns
+    -------
+    list of dict or None
+        Per chain: ``identity`` and ``variants`` (variant -> (pass images, donor images),
+        :func:`epsaudit.faces.corpora.render_chain`).
+    """
+    if not images_available():
+        return None
+    from ...faces.corpora import render_chain
+
+    out = []
+    for _, chain in corpora.chains.groupby("identity").head(1).head(chains).iterrows():
+        out.append({"identity": chain["identity"],
+                    "variants": {v: render_chain(chain.to_dict(), v) for v in variants[:2]}})
+    return out
+
+
+# -------------------------------------------------------------------------------------------------
+# the experiment's steps, over variants and encoders
+
+
+def fit_operator_studies(corpora: Mapping[str, Corpora], variants: Sequence[str], *, sizes: Sequence[int],
+                         seed: Any = 0) -> dict[tuple[str, str], OperatorStudy]:
+    """:func:`~epsaudit.studies.cascade.operator_study.fit_operator_study` for every (variant, encoder): the
+    operator fitted on single swaps (paper Section VI, Table II analog).
+
+    Returns
+    -------
+    dict (variant, encoder) -> OperatorStudy
+        Variants outer, encoders inner (the order of every table of the chapter).
+
+    Raises
+    ------
+    ValueError
+        As :func:`~epsaudit.studies.cascade.operator_study.fit_operator_study`.
+    """
+    return {(v, e): fit_operator_study(corpora[e], v, sizes=sizes, seed=seed) for v in variants for e in corpora}
+
+
+def cv_design_tables(corpora: Mapping[str, Corpora], variants: Sequence[str], *, seed: Any = 0
+                     ) -> dict[tuple[str, str], pd.DataFrame]:
+    """:func:`~epsaudit.studies.cascade.operator_study.cv_design_comparison` for every (variant, encoder).
+
+    Returns
+    -------
+    dict (variant, encoder label) -> pandas.DataFrame
+        Indexed by design (:data:`~epsaudit.studies.cascade.operator_study.CV_DESIGNS`).
+    """
+    return {(v, ENCODER_LABEL[e]): cv_design_comparison(corpora[e], v, seed=seed).set_index("design")
+            for v in variants for e in corpora}
+
+
+def predict_cascades(studies: Mapping[tuple[str, str], OperatorStudy], corpora: Mapping[str, Corpora], *,
+                     passes: int = PASSES, mc_reps: int = 20, seed: Any = 0) -> dict[tuple[str, str], pd.DataFrame]:
+    """:func:`~epsaudit.studies.cascade.operator_study.model_predictions` for every fitted (variant, encoder):
+    the cascade predicted from the fit alone (paper Section VII).
+
+    Returns
+    -------
+    dict (variant, encoder) -> pandas.DataFrame
+        One row per pass ``0..passes``.
+
+    Raises
+    ------
+    ValueError
+        A fit with ``rho(B) >= 1`` (no stationary law).
+    """
+    return {(v, e): model_predictions(s, corpora[e], v, passes=passes, mc_reps=mc_reps, seed=seed)
+            for (v, e), s in studies.items()}
+
+
+def measure_cascades(corpora: Mapping[str, Corpora], variants: Sequence[str]) -> dict[tuple[str, str], pd.DataFrame]:
+    """:func:`~epsaudit.studies.cascade.scores.cascade_series` for every (variant, encoder): the
+    measured cascade (Table III analog).
+
+    Returns
+    -------
+    dict (variant, encoder) -> pandas.DataFrame
+        One row per pass ``0..K``.
+    """
+    return {(v, e): cascade_series(corpora[e], v) for v in variants for e in corpora}
+
+
+def persistent_all(studies: Mapping[tuple[str, str], OperatorStudy], corpora: Mapping[str, Corpora]
+                   ) -> dict[tuple[str, str], dict]:
+    """:func:`~epsaudit.studies.cascade.operator_study.persistent_directions` for every (variant, encoder)
+    (prediction 4's alignments and correlations).
+
+    Returns
+    -------
+    dict (variant, encoder) -> dict
+    """
+    return {(v, e): persistent_directions(s, corpora[e], v) for (v, e), s in studies.items()}
+
+
+def run_per_pass_audits(corpora: Mapping[str, Corpora], variants: Sequence[str], settings: Mapping[str, Any], *,
+                        seed: Any = 0, n_jobs: int | None = 2, progress: bool = False
+                        ) -> tuple[dict[tuple[str, str], pd.DataFrame], dict[tuple[str, str], pd.DataFrame]]:
+    """:func:`~epsaudit.studies.cascade.scores.per_pass_audits` of the profile's audited encoders
+    (``settings["audit_encoders"]``, sizes ``settings["audit"]``), half of each identity's chains
+    reserved for the certificates.
+
+    Returns
+    -------
+    table8, table7 : dict (variant, encoder label) -> DataFrame
+    """
+    table8, table7 = {}, {}
+    for e in settings["audit_encoders"]:
+        for v in variants:
+            table8[(v, ENCODER_LABEL[e])], table7[(v, ENCODER_LABEL[e])] = per_pass_audits(
+                corpora[e], v, passes=AUDIT_PASSES, test_size=AUDIT_TEST_SIZE, seed=seed, n_jobs=n_jobs,
+                progress=progress, **dict(settings["audit"]))
+    return table8, table7
+
+
+
+# -------------------------------------------------------------------------------------------------
+# figure inputs (epsaudit.plotting.cascade draws them)
+
+
+def sensitivity_curves(studies: Mapping[tuple[str, str], OperatorStudy]) -> dict[str, pd.DataFrame]:
+    """Each fit's :func:`epsaudit.operator.penalty_sensitivity`, labelled ``"<variant>, <encoder>"``."""
+    return {f"{v}, {ENCODER_LABEL[e]}": s.sensitivity for (v, e), s in studies.items()}
+
+
+def eigenvalue_panels(studies: Mapping[tuple[str, str], OperatorStudy], variants: Sequence[str]
+                      ) -> dict[str, dict[str, Any]]:
+    """The eigenvalues of every fitted ``B``: encoder label -> variant -> complex array."""
+    encoders = dict.fromkeys(e for _, e in studies)
+    return {ENCODER_LABEL[e]: {v: studies[(v, e)].eigenvalues for v in variants} for e in encoders}
+
+
+def leakage_panels(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: Mapping[tuple[str, str], pd.DataFrame],
+                   studies: Mapping[tuple[str, str], OperatorStudy], variants: Sequence[str]) -> dict[str, dict]:
+    """Measured and predicted cascades with ``rho(B)``: encoder label -> variant -> dict."""
+    encoders = dict.fromkeys(e for _, e in studies)
+    return {ENCODER_LABEL[e]: {v: {"measured": measured[(v, e)], "predicted": predicted[(v, e)],
+                                   "rho_B": studies[(v, e)].spectra["rho_B"]} for v in variants}
+            for e in encoders}
