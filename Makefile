@@ -127,8 +127,23 @@ define execute
 	$(BIN)/jupytext --quiet --to ipynb --output $(NB_SCRATCH)/$(notdir $(basename $(1))).ipynb $(1)
 	$(BIN)/papermill --kernel $(KERNEL) --cwd notebooks \
 		-p profile $(PROFILE) $(NB_SCRATCH)/$(notdir $(basename $(1))).ipynb $(2).part
+	$(BIN)/python -c "$$HIDE_INJECTED" $(2).part
 	mv $(2).part $(2)
 endef
+
+# papermill's injected-parameters cell is plumbing: the book removes it (the notebook's own
+# parameters cell, which states the defaults, stays).
+define HIDE_INJECTED
+import json, sys
+path = sys.argv[1]
+nb = json.load(open(path, encoding="utf-8"))
+for cell in nb["cells"]:
+    tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+    if "injected-parameters" in tags and "remove-cell" not in tags:
+        tags.append("remove-cell")
+json.dump(nb, open(path, "w", encoding="utf-8"), indent=1, ensure_ascii=False)
+endef
+export HIDE_INJECTED
 
 book/executed/%.ipynb: notebooks/%.py $(LIB_SOURCES) $(STAMP) | data-link
 	$(call execute,$<,$@)

@@ -4,7 +4,7 @@ One run, one synthetic data set (identities with small mean shifts plus Gaussian
 shuffled pair list from :func:`epsaudit.pairs.identity_pairs`. For every route the script
 
 1. computes the values with a straightforward per-pair loop (numpy / scipy / scikit-learn calls
-   pair by pair, as paper 000 describes the computation) and with the batched library function;
+   pair by pair, as *Picture the Epsilon*, Section III, describes the computation) and with the batched library function;
 2. checks that both give the same numbers (maximum relative difference, against a tolerance);
 3. times both with ``time.perf_counter`` after one warm-up call, and prints seconds per pair and
    the ratio loop / batched.

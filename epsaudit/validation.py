@@ -138,6 +138,37 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
     return out
 
 
+def as_dev_test(dev_a: Any, dev_b: Any, test_a: Any, test_b: Any) -> tuple[np.ndarray, ...]:
+    """Validate the development and test samples of one pair for a reserved test.
+
+    Parameters
+    ----------
+    dev_a, dev_b, test_a, test_b : array_like, shapes (n, d)
+        Development and test rows of identities A and B; all four share ``d``.
+
+    Returns
+    -------
+    tuple of numpy.ndarray
+        ``(dev_a, dev_b, test_a, test_b)`` as float64 arrays.
+
+    Raises
+    ------
+    ValueError
+        From :func:`as_pair`, or if development and test rows have different dimensions.
+
+    Examples
+    --------
+    >>> rows = as_dev_test([[0.0, 1.0], [1.0, 0.0]], [[1.0, 1.0], [2.0, 0.0]], [[0.5, 0.5], [1.0, 2.0]], [[3.0, 1.0], [0.0, 0.0]])
+    >>> [r.shape for r in rows]
+    [(2, 2), (2, 2), (2, 2), (2, 2)]
+    """
+    da, db = as_pair(dev_a, dev_b)
+    ta, tb = as_pair(test_a, test_b)
+    if da.shape[1] != ta.shape[1]:
+        raise ValueError(f"development and test rows have different dimensions: {da.shape[1]} vs {ta.shape[1]}")
+    return da, db, ta, tb
+
+
 def as_pairs(pairs: Any, groups: Mapping[Hashable, Any]) -> list[tuple[Hashable, Hashable]]:
     """Validate a list of identity pairs against the identities present in ``groups``.
 

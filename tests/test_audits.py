@@ -1,4 +1,4 @@
-"""Values of the four routes: null-calibration numbers (paper 001 Table 4; SPEC section 2), agreement
+"""Values of the four routes: null-calibration numbers (*Picture the Epsilon*, Table 4; the book's methods chapter), agreement
 with direct reference computations, bad input and reproducibility."""
 
 import itertools
@@ -61,7 +61,7 @@ def test_gaussmech_closed_form():
 
 @pytest.mark.parametrize("n, band", [(30, (1100, 1400)), (100, (850, 1200)), (300, (650, 950))])
 def test_kde_lr_null_within_spec_band(n, band):
-    # Table 4 averages over the Gaussian and Laplace mechanisms; the SPEC band is that average's range
+    # Table 4 averages over the Gaussian and Laplace mechanisms; the band checked is that average's range
     medians = []
     for noise in ("normal", "laplace"):
         groups = null_groups(noise, n, k=6)

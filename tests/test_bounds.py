@@ -1,4 +1,4 @@
-"""Closed-form values of the certificate and the epsilon conversions (SPEC section 2; paper 001 Tables 3, 7)."""
+"""Closed-form values of the certificate and the epsilon conversions (the book's methods chapter; *Picture the Epsilon*, Tables 3 and 7)."""
 
 import numpy as np
 import pytest

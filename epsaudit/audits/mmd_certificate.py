@@ -38,7 +38,7 @@ import numpy as np
 
 from ..bounds import epsilon_from_tv_delta, mmd2_deviation, tv_lower_from_mmd
 from ..results import EpsilonResult, RouteStatistics
-from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
+from ..validation import as_dev_test, as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .mmd_tv import cross_squared_distances
 from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
 from .tradeoff_curve import DEFAULT_DELTAS
@@ -513,10 +513,7 @@ def mmd_certificate(
     >>> cert.kind, bool(cert.epsilon > 0), round(cert.deviation, 4)
     ('certificate', True, 0.4895)
     """
-    da, db = as_pair(dev_a, dev_b)
-    ta, tb = as_pair(test_a, test_b)
-    if da.shape[1] != ta.shape[1]:
-        raise ValueError(f"development and test rows have different dimensions: {da.shape[1]} vs {ta.shape[1]}")
+    da, db, ta, tb = as_dev_test(dev_a, dev_b, test_a, test_b)
     deltas = _check_options(n_certificates, confidence, delta, deltas, tv_link, bandwidth_scales)
     return _certify(da, db, ta, tb, tuple(float(c) for c in bandwidth_scales), tv_link, int(n_certificates),
                     confidence, delta, deltas, pair, None, check_reuse)

@@ -44,7 +44,7 @@ from sklearn.metrics import roc_auc_score
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
 from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
-from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
+from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
 from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
 
@@ -308,10 +308,7 @@ def reserved_test_certificate(
     >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3)
     (2.034, True, 2.034)
     """
-    da, db = as_pair(dev_a, dev_b)
-    ta, tb = as_pair(test_a, test_b)
-    if da.shape[1] != ta.shape[1]:
-        raise ValueError(f"development and test rows have different dimensions: {da.shape[1]} vs {ta.shape[1]}")
+    da, db, ta, tb = as_dev_test(dev_a, dev_b, test_a, test_b)
     alpha = _check_options(n_certificates, confidence, delta)
     if score_function is None:
         check_classifier(classifier)

@@ -62,7 +62,7 @@ from sklearn.metrics import roc_auc_score
 
 from ..bounds import bonferroni_alpha, certified_epsilon, tradeoff_epsilon
 from ..scorers import check_classifier, classifier_name
-from ..validation import as_groups, as_pair, as_pairs, check_fresh, check_probability
+from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
 from .roc_reserved import choose_threshold, fixed_score
 from .runner import PairFailure, family_size, map_certificates, pair_parts, split_test_sizes
@@ -247,10 +247,7 @@ def tradeoff_certificate(
     >>> bool(0 < cert.mu_lower <= 2.0), cert.n, cert.kind
     (True, (100, 100), 'certificate')
     """
-    da, db = as_pair(dev_a, dev_b)
-    ta, tb = as_pair(test_a, test_b)
-    if da.shape[1] != ta.shape[1]:
-        raise ValueError(f"development and test rows have different dimensions: {da.shape[1]} vs {ta.shape[1]}")
+    da, db, ta, tb = as_dev_test(dev_a, dev_b, test_a, test_b)
     deltas = _check_options(method, n_thresholds, n_certificates, confidence, delta, deltas)
     if score_function is None:
         check_classifier(classifier)

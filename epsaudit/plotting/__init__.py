@@ -13,6 +13,7 @@ One module per chapter holds that chapter's figure functions; the notebooks call
 from __future__ import annotations
 
 from . import cascade, faces, quickstart, sniper, synthetic
-from .style import MECHANISM_LABELS, set_style
+from .style import MECHANISM_LABELS, PALETTE, save_figure, set_style
 
-__all__ = ["MECHANISM_LABELS", "cascade", "faces", "quickstart", "set_style", "sniper", "synthetic"]
+__all__ = ["MECHANISM_LABELS", "PALETTE", "cascade", "faces", "quickstart", "save_figure", "set_style", "sniper",
+           "synthetic"]
