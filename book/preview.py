@@ -1,0 +1,105 @@
+"""Preview one chapter as a reader sees it: a small book around it, built and photographed at 1280 px.
+
+    .venv/bin/python book/preview.py notebooks/03_face_case_study.py --profile smoke
+
+Executes the chapter (papermill, into the preview folder; the book's own executed copies are not
+touched), builds a book of the introduction, the methods chapter, the chapter and the
+bibliography in ``/tmp/epsaudit-preview/<chapter>/``, and writes screenshots of the chapter's page
+at 1280 px width as tiles ``shot-01.png``, ``shot-02.png``, ... of 1280 x 1600 px. ``--executed``
+uses an already executed notebook instead of running it. Prints the build's warnings and the
+tiles' paths.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = ROOT / ".venv" / "bin"
+CHROMIUM = "/usr/bin/chromium"
+WIDTH, TILE = 1280, 1600
+
+
+def execute(source: Path, out: Path, profile: str) -> None:
+    scratch = out.with_suffix(".src.ipynb")
+    subprocess.run([BIN / "jupytext", "--quiet", "--to", "ipynb", "--output", scratch, source], check=True)
+    subprocess.run([BIN / "papermill", "--kernel", "epsaudit", "--cwd", ROOT / "notebooks", "-p", "profile", profile,
+                    scratch, out], check=True)
+    nb = json.loads(out.read_text(encoding="utf-8"))
+    for cell in nb["cells"]:
+        tags = cell.setdefault("metadata", {}).setdefault("tags", [])
+        if "injected-parameters" in tags and "remove-cell" not in tags:
+            tags.append("remove-cell")
+    out.write_text(json.dumps(nb, indent=1, ensure_ascii=False), encoding="utf-8")
+    scratch.unlink()
+
+
+def build(folder: Path, chapter: str) -> str:
+    (folder / "book" / "executed").mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "_config.yml", folder / "_config.yml")
+    for name in ("intro.md", "methods.md", "bibliography.md", "references.bib", "_ext"):
+        target = folder / "book" / name
+        if not target.exists():
+            target.symlink_to(ROOT / "book" / name)
+    toc = (f"format: jb-book\nroot: book/intro\nchapters:\n  - file: book/methods\n"
+           f"  - file: book/executed/{chapter}\n  - file: book/bibliography\n")
+    (folder / "_toc.yml").write_text(toc, encoding="utf-8")
+    run = subprocess.run([BIN / "jupyter-book", "build", folder, "--keep-going"], capture_output=True, text=True)
+    return "\n".join(line for line in (run.stdout + run.stderr).splitlines() if "WARNING" in line or "ERROR" in line)
+
+
+def photograph(page: Path, folder: Path) -> list[Path]:
+    from PIL import Image
+
+    full = folder / "page.png"
+    with tempfile.TemporaryDirectory() as profile:
+        subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                        f"--user-data-dir={profile}", "--hide-scrollbars", f"--window-size={WIDTH},16000",
+                        f"--screenshot={full}", page.as_uri()], check=True, capture_output=True)
+    image = Image.open(full)
+    pixels = image.convert("L").load()
+    height = image.height  # trim the blank bottom of the 16000 px window
+    def blank(row: int) -> bool:  # a row of the page's white background (a sidebar rule may cross it)
+        return sum(pixels[x, row] > 250 for x in range(0, WIDTH, 8)) >= 0.98 * WIDTH / 8
+
+    while height > 1 and blank(height - 1):
+        height -= 1
+    tiles = []
+    for k, top in enumerate(range(0, height, TILE), start=1):
+        tile = folder / f"shot-{k:02d}.png"
+        image.crop((0, top, WIDTH, min(top + TILE, height))).save(tile)
+        tiles.append(tile)
+    return tiles
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("source", type=Path, help="notebooks/NN_name.py")
+    parser.add_argument("--profile", default="smoke")
+    parser.add_argument("--executed", type=Path, help="an executed .ipynb to use instead of running the chapter")
+    args = parser.parse_args(argv)
+    chapter = args.source.stem
+    folder = Path("/tmp/epsaudit-preview") / chapter
+    folder.mkdir(parents=True, exist_ok=True)
+    executed = folder / "book" / "executed" / f"{chapter}.ipynb"
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    if args.executed:
+        shutil.copy(args.executed, executed)
+    else:
+        execute(args.source.resolve(), executed, args.profile)
+    warnings = build(folder, chapter)
+    print(warnings or "no build warnings")
+    for tile in photograph(folder / "_build" / "html" / "book" / "executed" / f"{chapter}.html", folder):
+        print(tile)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
