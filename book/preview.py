@@ -66,8 +66,10 @@ def photograph(page: Path, folder: Path) -> list[Path]:
     image = Image.open(full)
     pixels = image.convert("L").load()
     height = image.height  # trim the blank bottom of the 16000 px window
-    def blank(row: int) -> bool:  # a row of the page's white background (a sidebar rule may cross it)
-        return sum(pixels[x, row] > 250 for x in range(0, WIDTH, 8)) >= 0.98 * WIDTH / 8
+    below = [pixels[x, image.height - 1] for x in range(0, WIDTH, 8)]  # the window below the page
+
+    def blank(row: int) -> bool:
+        return [pixels[x, row] for x in range(0, WIDTH, 8)] == below
 
     while height > 1 and blank(height - 1):
         height -= 1
