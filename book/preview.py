@@ -64,19 +64,15 @@ def photograph(page: Path, folder: Path) -> list[Path]:
                         f"--user-data-dir={profile}", "--hide-scrollbars", f"--window-size={WIDTH},16000",
                         f"--screenshot={full}", page.as_uri()], check=True, capture_output=True)
     image = Image.open(full)
-    pixels = image.convert("L").load()
-    height = image.height  # trim the blank bottom of the 16000 px window
-    below = [pixels[x, image.height - 1] for x in range(0, WIDTH, 8)]  # the window below the page
-
-    def blank(row: int) -> bool:
-        return [pixels[x, row] for x in range(0, WIDTH, 8)] == below
-
-    while height > 1 and blank(height - 1):
-        height -= 1
+    grey = image.convert("L")
     tiles = []
-    for k, top in enumerate(range(0, height, TILE), start=1):
+    for k, top in enumerate(range(0, image.height, TILE), start=1):
+        box = (0, top, WIDTH, min(top + TILE, image.height))
+        content = grey.crop((300, box[1], WIDTH, box[3])).point(lambda v: 255 if v < 245 else 0)
+        if content.getbbox() is None:  # nothing but background right of the sidebar: the page has ended
+            break
         tile = folder / f"shot-{k:02d}.png"
-        image.crop((0, top, WIDTH, min(top + TILE, height))).save(tile)
+        image.crop(box).save(tile)
         tiles.append(tile)
     return tiles
 
