@@ -43,11 +43,11 @@ def execute(source: Path, out: Path, profile: str) -> None:
 def build(folder: Path, chapter: str) -> str:
     (folder / "book" / "executed").mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "_config.yml", folder / "_config.yml")
-    for name in ("intro.md", "methods.md", "bibliography.md", "references.bib", "_ext"):
+    for name in ("intro.md", "methods.md", "course.md", "bibliography.md", "references.bib", "_ext", "_static"):
         target = folder / "book" / name
         if not target.exists():
             target.symlink_to(ROOT / "book" / name)
-    toc = (f"format: jb-book\nroot: book/intro\nchapters:\n  - file: book/methods\n"
+    toc = (f"format: jb-book\nroot: book/intro\nchapters:\n  - file: book/methods\n  - file: book/course\n"
            f"  - file: book/executed/{chapter}\n  - file: book/bibliography\n")
     (folder / "_toc.yml").write_text(toc, encoding="utf-8")
     run = subprocess.run([BIN / "jupyter-book", "build", folder, "--keep-going"], capture_output=True, text=True)

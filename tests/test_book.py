@@ -3,8 +3,17 @@
 The repository's book sources (``_config.yml``, ``_toc.yml``, ``book/``) are copied to a temporary
 directory; every ``notebooks/*.py`` is executed there by papermill with ``-p profile smoke``; the
 copy is built with ``jupyter-book build -W -n --keep-going --all`` (warnings are errors); and each
-page of the table of contents is opened in headless Chromium to check that MathJax rendered and
-that figures are present. Nothing in the working tree is written.
+page of the table of contents is opened in headless Chromium in a window 1280 px wide, as a reader
+sees it, to check that MathJax rendered, that figures are present, that nothing is cut off on the
+right, and that a screenshot of the page is not blank. Nothing in the working tree is written.
+
+Cut-off content is found by the book's own script ``book/_static/overflow_check.js``: after
+MathJax has typeset the page it marks every display equation, table and code block wider than the
+box that holds it (or reaching past the article's right edge, or an equation showing a vertical
+scrollbar) with ``data-epsaudit-overflow`` and a readable ``data-epsaudit-overflow-label``, and
+records on ``<body>`` that it ran; the test reads the marks from Chromium's ``--dump-dom``.
+Equations and tables must fit on every page; code blocks must fit on the book's own Markdown
+pages (a notebook's code cells and printed output are listed but not failed).
 
 Chromium is Debian's ``/usr/bin/chromium`` (``.ci/run`` installs it). Without it the browser checks
 are skipped, except under CI (``CI`` set), where they fail.
@@ -30,6 +39,15 @@ NOTEBOOK_DIR = ROOT / "notebooks"
 CHROMIUM = Path(os.environ.get("EPSAUDIT_CHROMIUM", "/usr/bin/chromium"))
 EXECUTED_PREFIX = "book/executed/"
 METHODS_PAGE = "book/methods"
+#: Window of the browser checks: a laptop screen, the width the pages are written for.
+WINDOW_WIDTH, WINDOW_HEIGHT = 1280, 1600
+#: What must fit the reading column: on every page, and also on the book's own Markdown pages.
+MUST_FIT = frozenset({"equation", "table"})
+MUST_FIT_MARKDOWN = MUST_FIT | {"code"}
+#: A screenshot is blank when less than this fraction of the content area (right of the sidebar)
+#: is ink (darker than near-white).
+MIN_INK_FRACTION = 0.005
+SIDEBAR_WIDTH = 300
 #: Seconds one smoke-profile notebook may take before the test fails (a hang must not stall CI).
 NOTEBOOK_TIMEOUT = 900
 
@@ -82,6 +100,8 @@ class _PageParser(HTMLParser):
         self.images: list[str] = []
         self.mjx_containers = 0
         self.mjx_errors = 0
+        self.layout: str | None = None  # <body data-epsaudit-layout>: the overflow check ran
+        self.overflowing: list[str] = []  # data-epsaudit-overflow-label of each marked element
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -93,6 +113,12 @@ class _PageParser(HTMLParser):
             self.mjx_containers += 1
         elif tag == "mjx-merror":
             self.mjx_errors += 1
+        if tag == "body" and "data-epsaudit-layout" in attrs:
+            self.layout = attrs["data-epsaudit-layout"]
+        if "data-epsaudit-overflow" in attrs:
+            self.overflowing.append(
+                attrs.get("data-epsaudit-overflow-label") or f"{tag}: {attrs['data-epsaudit-overflow']}"
+            )
 
 
 def _parse(html: str) -> _PageParser:
@@ -153,6 +179,9 @@ def built_book(tmp_path_factory):
     (src / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
 
     kernel, env = _write_kernelspec(tmp / "jupyter")
+    # Figures saved by the chapters (plotting.save_figure) go into the copy, where the chapters'
+    # download links (../../_build/figures/...) look for them, not into the working tree.
+    env["EPSAUDIT_FIGURE_DIR"] = str(src / "_build" / "figures")
     scratch = tmp / "scratch"
     scratch.mkdir()
     for py in notebooks:
@@ -198,12 +227,17 @@ def chromium() -> Path:
     pytest.skip(message)
 
 
+def _chromium_args(chromium: Path, profile_dir: Path) -> list[str]:
+    """Headless Chromium, offline, in a window of :data:`WINDOW_WIDTH` px, scripts given 10 s."""
+    return [str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+            "--no-first-run", "--disable-background-networking", "--disable-component-update",
+            "--disable-sync", f"--user-data-dir={profile_dir}", "--virtual-time-budget=10000",
+            f"--window-size={WINDOW_WIDTH},{WINDOW_HEIGHT}"]
+
+
 def _dump_dom(chromium: Path, page: Path, profile_dir: Path) -> str:
     run = subprocess.run(
-        [str(chromium), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-         "--no-first-run", "--disable-background-networking", "--disable-component-update",
-         "--disable-sync", f"--user-data-dir={profile_dir}", "--virtual-time-budget=10000",
-         "--dump-dom", page.as_uri()],
+        _chromium_args(chromium, profile_dir) + ["--dump-dom", page.as_uri()],
         capture_output=True, text=True, timeout=180,
     )
     assert run.returncode == 0, f"chromium failed on {page}:\n{run.stderr[-3000:]}"
@@ -220,6 +254,41 @@ def rendered(built_book, chromium) -> dict[str, str]:
     return {
         name: _dump_dom(chromium, path, profile_dir) for name, path in built_book["pages"].items()
     }
+
+
+def _screenshot(chromium: Path, page: Path, profile_dir: Path, out: Path) -> Path:
+    """The first screen of ``page`` as a reader sees it (scrollbars hidden), written to ``out``."""
+    run = subprocess.run(
+        _chromium_args(chromium, profile_dir) + ["--hide-scrollbars", f"--screenshot={out}", page.as_uri()],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert run.returncode == 0 and out.is_file(), f"chromium took no screenshot of {page}:\n{run.stderr[-3000:]}"
+    return out
+
+
+@pytest.fixture(scope="module")
+def screenshots(built_book, chromium) -> dict[str, Path]:
+    """A 1280-px screenshot of the first screen of each toc page (kept in the test's folder)."""
+    if built_book["build"].returncode != 0:
+        pytest.fail("the book did not build; see test_book_builds")
+    folder = built_book["tmp"] / "screenshots"
+    folder.mkdir(exist_ok=True)
+    profile_dir = built_book["tmp"] / "chromium-profile-shots"
+    return {
+        name: _screenshot(chromium, path, profile_dir, folder / f"{name.replace('/', '_')}.png")
+        for name, path in built_book["pages"].items()
+    }
+
+
+def _ink_fraction(png: Path) -> float:
+    """Fraction of the content area (right of the sidebar) darker than near-white."""
+    from PIL import Image
+
+    with Image.open(png) as image:
+        grey = image.convert("L")
+        content = grey.crop((SIDEBAR_WIDTH, 0, grey.width, grey.height))
+        histogram = content.histogram()
+    return sum(histogram[:230]) / max(1, sum(histogram))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,3 +383,44 @@ def test_notebook_pages_show_figures(built_book, rendered) -> None:
                 f"{name}: unexpected image type {src}"
             )
             assert target.is_file() and target.stat().st_size > 0, f"{name}: image {src} is missing"
+
+
+@pytest.mark.slow
+def test_methods_page_shows_the_sample_size_figure(built_book, rendered) -> None:
+    images = _parse(rendered[METHODS_PAGE]).images
+    assert any("certifiable_cap" in src for src in images), (
+        f"the methods page shows no certifiable-cap figure (book/_ext/capfigure.py); images: {images}"
+    )
+    assert any((built_book["html"] / "_images").glob("certifiable_cap*.png")), "certifiable_cap.png was not copied"
+
+
+@pytest.mark.slow
+def test_nothing_is_cut_off_at_1280px(built_book, rendered) -> None:
+    """Display equations and tables (and code on the Markdown pages) fit the reading column."""
+    problems, listed = [], []
+    for name, dom in rendered.items():
+        page = _parse(dom)
+        assert page.layout and page.layout.startswith(f"checked width={WINDOW_WIDTH}"), (
+            f"{name}: the overflow check (book/_static/overflow_check.js) did not run at {WINDOW_WIDTH} px "
+            f"(body data-epsaudit-layout = {page.layout!r})"
+        )
+        must_fit = MUST_FIT if name in built_book["notebook_pages"] else MUST_FIT_MARKDOWN
+        for label in page.overflowing:
+            (problems if label.split(" ", 1)[0] in must_fit else listed).append(f"{name}: {label}")
+    if listed:
+        print(f"code blocks wider than the column in notebook pages ({len(listed)}, not failed):")
+        print("\n".join(listed))
+    assert not problems, (
+        f"{len(problems)} element(s) cut off on the right at {WINDOW_WIDTH} px (split the equation over "
+        "lines with an aligned environment; make the table narrower):\n" + "\n".join(problems)
+    )
+
+
+@pytest.mark.slow
+def test_every_page_screenshot_is_not_blank(screenshots) -> None:
+    blank = {
+        name: f"{png} ({fraction:.2%} ink)"
+        for name, png in screenshots.items()
+        if (fraction := _ink_fraction(png)) < MIN_INK_FRACTION
+    }
+    assert not blank, f"blank screenshots at {WINDOW_WIDTH} px: {blank}"
