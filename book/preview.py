@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -26,11 +27,12 @@ CHROMIUM = "/usr/bin/chromium"
 WIDTH, TILE = 1280, 1600
 
 
-def execute(source: Path, out: Path, profile: str) -> None:
+def execute(source: Path, out: Path, profile: str, figures: Path) -> None:
     scratch = out.with_suffix(".src.ipynb")
     subprocess.run([BIN / "jupytext", "--quiet", "--to", "ipynb", "--output", scratch, source], check=True)
+    env = {**os.environ, "EPSAUDIT_FIGURE_DIR": str(figures)}  # the chapter's figure files, for its links
     subprocess.run([BIN / "papermill", "--kernel", "epsaudit", "--cwd", ROOT / "notebooks", "-p", "profile", profile,
-                    scratch, out], check=True)
+                    scratch, out], check=True, env=env)
     nb = json.loads(out.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         tags = cell.setdefault("metadata", {}).setdefault("tags", [])
@@ -88,10 +90,13 @@ def main(argv=None) -> int:
     folder.mkdir(parents=True, exist_ok=True)
     executed = folder / "book" / "executed" / f"{chapter}.ipynb"
     executed.parent.mkdir(parents=True, exist_ok=True)
+    figures = folder / "_build" / "figures"
     if args.executed:
         shutil.copy(args.executed, executed)
+        if (ROOT / "_build" / "figures").is_dir():  # the figures the executed copy links to
+            shutil.copytree(ROOT / "_build" / "figures", figures, dirs_exist_ok=True)
     else:
-        execute(args.source.resolve(), executed, args.profile)
+        execute(args.source.resolve(), executed, args.profile, figures)
     warnings = build(folder, chapter)
     print(warnings or "no build warnings")
     for tile in photograph(folder / "_build" / "html" / "book" / "executed" / f"{chapter}.html", folder):
