@@ -16,14 +16,20 @@
 # %% [markdown]
 # # DP-Sniper on mechanisms with known epsilon
 #
+# This page was executed with the {glue:md}`ch2_profile` profile ({glue:text}`calls_per_row:,d`
+# mechanism calls per Table 5 row; the paper used {glue:text}`paper_calls_m:.1f` million, and
+# profile `paper` runs that) on {glue:md}`ch2_workers`, in {glue:text}`elapsed_minutes:.1f` minutes.
+#
 # DP-Sniper {cite}`bichsel2021dpsniper` is the other certificate *Picture the Epsilon* compares its audits
 # with (Appendix, Table 5). For one fixed input pair $(a, a')$ and one direction it trains a
 # classifier on outputs of $M(a)$ and $M(a')$, turns it into a randomised threshold attack $S$ that
 # fires with probability $c = 0.01$ under $a'$ (ties at the threshold fire with probability $q$),
 # and reports $\log\bigl(\underline{P}[S(M(a))] / \overline{P}[S(M(a'))]\bigr)$ from one-sided
 # Clopper–Pearson bounds {cite}`clopper1934binomial` on fresh samples, joined by a union bound.
-# Whatever the classifier, this is a lower confidence bound on the pure-DP $\varepsilon$ of the
-# pair: the chapter checks it against the exact value.
+# We call this log ratio the *raw bound*: it can be below zero. The *certificate* is
+# $\max(0, \text{raw bound})$, never negative; whatever the classifier, it is a lower confidence
+# bound on the pure-DP $\varepsilon$ of the pair, and the chapter checks it against the exact value.
+# Tables of bounds show the raw bound, as the paper does.
 #
 # **Our implementation** (`epsaudit.sniper.dp_sniper`) tests *both* directions of a pair in one
 # run: one classifier trained on both inputs' outputs, a threshold sample of each input, and
@@ -34,8 +40,7 @@
 # {glue:text}`log_inv_c:.2f`; a linear classifier is scored by its log-odds rather than
 # probabilities rounded to three decimals; every draw is seeded. The budget counts mechanism
 # calls for the pair: 10% for training (at most $10^5$ per input, the surplus goes to the final
-# stage), 5% for the thresholds and 85% for the final estimate, split evenly between the inputs. The raw log ratio may be negative; the
-# certificate is $\max(0, \text{raw})$, and tables of bounds show the raw value, as the paper does.
+# stage), 5% for the thresholds and 85% for the final estimate, split evenly between the inputs.
 #
 # **Mechanisms.** Product Laplace noise on the benchmark's dispersed identity prototypes
 # ($d = 512$, 20 identities, the worst pair calibrated to the requested $\varepsilon$; exact
@@ -43,8 +48,9 @@
 # with $K = 16$: identity $i$ reports category $i$ with probability $e^\varepsilon/(e^\varepsilon + 15)$
 # and each other category with probability $1/(e^\varepsilon + 15)$, so every pair has exactly
 # $\varepsilon$. The classifier sees a randomized-response output as a one-hot vector in
-# $\mathbb{R}^{16}$. The three fixed pairs are the first three of the benchmark's shuffled pair list;
-# each is run three times with independent seeds. The classifier is the paper's logistic regression
+# $\mathbb{R}^{16}$. The fixed pairs are the first of the benchmark's shuffled pair list: the paper
+# runs three pairs, each three times with independent seeds; this page runs
+# {glue:md}`ch2_protocol`. The classifier is the paper's logistic regression
 # ($C = 1$, lbfgs, no standardisation), passed explicitly (`paper_logistic_regression()`): the
 # library's default standardises every feature first, which changes the effective penalty, and
 # this chapter reproduces Table 5 with the paper's learner. As an upper reference we also run
@@ -53,81 +59,96 @@
 # grid of $2^{-20}$ noise scales (chapter 1, "Floating point"), drawn by DP-Sniper's fast sampler
 # from float64 uniforms.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "remove-cell"]
 profile = "full"  # "smoke" (CI, ~10 s), "full" (the book, ~5 min on 2 shared cores), "paper" (6.5e6 calls per row, ~1 h)
 seed = 0  # base seed: prototypes, pair order and every draw derive from it
 n_jobs = 2  # rows run in parallel (joblib); results do not depend on it
 
-# %%
+# %% tags=["remove-cell"]
 import time
 
-from IPython.display import display
+from IPython.display import Markdown, display
 from myst_nb import glue
 
 from epsaudit import plotting
 from epsaudit.studies import sniper_duel as study
 
+started = time.perf_counter()
 P = study.profile_settings(profile)  # the settings of each profile: epsaudit.studies.sniper_duel.PROFILES
 plotting.set_style()
-started = time.perf_counter()
-print(f"profile={profile}: {P}")
 
 
 def glue_all(numbers):
-    """Glue every named number a study function returns (the prose cites them by name)."""
+    """Glue every named number and phrase a study function returns (the prose cites them by name;
+    phrases are Markdown, pasted with {glue:md})."""
     for name, value in numbers.items():
-        glue(name, value, display=False)
+        glue(name, Markdown(value) if isinstance(value, str) else value, display=False)
 
 
 glue_all(study.chapter_numbers(P))
+glue_all(study.page_numbers(profile, P, n_jobs))
 
 # %% [markdown]
 # ## Table 5: DP-Sniper bounds against the exact epsilon
 #
-# Every mechanism and requested $\varepsilon$ (plus the exact null, $\varepsilon = 0$), three fixed
-# pairs, three repetitions, {glue:text}`calls_k:,.0f` thousand calls per row in this profile (the
-# paper: {glue:text}`paper_calls_m:.1f` million; profile `paper` runs that). Entries are medians over
-# pairs, repetitions and both directions of the raw bound, and of its ratio to the pair's exact
-# value; the paper's entries (one direction each) sit beside them.
+# Every mechanism and requested $\varepsilon$ (plus the exact null, $\varepsilon = 0$),
+# {glue:md}`ch2_protocol`, {glue:text}`calls_per_row:,d` calls per row (the paper: three pairs,
+# three repetitions, 6.5 million calls per row). Entries are medians over pairs, repetitions and
+# both directions of the raw bound, and of its ratio to the pair's exact value; the paper's entries
+# (one direction each) sit beside them, and so does our run with the exact likelihood-ratio score.
 
 # %%
 t5, learned, t_table5 = study.table5_rows(P, seed, n_jobs)
-table5, numbers = study.table5(t5, learned)
-display(table5)
-glue_all(numbers)
 
 # %% [markdown]
-# **Product Laplace** ($d = 512$). The learned attack certifies {glue:text}`t5_lap_8:.2f` at
-# requested $\varepsilon = 8$ (paper 0.75) and {glue:text}`t5_lap_32:.2f` at 32 (paper 2.63): about
-# {glue:text}`t5_lap_32_ratio:.0%` of the exact value (paper 8%). At 0.5 and 2 the medians are
-# {glue:text}`t5_lap_0p5:.2f` and {glue:text}`t5_lap_2:.2f` (paper -0.03 and 0.12): the privacy loss
-# is spread over 512 bounded coordinates, a linear score recovers only the mean shift, and at
-# small $\varepsilon$ {glue:text}`t5_n_train:,` training outputs per input are not enough to estimate its direction in
-# 512 dimensions. Our values differ from the paper's mainly through the budget (this profile uses
-# {glue:text}`calls_k:,.0f` thousand calls per row against 6.5 million, so the Clopper–Pearson
-# widths are larger; profile `paper` narrows them) and through training size; the exact pairwise
-# values of our dispersed pairs ({glue:text}`t5_lap_8_exact:.2f` at requested 8) are slightly below
-# the requested $\varepsilon$, which raises our ratios a little. Even the exact likelihood-ratio
-# score reaches only {glue:text}`t5_lap_32_lr:.2f` at 32: an attack that fires with probability 1%
-# under $a'$ cannot exploit an $\varepsilon$ that lives in far tails, so DP-Sniper's bound on this
-# mechanism is a small fraction of the truth by construction, not by a weak classifier alone.
+# **Table 5, product Laplace** ($d = 512$). "Ratio" is the raw bound over the pair's exact
+# $\varepsilon$; "exact LR" is DP-Sniper with the mechanism's exact likelihood-ratio score.
+
+# %% tags=["hide-input"]
+table5, numbers = study.table5(t5, learned)
+glue_all(numbers)
+t5_views = study.table5_view(table5, study.LABELS)
+display(t5_views["laplace"])
+
+# %% [markdown]
+# At requested $\varepsilon = 8$ the learned attack's median raw
+# bound is {glue:text}`t5_lap_8:z.2f` (paper 0.75), so {glue:md}`t5_lap_8_says`; at 32 it is
+# {glue:text}`t5_lap_32:z.2f` (paper 2.63), so {glue:md}`t5_lap_32_says`, a ratio of
+# {glue:text}`t5_lap_32_ratio:z.2f` to the exact value (paper 0.08). At 0.5 and 2 the medians are
+# {glue:text}`t5_lap_0p5:z.2f` and {glue:text}`t5_lap_2:z.2f` (paper -0.03 and 0.12): the privacy
+# loss is spread over 512 bounded coordinates, a linear score recovers only the mean shift, and at
+# small $\varepsilon$ {glue:text}`t5_n_train:,d` training outputs per input are not enough to
+# estimate its direction in 512 dimensions. Our values differ from the paper's mainly through the
+# budget (this profile uses {glue:text}`calls_per_row:,d` calls per row against 6.5 million, so the
+# Clopper–Pearson widths are larger; profile `paper` narrows them) and through training size; the
+# exact pairwise values of our dispersed pairs ({glue:text}`t5_lap_8_exact:z.2f` at requested 8)
+# are slightly below the requested $\varepsilon$, which raises our ratios a little. Even the exact
+# likelihood-ratio score reaches only {glue:text}`t5_lap_32_lr:z.2f` at 32: an attack that fires
+# with probability 1% under $a'$ cannot exploit an $\varepsilon$ that lives in far tails, so
+# DP-Sniper's bound on this mechanism is a small fraction of the truth by construction, not by a
+# weak classifier alone.
 #
-# **Randomized response** ($K = 16$). The bounds are {glue:text}`t5_rr_0p5:.2f`,
-# {glue:text}`t5_rr_2:.2f`, {glue:text}`t5_rr_8:.2f` and {glue:text}`t5_rr_32:.2f` (paper 0.12, 0.93,
-# 4.47, 4.60): at 0.5 and 2 ours come close to the exact value (ratios
-# {glue:text}`t5_rr_0p5_ratio:.2f` and {glue:text}`t5_rr_2_ratio:.2f`; the rest is the
-# Clopper–Pearson width), far above the paper's. With one-hot features a linear classifier gives
-# each category its own weight, and at these $\varepsilon$ the attack that fires on category $a$
-# (ties broken with $q$) has population log ratio exactly $\varepsilon$;
-# the paper does not state its feature encoding, and an encoding that mixes categories (an
-# integer code, or scores rounded so that categories tie) loses exactly this. At 8 and 32 both
-# are held by the cap $\log(1/c) =$ {glue:text}`log_inv_c:.2f`: the attack fires with probability
-# about $c$ under $a'$ and at most 1 under $a$, so no bound can exceed it whatever the true
-# $\varepsilon$: {glue:text}`t5_cap_hits` of the {glue:text}`t5_cap_rows` bounds at 8 and 32 lie
-# within 0.1 of it.
+# **Table 5, randomized response** ($K = 16$):
+
+# %% tags=["hide-input"]
+display(t5_views["randomized_response"])
+
+# %% [markdown]
+# The median raw bounds are {glue:text}`t5_rr_0p5:z.2f`,
+# {glue:text}`t5_rr_2:z.2f`, {glue:text}`t5_rr_8:z.2f` and {glue:text}`t5_rr_32:z.2f` (paper 0.12,
+# 0.93, 4.47, 4.60). {glue:md}`t5_rr_small_phrase`. With one-hot features a linear classifier
+# gives each category its own weight, and at these $\varepsilon$ the attack that fires on category
+# $a$ (ties broken with $q$) has population log ratio exactly $\varepsilon$; the paper does not
+# state its feature encoding, and an encoding that mixes categories (an integer code, or scores
+# rounded so that categories tie) loses exactly this. At 8 and 32 both run into the cap
+# $\log(1/c) =$ {glue:text}`log_inv_c:.2f`: the attack fires with probability about $c$ under $a'$
+# and at most 1 under $a$, so no bound can exceed it whatever the true $\varepsilon$:
+# {glue:text}`t5_cap_hits` of the {glue:text}`t5_cap_rows` raw bounds at 8 and 32 lie within 0.1
+# of it.
 #
-# **The null.** At $\varepsilon = 0$ the largest certificate is {glue:text}`t5_lap_null_max:.3f`
-# (product Laplace) and {glue:text}`t5_rr_null_max:.3f` (randomized response).
+# **The null.** At $\varepsilon = 0$ the tables' first column shows the median raw bounds; the
+# largest certificate of any null run is {glue:text}`t5_lap_null_max:z.2f` (product Laplace) and
+# {glue:text}`t5_rr_null_max:z.2f` (randomized response).
 
 # %% [markdown]
 # ## How the budget caps the certifiable epsilon
@@ -140,28 +161,36 @@ glue_all(numbers)
 # \xrightarrow[n \to \infty]{} \log\frac{1}{c},
 # $$
 #
-# with $\alpha = 0.05/4$ per bound (solid black line). An attack that fires with probability exactly
-# $c$ under $a'$ and always under $a$ certifies, at the expected counts, the dashed line, which
-# approaches $\log(1/c)$ more slowly. The figure runs one pair of each mechanism at requested
-# $\varepsilon = 8$ and 32 over budgets from $10^2$ calls up to the profile's row budget (points: both
-# directions).
+# with $\alpha = 0.05/4$ per bound (solid black line in Figure 1). An attack that fires with
+# probability exactly $c$ under $a'$ and always under $a$ certifies, at the expected counts, the
+# dashed line, which approaches $\log(1/c)$ more slowly. Figure 1 (this chapter's; the paper has no
+# such figure) runs one pair of each mechanism at requested $\varepsilon = 8$ and 32 over budgets
+# from $10^2$ calls up to the profile's row budget: lines are medians, points the two directions.
 
 # %%
-figure_rows, budget_rows, t_figure = study.budget_rows(P, learned, seed, n_jobs)
-fig = plotting.sniper.bounds_against_budget(budget_rows, study.budget_caps(P), c=study.DEFAULT_C, labels=study.LABELS)
-glue_all(study.budget_numbers(P, budget_rows))
+fig_rows, budget, t_fig = study.budget_rows(P, learned, seed, n_jobs)
+
+# %% tags=["hide-input"]
+caps_curve = study.budget_caps(P)
+fig = plotting.sniper.bounds_against_budget(
+    budget, caps_curve, c=study.DEFAULT_C, labels=study.MECHANISM_NAMES)
+glue_all(study.budget_numbers(P, budget))
+
+# %% tags=["remove-input"]
+data = plotting.sniper.budget_figure_data(budget, caps_curve)
+display(Markdown(plotting.save_figure(fig, "ch2-figure1-budget", data)))
 
 # %% [markdown]
-# The closed-form cap is {glue:text}`cap_100:.2f` at $10^2$ calls per pair,
-# {glue:text}`cap_1000:.2f` at $10^3$ and {glue:text}`cap_10000:.2f` at $10^4$: beyond about a
+# The closed-form cap is {glue:text}`cap_100:z.2f` at $10^2$ calls per pair,
+# {glue:text}`cap_1000:z.2f` at $10^3$ and {glue:text}`cap_10000:z.2f` at $10^4$: beyond about a
 # thousand calls $c$, not the sample size, is the hard limit. An attack that does fire with
 # probability $c$ under $a'$ pays a Clopper–Pearson width on about $c n$ firings instead, and reaches
-# {glue:text}`design_10000:.2f` at $10^4$ calls and {glue:text}`design_1000000:.2f` at $10^6$.
-# Randomized response at $\varepsilon = 32$ follows the dashed curve (median
-# {glue:text}`rr32_small:.2f` at {glue:text}`small_budget` calls, {glue:text}`rr32_top:.2f` at
-# {glue:text}`calls_k:,.0f` thousand): the attack breaks it completely, and the budget and $c$ decide
-# the number. Product Laplace stays far below both curves at every
-# budget: there the attack, not the sample size, is the bottleneck.
+# {glue:text}`design_10000:z.2f` at $10^4$ calls and {glue:text}`design_1000000:z.2f` at $10^6$.
+# Randomized response at $\varepsilon = 32$ {glue:md}`rr32_phrase` (medians
+# {glue:text}`rr32_small:z.2f` and {glue:text}`rr32_top:z.2f`; the closed-form cap there is
+# {glue:text}`cap_small:z.2f` and {glue:text}`cap_top:z.2f`, the dashed curve at the row budget
+# {glue:text}`design_top:z.2f`): {glue:md}`rr32_verdict:myst`. Product Laplace
+# {glue:md}`lap_budget_phrase`.
 
 # %% [markdown]
 # ## Matched budget: DP-Sniper against the reserved ROC test
@@ -175,35 +204,44 @@ glue_all(study.budget_numbers(P, budget_rows))
 
 # %%
 duels = study.duel_rows(P, seed, n_jobs)
-caps, duel_summary, numbers = study.duel_tables(duels, P)
-display(caps.round(3))
-display(duel_summary.round(3))
-glue_all(numbers)
 
 # %% [markdown]
-# Of {glue:text}`duels` matched duels, DP-Sniper's pair bound is the larger in
+# The most each method can certify at each $n$ (no errors at all):
+
+# %% tags=["hide-input"]
+caps, duel_summary, numbers = study.duel_tables(duels, P)
+glue_all(numbers)
+views = study.duel_views(duel_summary)
+display(study.caps_view(caps))
+
+# %% [markdown]
+# **Product Laplace** ($d = 512$): per requested $\varepsilon$ and $n$, the median pair
+# certificate of each method, and the share of pairs each certifies above zero.
+
+# %% tags=["hide-input"]
+display(views["laplace"])
+
+# %% [markdown]
+# **Randomized response** ($K = 16$), the same:
+
+# %% tags=["hide-input"]
+display(views["randomized_response"])
+
+# %% [markdown]
+# Of {glue:text}`duels` matched duels, DP-Sniper's pair certificate is the larger in
 # {glue:text}`sniper_wins`, the reserved test's in {glue:text}`reserved_wins`, and both certify
-# nothing in {glue:text}`both_zero` (every duel at the null, at $\varepsilon = 0.5$ and on product
-# Laplace below 32). On product Laplace in $d = 512$ the largest bounds are
-# {glue:text}`duel_lap_sniper_max:.2f` (DP-Sniper) and {glue:text}`duel_lap_reserved_max:.2f`
-# (reserved test); at requested $\varepsilon = 32$ and $n = 300$ the reserved test is positive on
-# {glue:text}`duel_lap32_reserved_pos:.0%` of the pairs, DP-Sniper on
-# {glue:text}`duel_lap32_sniper_pos:.0%`: a threshold near the middle of the two score
-# distributions, as the reserved test picks, uses a few hundred outputs better than a 1% tail.
+# nothing in {glue:text}`both_zero` ({glue:md}`both_zero_phrase:myst`). On product Laplace in
+# $d = 512$ the largest certificates are {glue:text}`duel_lap_sniper_max:z.2f` (DP-Sniper) and
+# {glue:text}`duel_lap_reserved_max:z.2f` (reserved test); at requested $\varepsilon = 32$ the
+# reserved test certifies up to {glue:text}`duel_lap32_reserved_pos:.0%` of the pairs (at its best
+# $n$), DP-Sniper at most {glue:text}`duel_lap32_sniper_pos:.0%`: {glue:md}`duel_lap_phrase`.
 #
 # Where the attack is easy (randomized response at $\varepsilon = 8$) both run into a sample-size
-# limit. DP-Sniper's hard cap is the higher ({glue:text}`cap_sniper_30:.2f` against
-# {glue:text}`cap_reserved_30:.2f` at $n = 30$, {glue:text}`cap_sniper_300:.2f` against
-# {glue:text}`cap_reserved_300:.2f` at $n = 300$), because it spends 15% of its calls before the
-# final estimate where the reserved test spends half, and at $n = 30$ it reaches it (medians
-# {glue:text}`duel_rr8_sniper_30:.2f` against {glue:text}`duel_rr8_reserved_30:.2f`). At $n = 100$ and
-# 300 {glue:text}`duel_rr8_phrase` ({glue:text}`duel_rr8_reserved_100:.2f` and
-# {glue:text}`duel_rr8_reserved_300:.2f` against {glue:text}`duel_rr8_sniper_100:.2f` and
-# {glue:text}`duel_rr8_sniper_300:.2f`). Where it does, the reason is that DP-Sniper's attack is built to fire with probability
-# $c = 1\%$ under $a'$, so with {glue:text}`duel_nfinal_100` and {glue:text}`duel_nfinal_300` final
-# calls per input it counts a few firings there and pays their Clopper–Pearson width, while the
-# reserved test separates the one-hot outputs perfectly and pays only the zero-error width.
-# $c = 0.01$ is tuned for millions of calls; at a few hundred it is what limits DP-Sniper.
+# limit. DP-Sniper's hard cap is the higher ({glue:text}`cap_sniper_30:z.2f` against
+# {glue:text}`cap_reserved_30:z.2f` at $n = 30$, {glue:text}`cap_sniper_300:z.2f` against
+# {glue:text}`cap_reserved_300:z.2f` at $n = 300$), because it spends 15% of its calls before the
+# final estimate where the reserved test spends half. {glue:md}`duel_rr8_sentence:myst`.
+# {glue:md}`duel_rr8_reason:myst`
 
 # %% [markdown]
 # ## Validity: bounds above the exact epsilon
@@ -213,27 +251,88 @@ glue_all(numbers)
 # pair-run's two directions form one family at 95%, so at most 5% of families may contain a bound
 # above the truth; the paper reports none of 324.
 
-# %%
-validity, numbers = study.validity_table(t5, figure_rows, duels)
-display(validity.to_frame("count"))
+# %% tags=["hide-input"]
+validity, numbers = study.validity_table(t5, fig_rows, duels)
 glue_all(numbers)
-
-rate = study.throughput(t5, figure_rows, t_table5 + t_figure)
-glue_all(rate)
-elapsed = time.perf_counter() - started
-glue("elapsed_minutes", elapsed / 60, display=False)
-print(f"DP-Sniper rows: {rate['total_calls_m']:.1f} million calls at {rate['calls_per_s']:,.0f} calls/s "
-      f"with {n_jobs} worker(s), training included; notebook time {elapsed:.0f} s")
+display(study.validity_view(validity))
 
 # %% [markdown]
 # Of {glue:text}`v_bounds` DP-Sniper bounds, {glue:text}`v_above` exceed the exact epsilon of
 # their pair, and {glue:text}`v_fam_above` of {glue:text}`v_families` families contain one (the
 # binomial tolerance at 5% is {glue:text}`v_tol`); of {glue:text}`v_reserved` reserved-test
-# certificates, {glue:text}`v_reserved_above` do. The paper's 0 of 324 carries over: a DP-Sniper
-# bound is a certificate whatever the classifier, because the classifier and the threshold are
-# fixed before the final samples are drawn.
+# certificates, {glue:text}`v_reserved_above` do. {glue:md}`v_phrase`: a DP-Sniper bound is a
+# certificate whatever the classifier, because the classifier and the threshold are fixed before
+# the final samples are drawn.
 #
 # The DP-Sniper rows of this page ran {glue:text}`total_calls_m:.1f` million mechanism calls at
-# {glue:text}`calls_per_s:,.0f` calls per second including training (two workers, mostly the
-# 512-dimensional Laplace rows); `benchmarks/bench_sniper.py` measures the pipeline on one and two
-# cores. This chapter ran in {glue:text}`elapsed_minutes:.1f` minutes.
+# {glue:text}`calls_per_s:,.0f` calls per second including training ({glue:md}`ch2_workers`,
+# mostly the 512-dimensional Laplace rows); `benchmarks/bench_sniper.py` measures the pipeline on
+# one and two cores.
+#
+# ## Exercises
+#
+# :::{exercise}
+# :label: ex-ch2-matched-cap
+# At the matched budget with $n = 30$ both methods get $4n = 120$ mechanism calls per pair, yet
+# DP-Sniper's cap ({glue:text}`cap_sniper_30:z.2f`) is above the reserved test's
+# ({glue:text}`cap_reserved_30:z.2f`). Work both caps out from DP-Sniper's budget split (10%, 5%,
+# 85% of each input's calls) and the level of each one-sided bound.
+# :::
+#
+# :::{solution} ex-ch2-matched-cap
+# :class: dropdown
+# DP-Sniper gives each input 60 calls: {glue:text}`ex_train_30` for training,
+# {glue:text}`ex_threshold_30` for the threshold and {glue:text}`duel_nfinal_30` for the final
+# estimate. At best the attack fires on all {glue:text}`duel_nfinal_30` final outputs of $a$ and on
+# none of $a'$; with four one-sided bounds at $\alpha = 0.05/4$ the Clopper–Pearson bounds are
+# $\alpha^{1/n}$ and $1 - \alpha^{1/n}$ = {glue:text}`ex_upper_30:.3f` (above $c = 0.01$, so the
+# floor does not bind), and the cap is $\log\bigl(\alpha^{1/n} / (1 - \alpha^{1/n})\bigr)$ =
+# {glue:text}`cap_sniper_30:z.2f`. The reserved test counts errors on its 30 test outputs per input
+# with two bounds at $0.05/2$ and spends the other 30 on development: the same formula with
+# $n = 30$ and $\alpha = 0.025$ gives {glue:text}`cap_reserved_30:z.2f`. DP-Sniper measures on
+# more outputs ({glue:text}`duel_nfinal_30` against 30) at a stricter level, and the sample size
+# wins.
+# :::
+#
+# :::{exercise}
+# :label: ex-ch2-small-c
+# No DP-Sniper bound exceeds $\log(1/c)$ = {glue:text}`log_inv_c:.2f`, so with $c = 0.01$ it cannot
+# certify randomized response at requested $\varepsilon = 8$ however many calls it makes. How
+# small must $c$ be before a bound above 8 is possible at all? With $c = 10^{-4}$, how many calls
+# per pair does the closed-form cap need to pass 8, and how many does an attack need that fires
+# with probability $c$ under $a'$ (the dashed curve of Figure 1)?
+# :::
+#
+# :::{solution} ex-ch2-small-c
+# :class: dropdown
+# $\log(1/c) > 8$ needs $c < e^{-8}$ = {glue:text}`ex_c_needed:.5f`. With $c = 10^{-4}$ the ceiling
+# is {glue:text}`ex_cap_small_c:.2f`; the closed-form cap (every final output of $a$ fires, none of
+# $a'$) passes 8 at about {glue:text}`ex_budget_cap:,d` calls per pair, and the attack that fires
+# with probability $c$ under $a'$ only at about {glue:text}`ex_budget_design:,d`, because its bound
+# is measured on about $c n$ firings under $a'$. The ceiling is a choice of DP-Sniper's design,
+# not a property of the mechanism: a smaller $c$ lifts it, and the budget must grow with $1/c$ to
+# count enough firings.
+# :::
+#
+# :::{exercise}
+# :label: ex-ch2-null
+# The first column of the two Table 5 blocks shows the median raw bounds at the exact null, where every pair has
+# $\varepsilon = 0$. What certificate does a run with a raw bound below zero give? How many of this
+# page's null runs of the learned attack (both mechanisms) certify anything above zero, and how
+# many would a 95% certificate allow?
+# :::
+#
+# :::{solution} ex-ch2-null
+# :class: dropdown
+# A certificate is $\max(0, \text{raw bound})$, so a run with a raw bound below zero certifies 0:
+# nothing, and nothing false. The null runs' raw bounds range from
+# {glue:text}`ex_null_raw_min:z.2f` to {glue:text}`ex_null_raw_max:z.2f`;
+# {glue:text}`ex_null_positive` of {glue:text}`ex_null_runs` runs give a positive certificate.
+# Each run's two directions hold together at 95%, so on average at most 5% of null runs
+# ({glue:text}`ex_null_allowed:.1f` of {glue:text}`ex_null_runs`) may certify more than the true 0.
+# :::
+
+# %% tags=["remove-cell"]
+glue_all(study.exercise_numbers(learned))
+glue_all(study.throughput(t5, fig_rows, t_table5 + t_fig))
+glue("elapsed_minutes", (time.perf_counter() - started) / 60, display=False)

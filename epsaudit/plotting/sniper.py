@@ -3,20 +3,54 @@
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.lines import Line2D
 
-from .style import MECHANISM_LABELS
+from .style import MECHANISM_LABELS, PALETTE
 
-#: Colour per mechanism and marker per requested epsilon of the budget figure.
-_COLOURS = {"laplace": "tab:blue", "randomized_response": "tab:orange"}
+#: Colour and marker per requested epsilon of the budget figure (Okabe-Ito blue and vermillion).
+_COLOURS = {8.0: PALETTE[0], 32.0: PALETTE[5]}
 _MARKERS = {8.0: "o", 32.0: "s"}
+#: Text sizes (pt) of the chapter's figures: a 7.6-inch figure shown across the page's ~7 inches keeps >= 12 pt.
+_TEXT = {"font.size": 14, "axes.titlesize": 15, "axes.labelsize": 14, "xtick.labelsize": 13, "ytick.labelsize": 13,
+         "legend.fontsize": 13}
+#: Panel order of the budget figure: the mechanism the attack breaks first, then the one it does not.
+_PANELS = ("randomized_response", "laplace")
+
+
+def budget_figure_data(rows: pd.DataFrame, caps: pd.DataFrame) -> pd.DataFrame:
+    """The numbers drawn by :func:`bounds_against_budget`, one tidy table (for its CSV file).
+
+    Parameters
+    ----------
+    rows, caps : DataFrame
+        As :func:`bounds_against_budget`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``series`` (``"DP-Sniper run"``, ``"closed-form cap"`` or ``"attack firing with prob. c"``),
+        ``mechanism``, ``requested_epsilon``, ``pair_index``, ``rep``, ``direction``,
+        ``calls_per_pair``, ``raw_bound_nats`` and ``certificate_nats`` (``max(0, raw)``).
+    """
+    runs = rows[["mechanism", "requested_epsilon", "pair_index", "rep", "direction", "calls", "raw", "value"]]
+    runs = runs.rename(columns={"calls": "calls_per_pair", "raw": "raw_bound_nats", "value": "certificate_nats"})
+    curves = [caps[["calls"]].assign(series=name, raw_bound_nats=caps[col], certificate_nats=caps[col].clip(lower=0))
+              .rename(columns={"calls": "calls_per_pair"})
+              for name, col in (("closed-form cap", "cap"), ("attack firing with prob. c", "design_cap"))]
+    return pd.concat([runs.assign(series="DP-Sniper run"), *curves], ignore_index=True)[
+        ["series", "mechanism", "requested_epsilon", "pair_index", "rep", "direction", "calls_per_pair",
+         "raw_bound_nats", "certificate_nats"]]
 
 
 def bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, *, c: float, labels: Mapping[str, str] | None = None):
-    """How the budget and ``c`` cap what DP-Sniper can certify: bounds against calls per pair.
+    """How the budget and ``c`` cap what DP-Sniper can certify: raw bounds against calls per pair.
+
+    One panel per mechanism (randomized response above, product Laplace below), each with the two
+    caps, ``log(1/c)`` and the runs at requested epsilon 8 and 32.
 
     Parameters
     ----------
@@ -36,21 +70,37 @@ def bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, *, c: float, l
     -------
     matplotlib.figure.Figure
     """
-    labels = dict(MECHANISM_LABELS) | dict(labels or {})
-    fig, ax = plt.subplots(figsize=(7.5, 5.6), layout="constrained")
-    ax.plot(caps["calls"], caps["cap"], color="black", lw=1.8, label="cap: all fire under $a$, none under $a'$ (closed form)")
-    ax.plot(caps["calls"], caps["design_cap"], color="black", lw=1.2, ls="--",
-            label="attack firing with prob. $c$ under $a'$, 1 under $a$")
-    ax.axhline(math.log(1 / c), color="grey", lw=1, ls=":", label=r"$\log(1/c)$")
-    for (kind, eps), part in rows.groupby(["mechanism", "requested_epsilon"]):
-        med = part.groupby("calls")["raw"].median()
-        ax.plot(med.index, med.values, color=_COLOURS.get(kind), marker=_MARKERS.get(eps, "^"), lw=1.2,
-                label=f"{labels.get(kind, kind)}, requested $\\varepsilon$ = {eps:g}")
-        ax.scatter(part["calls"], part["raw"], color=_COLOURS.get(kind), marker=_MARKERS.get(eps, "^"), s=12, alpha=0.35)
-    ax.set_xscale("log")
-    ax.set_ylim(-0.5, math.log(1 / c) + 0.4)
-    ax.set_xlabel("mechanism calls per pair (both inputs, both directions)")
-    ax.set_ylabel(r"DP-Sniper lower bound on $\varepsilon$ (nats, raw)")
-    ax.set_title("Sample size and c cap what DP-Sniper can certify")
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.17), ncol=2, frameon=False)
+    with plt.rc_context(_TEXT):
+        return _bounds_against_budget(rows, caps, c, dict(MECHANISM_LABELS) | dict(labels or {}))
+
+
+def _bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, c: float, labels: Mapping[str, str]):
+    kinds = [k for k in _PANELS if k in set(rows["mechanism"])] + sorted(set(rows["mechanism"]) - set(_PANELS))
+    fig, axes = plt.subplots(len(kinds), 1, figsize=(7.6, 3.9 * len(kinds) + 1.4), sharex=True, layout="constrained",
+                             squeeze=False)
+    top = math.log(1 / c)
+    for ax, kind in zip(axes[:, 0], kinds):
+        ax.plot(caps["calls"], caps["cap"], color="black", lw=1.8)
+        ax.plot(caps["calls"], caps["design_cap"], color="black", lw=1.2, ls="--")
+        ax.axhline(top, color="grey", lw=1.2, ls=":")
+        ax.axhline(0, color="grey", lw=0.8)
+        part = rows[rows.mechanism == kind]
+        for eps, sub in part.groupby("requested_epsilon"):
+            med = sub.groupby("calls")["raw"].median()
+            colour, marker = _COLOURS.get(eps, PALETTE[2]), _MARKERS.get(eps, "^")
+            ax.plot(med.index, med.values, color=colour, marker=marker, ms=7, lw=1.6)
+            ax.scatter(sub["calls"], sub["raw"], color=colour, marker=marker, s=18, alpha=0.4, lw=0)
+        low = min(0.0, float(part["raw"].min()) if len(part) else 0.0)
+        ax.set_ylim(low - 0.4, top + 0.5)
+        ax.set_title(labels.get(kind, kind), loc="left")
+        ax.set_ylabel("raw bound on ε (nats)")
+    axes[-1, 0].set_xscale("log")
+    axes[-1, 0].set_xlabel("mechanism calls per pair (both inputs, both directions)")
+    handles = [Line2D([], [], color="black", lw=1.8), Line2D([], [], color="black", lw=1.2, ls="--"),
+               Line2D([], [], color="grey", lw=1.2, ls=":")]
+    names = ["closed-form cap", "attack firing w.p. $c$ under $a'$", f"$\\log(1/c)$ = {top:.2f}"]
+    for eps in sorted(set(rows["requested_epsilon"])):
+        handles.append(Line2D([], [], color=_COLOURS.get(eps, PALETTE[2]), marker=_MARKERS.get(eps, "^"), ms=7, lw=1.6))
+        names.append(f"requested $\\varepsilon$ = {eps:g}")
+    fig.legend(handles, names, loc="outside lower center", ncol=2, frameon=False)
     return fig

@@ -5,7 +5,9 @@
 three fixed pairs and three repetitions, and a matched budget of ``2 n`` calls per input. This
 module is the chapter: its run profiles (:data:`PROFILES`), the paper's Table 5 values
 (:data:`TABLE5`, :data:`TABLE5_PROTOCOL`), and the runs and table-shaping of each section
-(Table 5, the budget figure, the matched budget, validity). The protocol it runs
+(Table 5, the budget figure, the matched budget, validity); how the page shows them (tables with readable
+labels, number formats, the sentences whose wording depends on a number) is
+:mod:`epsaudit.studies.sniper_duel.page`. The protocol it runs
 (:func:`comparison_tasks`, :func:`run_tasks`, :func:`run_duels`, ...) lives in
 :mod:`epsaudit.studies.sniper_duel.protocol` and is re-exported here; the algorithm is the core's
 :func:`epsaudit.sniper.dp_sniper`.
@@ -26,16 +28,20 @@ from ...bounds import bonferroni_alpha, certifiable_cap
 from ...scorers import paper_logistic_regression
 from ...sniper import DEFAULT_C, ROUTE, attack_cap, design_cap, split_budget
 from .. import choose_profile
+from .page import (MECHANISM_NAMES, NUMBER, budget_phrases, caps_view, count_words, duel_phrases, duel_views,
+                   exercise_numbers, fmt, page_numbers, table5_phrases, table5_view, validity_phrases, validity_view)
 from .protocol import (COMPARISON_MECHANISMS, RR_CATEGORIES, SCORES, TABLE5_CALLS, TABLE5_EPSILONS, SniperTask,
                               comparison_mechanism, comparison_pairs, comparison_tasks, matched_duel, run_duels,
                               run_rows, run_tasks, sniper_frame)
 
 __all__ = [
-    "ALPHA", "COMPARISON_MECHANISMS", "DEFAULT_C", "EPSILONS", "LABELS", "PROFILES", "ROUTE", "RR_CATEGORIES",
-    "SCORES", "SniperTask", "TABLE5", "TABLE5_CALLS", "TABLE5_EPSILONS", "TABLE5_PROTOCOL", "budget_caps",
-    "budget_numbers", "budget_rows", "chapter_numbers", "comparison_mechanism", "comparison_pairs",
-    "comparison_tasks", "duel_rows", "duel_tables", "matched_duel", "profile_settings", "run_duels", "run_rows",
-    "run_tasks", "sniper_frame", "table5", "table5_rows", "throughput", "validity_table",
+    "ALPHA", "COMPARISON_MECHANISMS", "DEFAULT_C", "EPSILONS", "LABELS", "MECHANISM_NAMES", "NUMBER", "PROFILES",
+    "ROUTE", "RR_CATEGORIES", "SCORES", "SniperTask", "TABLE5", "TABLE5_CALLS", "TABLE5_EPSILONS", "TABLE5_PROTOCOL",
+    "budget_caps", "budget_numbers", "budget_phrases", "budget_rows", "caps_view", "chapter_numbers",
+    "comparison_mechanism", "comparison_pairs", "comparison_tasks", "count_words", "duel_phrases", "duel_rows",
+    "duel_tables", "duel_views", "exercise_numbers", "fmt", "matched_duel", "page_numbers", "profile_settings",
+    "run_duels", "run_rows", "run_tasks", "sniper_frame", "table5", "table5_phrases", "table5_rows", "table5_view",
+    "throughput", "validity_phrases", "validity_table", "validity_view",
 ]
 
 #: The requested epsilons of the chapter: the exact null, then Table 5's columns.
@@ -160,8 +166,9 @@ def table5(rows: pd.DataFrame, learned: pd.DataFrame) -> tuple[pd.DataFrame, dic
     Returns
     -------
     (DataFrame, dict)
-        Rows (mechanism, statistic), columns the requested epsilon, rounded to 3 decimals with
-        ``"n/a"`` where there is no value (the paper's null, ratios at the null); the ``t5_*`` numbers.
+        Rows (mechanism, statistic), columns the requested epsilon, NaN where there is no value
+        (the paper's null, ratios at the null; :func:`table5_view` shows it); the ``t5_*`` numbers
+        and the phrases of :func:`table5_phrases`.
     """
     g = rows.groupby(["score", "mechanism", "requested_epsilon"])
     summary = pd.DataFrame({"bound": g["raw"].median(), "ratio": g["ratio"].median(),
@@ -195,7 +202,8 @@ def table5(rows: pd.DataFrame, learned: pd.DataFrame) -> tuple[pd.DataFrame, dic
     numbers["t5_cap_rows"] = int(len(rr_high))
     numbers["t5_cap_hits"] = int((rr_high["raw"] > math.log(1 / DEFAULT_C) - 0.1).sum())
     numbers["t5_n_train"] = int(learned[learned.mechanism == "laplace"]["n_train"].iloc[0])
-    return table.round(3).astype(object).where(table.notna(), "n/a"), numbers
+    numbers.update(table5_phrases(numbers, TABLE5))
+    return table.astype(float), numbers
 
 
 def budget_rows(profile: dict, learned: pd.DataFrame, seed: int,
@@ -261,8 +269,9 @@ def budget_numbers(profile: dict, rows: pd.DataFrame) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``cap_<calls>`` at 1e2, 1e3, 1e4 calls, ``design_<calls>`` at 1e4 and 1e6 (nats), and the
-        median randomized-response bound at requested 32 at the smallest and the row budget.
+        ``cap_<calls>`` at 1e2, 1e3, 1e4 calls, ``design_<calls>`` at 1e4 and 1e6 (nats), the
+        median randomized-response bound at requested 32 at the smallest and the row budget, and
+        :func:`budget_phrases`.
     """
     numbers: dict[str, Any] = {f"cap_{b}": float(attack_cap(split_budget(int(b)).final, ALPHA, DEFAULT_C))
                                for b in (100, 1_000, 10_000)}
@@ -272,6 +281,7 @@ def budget_numbers(profile: dict, rows: pd.DataFrame) -> dict[str, Any]:
     numbers["rr32_small"] = float(rr32[rr32.calls == min(profile["budgets"])]["raw"].median())
     numbers["small_budget"] = int(min(profile["budgets"]))
     numbers["rr32_top"] = float(rr32[rr32.calls == profile["calls"]]["raw"].median())
+    numbers.update(budget_phrases(profile, rows))
     return numbers
 
 
@@ -312,7 +322,8 @@ def duel_tables(duels: pd.DataFrame, profile: dict) -> tuple[pd.DataFrame, pd.Da
     -------
     (DataFrame, DataFrame, dict)
         Caps per n (nats); per (mechanism, requested epsilon, n) the median exact epsilon, both
-        methods' median pair values and fractions above zero; the glue numbers.
+        methods' median pair values and fractions above zero; the glue numbers (with
+        :func:`duel_phrases`).
     """
     sizes = profile["sizes"]
     sniper_pair = duels[duels.route == ROUTE].groupby(_DUEL_KEYS)["value"].max().rename("DP-Sniper")
@@ -349,10 +360,11 @@ def duel_tables(duels: pd.DataFrame, profile: dict) -> tuple[pd.DataFrame, pd.Da
     numbers["duel_lap32_reserved_pos"] = float(lap_big["reserved_positive"].max())
     numbers["duel_lap_sniper_max"] = float(duel[duel.mechanism == "laplace"]["DP-Sniper"].max())
     numbers["duel_lap_reserved_max"] = float(duel[duel.mechanism == "laplace"]["reserved test"].max())
+    numbers.update(duel_phrases(duel, numbers, sizes))
     return caps, summary, numbers
 
 
-def validity_table(rows: pd.DataFrame, figure_rows: pd.DataFrame, duels: pd.DataFrame) -> tuple[pd.Series, dict[str, int]]:
+def validity_table(rows: pd.DataFrame, figure_rows: pd.DataFrame, duels: pd.DataFrame) -> tuple[pd.Series, dict[str, Any]]:
     """Every DP-Sniper bound of the chapter against the exact epsilon, by bound and by family.
 
     A family is one pair-run's two directions (95% together); the tolerance is the 99.9% quantile of
@@ -366,7 +378,7 @@ def validity_table(rows: pd.DataFrame, figure_rows: pd.DataFrame, duels: pd.Data
     Returns
     -------
     (Series, dict)
-        The counts; the ``v_*`` numbers.
+        The counts; the ``v_*`` numbers and ``v_phrase`` (:func:`validity_phrases`).
     """
     duel_sniper = duels[duels.route == ROUTE].assign(family=lambda f: f.groupby(_DUEL_KEYS).ngroup())
     every = pd.concat([rows.assign(part="Table 5"), figure_rows.assign(part="budget figure"),
@@ -388,7 +400,8 @@ def validity_table(rows: pd.DataFrame, figure_rows: pd.DataFrame, duels: pd.Data
         "reserved-test certificates above exact": int(reserved["above_exact"].sum()),
     })
     keys = ("v_bounds", "v_above", "v_families", "v_fam_above", "v_tol", "v_reserved", "v_reserved_above")
-    return counts, {k: int(v) for k, v in zip(keys, counts)}
+    numbers: dict[str, Any] = {k: int(v) for k, v in zip(keys, counts)}
+    return counts, numbers | validity_phrases(numbers)
 
 
 def throughput(rows: pd.DataFrame, figure_rows: pd.DataFrame, seconds: float) -> dict[str, float]:
