@@ -20,27 +20,38 @@ the same numbers for the same table and seed:
    of a larger family reported together, e.g. 5 per condition over 12 conditions), so all hold
    together at ``confidence`` (95%) under the iid row model. Test rows are never looked at before
    the certificates are computed (the test sizes follow from the split alone), so the selection
-   costs no validity.
+   costs no validity;
+4. with ``worst_pair = K`` (default 0, off), the worst-pair certificate: the top ``K`` pairs of the
+   same development-only ranking are certified with a Bonferroni correction over ``K`` and the
+   largest is reported as a ``confidence`` lower bound on the mechanism's worst-case pairwise
+   epsilon, the quantity a DP claim is about (:mod:`epsaudit.audits.worst_pair`). It is its own
+   statement at ``confidence``: with the certificates of step 3, both hold together at
+   ``1 - 2 (1 - confidence)``.
+
+Freshness. Every certificate checks that its test rows do not repeat development rows, by value
+(:func:`epsaudit.validation.check_fresh`). Where values repeat by design (a resampled mechanism:
+the same photograph encoded again gives the same embedding), give ``draw_ids`` (one id per row,
+split with the rows): the check then compares draws instead (:func:`epsaudit.validation.check_fresh_ids`).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping, Sequence
+from typing import Any, Hashable, Mapping
 
 import numpy as np
 import pandas as pd
 
-from .audits import audit_pairs, reserved_test_pairs, roc_oof_pairs
-from .audits.roc_oof import DEFAULT_FOLDS
+from .audits import audit_pairs, reserved_test_pairs
+from .audits.worst_pair import WorstPairCertificate, certify_top_pairs, ranked_pairs, select_pairs
 from .bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from .data import EmbeddingTable
 from .pairs import identity_pairs
 from .results import EpsilonResult, results_frame
 from .settings import ROC_FOLDS, AuditSettings
 from .splits import split_identities
-from .validation import as_groups
+from .validation import as_draw_ids, as_groups
 
 SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value", "max", "kde_alpha", "n_infinite",
                    "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
@@ -62,14 +73,18 @@ class ConditionAudit:
         ``infinite`` True. MMD's ``p_value`` column is omitted when no permutation test was run.
     summary : pandas.DataFrame
         Columns :data:`SUMMARY_COLUMNS`; one row per route (KDE-LR: per alpha) with the median
-        ``value`` and the ``max`` over its pairs, then one row per certificate. ROC-HT OOF's
+        ``value`` and the ``max`` over its pairs, then one row per certificate and, with
+        ``worst_pair``, the worst-pair row (route ``"worst_pair"``, statistic ``"worst-case lower
+        bound"``: its value, the pair that attained it and that pair's test sizes; ``pairs`` the
+        ``K`` pairs certified, ``cap`` the largest cap among them). ROC-HT OOF's
         median may be ``+inf`` (documented; ``n_infinite`` counts the +inf pairs). ``cap`` is the
         largest value a certificate's test size can certify (zero test errors). ``statistic``
         says which (``"median"`` or, for certificates, ``"lower bound"``); ``pairs`` is the number
         of pairs it summarises. Cells that do not apply are ``<NA>``.
     selection : pandas.DataFrame
         The development-only ranking of the candidate pairs: ``rank``, ``identity_a``,
-        ``identity_b``, ``dev_auc``, ``dev_tv_witness``, ``selected``.
+        ``identity_b``, ``dev_auc``, ``dev_tv_witness``, ``selected`` (and, with ``worst_pair``,
+        ``worst_pair_selected``: the top ``K`` the worst-pair certificate certified).
     settings : dict
         Every parameter, including seeds and the resolved pair counts.
     counts : dict
@@ -78,6 +93,9 @@ class ConditionAudit:
         The file audited (``"<groups>"`` for in-memory groups).
     table_counts : dict
         The loader's filter counts (:attr:`epsaudit.data.EmbeddingTable.counts`; empty for groups).
+    worst_pair : WorstPairCertificate or None
+        With ``worst_pair = K > 0``: the worst-pair certificate and the ``K`` certificates it is
+        the maximum of (its result is also the ``"worst_pair"`` row of ``per_pair`` and ``summary``).
 
     Examples
     --------
@@ -98,6 +116,7 @@ class ConditionAudit:
     counts: dict[str, int]
     source: str = "<groups>"
     table_counts: dict[str, int] = field(default_factory=dict)
+    worst_pair: WorstPairCertificate | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: source, settings, counts, summary, selection rows and the pairs not computed.
@@ -107,9 +126,12 @@ class ConditionAudit:
         dict
             ``source``, ``settings``, ``filter_counts``, ``counts``, ``summary`` and ``selection``
             (lists of row dicts, ``None`` for missing cells) and ``not_computed`` (route, pair and
-            reason of every pair a route could not compute).
+            reason of every pair a route could not compute); with a worst-pair certificate also
+            ``worst_pair``: its ``value``, ``identity_a``, ``identity_b``, ``k``, ``confidence``,
+            ``alpha_per_bound``, ``claim`` and its ``certificates`` (rank, pair, value, test sizes, cap).
         """
         failed = self.per_pair[self.per_pair["not_computed"].notna()] if "not_computed" in self.per_pair else []
+        extra = {"worst_pair": _worst_record(self.worst_pair)} if self.worst_pair is not None else {}
         return {
             "source": self.source,
             "settings": dict(self.settings),
@@ -119,21 +141,43 @@ class ConditionAudit:
             "selection": _records(self.selection),
             "not_computed": _records(failed[["route", "identity_a", "identity_b", "not_computed"]].drop_duplicates())
             if len(failed) else [],
+            **extra,
         }
 
     def certificate_notes(self) -> list[str]:
-        """Why every certificate is 0, when it is: too few test rows, or no separation on the test rows.
+        """What the worst-pair certificate says, and why every certificate is 0, when it is.
 
-        When every certificate's cap is 0, the test sizes alone hold them at 0; the note gives the
-        smallest test size per identity that can certify anything at the family's per-bound level
-        (:func:`epsaudit.bounds.required_test_size`) and the rows per identity that means at this
-        ``test_size``.
+        With a worst-pair certificate, its first line states the claim (the bound, the pair that
+        attained it, ``K`` and the per-bound level). When every certificate is 0: too few test
+        rows, or no separation on the test rows. When every certificate's cap is 0, the test
+        sizes alone hold them at 0; the note gives the smallest test size per identity that can
+        certify anything at the family's per-bound level (:func:`epsaudit.bounds.required_test_size`)
+        and the rows per identity that means at this ``test_size``.
 
         Returns
         -------
         list of str
-            Empty unless every certificate is 0.
+            Empty without a worst-pair certificate unless every certificate is 0.
         """
+        return self._worst_pair_notes() + self._zero_notes()
+
+    def _worst_pair_notes(self) -> list[str]:
+        worst = self.worst_pair
+        if worst is None:
+            return []
+        r = worst.result
+        if not r.computed:
+            return [f"{self.source}: worst-pair certificate not computed: {r.not_computed}"]
+        s = r.statistics
+        line = (f"{self.source}: worst-pair certificate: with {r.confidence:.0%} confidence the worst-case pairwise "
+                f"epsilon is >= {r.value:.4g} (attained by ({r.pair[0]!r}, {r.pair[1]!r}), development rank {s.rank}; "
+                f"the largest of {s.pairs_certified} reserved-test certificate(s) of the top development-ranked pairs, "
+                f"each bound at {r.alpha_per_bound:.3g}, test rows {r.n[0]} and {r.n[1]})")
+        if s.max_cap == 0:
+            line += "; its test sizes cannot certify anything above 0 at this level"
+        return [line]
+
+    def _zero_notes(self) -> list[str]:
         certs = self.summary[(self.summary["route"] == "roc_reserved") & self.summary["value"].notna()]
         if certs.empty or (certs["value"] > 0).any():
             return []
@@ -161,6 +205,19 @@ class ConditionAudit:
         return not_computed_notes(self.per_pair, source=self.source)
 
 
+def _worst_record(worst: WorstPairCertificate) -> dict[str, Any]:
+    r = worst.result
+    stats = r.statistics
+    frame = worst.frame()
+    keep = [c for c in ("rank", "attains", "identity_a", "identity_b", "value", "not_computed", "n_a", "n_b", "tp",
+                        "fp", "cap") if c in frame.columns]
+    return {"value": None if not r.computed else r.value,
+            "identity_a": r.pair[0] if r.pair else None, "identity_b": r.pair[1] if r.pair else None,
+            "k": stats.k if stats is not None else None, "confidence": r.confidence,
+            "alpha_per_bound": r.alpha_per_bound, "claim": r.settings.get("claim"), "not_computed": r.not_computed,
+            "certificates": _records(frame[keep]) if len(frame) else []}
+
+
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     out = []
     for row in frame.astype(object).to_dict(orient="records"):
@@ -169,7 +226,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
-               "roc_reserved": "reserved-test certificate"}
+               "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate"}
 
 
 def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limit: int = 4) -> list[str]:
@@ -209,93 +266,6 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
             lines.append(f"{source}: {ROUTE_NAMES.get(route, route)} not computed for {len(pairs)} of {total} "
                          f"pair(s): {reason}; pairs {shown}")
     return lines
-
-
-# Over 80 lines only through its docstring (layouts, checks and errors documented, an example).
-def select_pairs(
-    dev_groups: Mapping[Hashable, np.ndarray],
-    candidates: Sequence[tuple[Hashable, Hashable]],
-    k: int,
-    *,
-    seed: int = 0,
-    folds: int = DEFAULT_FOLDS,
-    test_caps: Mapping[tuple[Hashable, Hashable], float] | None = None,
-    n_jobs: int | None = None,
-    progress: bool = False,
-) -> tuple[list[tuple[Hashable, Hashable]], pd.DataFrame]:
-    """Rank candidate pairs by development-only out-of-fold AUC and take the top ``k``.
-
-    Parameters
-    ----------
-    dev_groups : mapping identity -> ndarray, shape (n_j, d)
-        Development rows only.
-    candidates : sequence of (identity, identity)
-        In the shuffled order; pairs with an identity missing from ``dev_groups`` or with fewer
-        than ``folds`` development rows are skipped (they get no rank).
-    k : int
-        How many pairs to select (fewer if fewer candidates qualify).
-    seed, folds, n_jobs, progress
-        As in :func:`epsaudit.audits.roc_oof_pairs`.
-    test_caps : mapping (identity, identity) -> float, optional
-        The largest bound each pair's *test size* can certify (a function of the sizes only, never
-        of the test rows). When given, ties in development AUC go to the larger cap before the
-        witness and the shuffled order are consulted, and the ranking gets a ``test_cap`` column.
-
-    Returns
-    -------
-    selected : list of (identity, identity)
-        Best first.
-    ranking : pandas.DataFrame
-        One row per ranked candidate: ``rank`` (1 = best), ``identity_a``, ``identity_b``,
-        ``order`` (position in ``candidates``), ``dev_auc``, ``dev_tv_witness``, ``selected``
-        (and ``test_cap`` when ``test_caps`` is given), ``not_computed``. Candidates whose
-        development ROC could not be computed come last, with ``rank`` and ``dev_auc`` ``<NA>``
-        and the reason in ``not_computed``; they are never selected.
-
-    Raises
-    ------
-    ValueError
-        Invalid development groups.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> dev = {k: rng.normal(c, 1.0, size=(10, 2)) for k, c in (("A", 0.0), ("B", 4.0), ("C", 0.5))}
-    >>> selected, ranking = select_pairs(dev, [("A", "C"), ("A", "B")], k=1)
-    >>> selected, ranking["dev_auc"].round(2).tolist()
-    ([('A', 'B')], [1.0, 0.7])
-    """
-    usable = [(i, p) for i, p in enumerate(candidates)
-              if all(lab in dev_groups and len(dev_groups[lab]) >= folds for lab in p)]
-    columns = ["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness", "selected"]
-    if test_caps is not None:
-        columns = columns[:-1] + ["test_cap", "selected"]
-    if not usable or k < 1:
-        return [], pd.DataFrame(columns=columns + ["not_computed"])
-    res = roc_oof_pairs(dev_groups, [p for _, p in usable], folds=folds, seed=seed, n_jobs=n_jobs, progress=progress)
-    ranking = pd.DataFrame({
-        "identity_a": [p[0] for _, p in usable], "identity_b": [p[1] for _, p in usable],
-        "order": [i for i, _ in usable],
-        "dev_auc": [r.statistics.auc if r.computed else np.nan for r in res],
-        "dev_tv_witness": [r.statistics.tv_witness if r.computed else np.nan for r in res],
-        "not_computed": [r.not_computed for r in res],
-    })
-    if test_caps is not None:
-        ranking["test_cap"] = [float(test_caps[p]) for _, p in usable]
-    failed = ranking[ranking["not_computed"].notna()]
-    ranking = ranking[ranking["not_computed"].isna()]
-    keys, ascending = ["dev_auc", "dev_tv_witness", "order"], [False, False, True]
-    if test_caps is not None:
-        keys.insert(1, "test_cap")
-        ascending.insert(1, False)
-    ranking = ranking.sort_values(keys, ascending=ascending, kind="stable").reset_index(drop=True)
-    ranking.insert(0, "rank", pd.array(np.arange(1, len(ranking) + 1), dtype="Int64"))
-    ranking["selected"] = ranking["rank"] <= k
-    chosen = ranking[ranking["selected"]]
-    # candidates whose development ROC could not be computed: no rank, listed last with the reason
-    failed = failed.assign(rank=pd.array([pd.NA] * len(failed), dtype="Int64"), selected=False)
-    ranking = pd.concat([ranking, failed[ranking.columns]], ignore_index=True) if len(failed) else ranking
-    return list(zip(chosen["identity_a"], chosen["identity_b"])), ranking[columns + ["not_computed"]]
 
 
 def _route_row(frame: pd.DataFrame, route: str, kind: str, **extra: Any) -> dict[str, Any]:
@@ -360,6 +330,7 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
                      "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
                      "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
                      "cap": pd.NA if failed else float(r["cap"])})
+    rows += [_worst_row(r) for _, r in per_pair[per_pair["route"] == "worst_pair"].iterrows()]
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     dtypes = {"pairs": "Int64", "not_computed": "Int64", "value": "Float64", "max": "Float64", "kde_alpha": "Float64",
               "n_infinite": "Int64", "median_auc": "Float64", "n_test_a": "Int64", "n_test_b": "Int64",
@@ -370,12 +341,26 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+def _worst_row(r: pd.Series) -> dict[str, Any]:
+    failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
+    return {"route": "worst_pair", "kind": r["kind"], "statistic": "worst-case lower bound",
+            "pairs": 0 if failed else int(r["pairs_certified"]),
+            "not_computed": int(r["pairs_not_computed"]) if not failed else 1,
+            "value": pd.NA if failed else float(r["value"]),
+            "identity_a": pd.NA if failed else r["identity_a"], "identity_b": pd.NA if failed else r["identity_b"],
+            "n_test_a": pd.NA if failed else int(r["n_a"]), "n_test_b": pd.NA if failed else int(r["n_b"]),
+            "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
+            "cap": pd.NA if failed else float(r["max_cap"])}
+
+
+# Over 80 lines only through its docstring (settings, draw ids and errors documented, examples); the body is short.
 def audit_condition(
     table: EmbeddingTable | Mapping[Hashable, np.ndarray],
     settings: AuditSettings | None = None,
     *,
     n_jobs: int | None = None,
     progress: bool = False,
+    draw_ids: Mapping[Hashable, Any] | str | None = None,
     **changes: Any,
 ) -> ConditionAudit:
     """Run the four routes and the reserved-test certificates on one condition (module docstring).
@@ -391,6 +376,11 @@ def audit_condition(
         joblib workers; the numbers do not depend on it.
     progress : bool
         tqdm bars (on stderr).
+    draw_ids : mapping identity -> array_like, or "image_ids", optional
+        One draw id per row of each audited identity (in the order of the groups' rows; for a
+        table, :meth:`epsaudit.data.EmbeddingTable.groups`), split with the rows; ``"image_ids"``
+        takes them from the table's image-id column. Then the certificates' freshness check
+        compares draws, not values (for outputs whose values repeat by design).
     **changes
         Settings to change, by name (``audit_condition(table, pairs=50)``).
 
@@ -403,7 +393,8 @@ def audit_condition(
     epsaudit.settings.SettingsError
         (a ``ValueError``) An unknown setting or a value out of range, naming the parameter.
     ValueError
-        Fewer than two identities with ``min_rows`` rows, or invalid groups.
+        Fewer than two identities with ``min_rows`` rows, invalid groups, or draw ids missing for
+        an audited identity or not one per row.
 
     Examples
     --------
@@ -412,9 +403,17 @@ def audit_condition(
     >>> audit = audit_condition(groups, certificates=1)
     >>> audit.counts["candidate_pairs"], audit.counts["certificates"]
     (3, 1)
+
+    The worst-pair certificate alone (rows enough for 18 test rows per identity):
+
+    >>> groups = {name: rng.normal(size=(60, 8)) + shift for name, shift in (("A", 0.0), ("B", 0.5), ("C", 1.0))}
+    >>> worst = audit_condition(groups, pairs=0, kde_pairs=0, roc_pairs=0, certificates=0, worst_pair=2).worst_pair
+    >>> worst.pair, round(worst.value, 3), worst.result.statistics.k
+    (('A', 'C'), 1.053, 2)
     """
     settings = (settings or AuditSettings()).replace(**changes)
     source, table_counts, groups, left_out, coordinate_names = _audited_groups(table, settings.min_rows)
+    ids = _draw_ids(table, groups, draw_ids)
     shuffled = identity_pairs(groups, seed=settings.seed)
     counts = {"gaussmech": settings.pairs, "mmd_tv": settings.pairs, "kde_lr": settings.kde_pairs,
               "roc_oof": settings.roc_pairs}
@@ -423,11 +422,12 @@ def audit_condition(
                           kde_alphas=settings.kde_alphas, coordinate_names=coordinate_names,
                           permutations=settings.permutations, seed=settings.seed, n_jobs=n_jobs,
                           progress=progress) if routes else []
-    certificates, ranking, too_small = _certify_selected(groups, shuffled, settings, n_jobs, progress)
-    per_pair = results_frame(results + certificates)
+    certificates, worst, ranking, too_small = _certify_selected(groups, shuffled, settings, ids, n_jobs, progress)
+    per_pair = results_frame(results + certificates + ([worst.result] if worst is not None else []))
     if settings.permutations == 0 and "p_value" in per_pair.columns:
         per_pair = per_pair.drop(columns=["p_value"])  # NaN by construction without a test
-    record = {**settings.record(), "selection_rule": _selection_rule(settings), "split_rule": SPLIT_RULE}
+    record = {**settings.record(), "selection_rule": _selection_rule(settings), "split_rule": SPLIT_RULE,
+              **({"freshness_check": "draw ids"} if ids is not None else {})}
     audit_counts = {
         "identities": len(groups), "identities_below_min_rows": len(left_out),
         "candidate_pairs": len(shuffled),
@@ -436,12 +436,14 @@ def audit_condition(
         "selection_not_computed": int(ranking["not_computed"].notna().sum()),
         "identities_too_small_to_split": len(too_small),
         "certificates": len(certificates),
+        **({"worst_pair_certificates": len(worst.certificates)} if worst is not None else {}),
         "not_computed": int(per_pair.drop_duplicates(["route", "identity_a", "identity_b"])["not_computed"].notna().sum())
         if len(per_pair) else 0,
     }
-    return ConditionAudit(results=tuple(results + certificates), per_pair=per_pair, summary=summarize(per_pair),
-                          selection=ranking.reset_index(drop=True), settings=record, counts=audit_counts,
-                          source=source, table_counts=table_counts)
+    return ConditionAudit(results=tuple(results + certificates + ([worst.result] if worst is not None else [])),
+                          per_pair=per_pair, summary=summarize(per_pair), selection=ranking.reset_index(drop=True),
+                          settings=record, counts=audit_counts, source=source, table_counts=table_counts,
+                          worst_pair=worst)
 
 
 SPLIT_RULE = "each identity split once: permutation by stream('dev-test-split', seed, identity)"
@@ -470,25 +472,61 @@ def _audited_groups(table, min_rows: int):
     return source, table_counts, groups, left_out, coordinate_names
 
 
-def _certify_selected(groups, shuffled, settings: AuditSettings, n_jobs, progress):
-    """Split every identity once, select pairs on development rows, certify them on test rows."""
+def _draw_ids(table, groups, draw_ids) -> dict[Hashable, np.ndarray] | None:
+    """The draw ids of every audited identity's rows (validated), or None."""
+    if draw_ids is None:
+        return None
+    if isinstance(draw_ids, str):
+        if draw_ids != "image_ids":
+            raise ValueError(f"draw_ids must be a mapping identity -> ids or 'image_ids', got {draw_ids!r}")
+        if not isinstance(table, EmbeddingTable) or table.image_ids is None:
+            raise ValueError("draw_ids='image_ids' needs an embedding table with an image-id column")
+        draw_ids = {label: table.image_ids[table.labels == label] for label in groups}
+        blank = {label: int(np.sum(v == "")) for label, v in draw_ids.items() if np.any(v == "")}
+        if blank:
+            first = next(iter(blank))
+            raise ValueError(f"{table.source}: {sum(blank.values())} audited row(s) have no image id (first of "
+                             f"identity {first!r}); draw ids need one id per row")
+    missing = [label for label in groups if label not in draw_ids]
+    if missing:
+        raise ValueError(f"draw_ids has no ids for identity {missing[0]!r} ({len(missing)} audited identity(ies) "
+                         "without ids)")
+    return {label: as_draw_ids(draw_ids[label], len(groups[label]), f"draw_ids[{label!r}]") for label in groups}
+
+
+def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_jobs, progress):
+    """Split every identity once, rank pairs on development rows, certify the top ones on test rows."""
     ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness",
                                     "selected", "not_computed"])
-    if settings.certificates == 0:
-        return [], ranking, []
+    if settings.certificates == 0 and settings.worst_pair == 0:
+        return [], None, ranking, []
     dev, test, too_small = split_identities(groups, test_size=settings.test_size, seed=settings.seed)
+    ids = {}
+    if draw_ids is not None:  # the same permutation as the rows: every row keeps its id
+        dev_ids, test_ids, _ = split_identities(draw_ids, test_size=settings.test_size, seed=settings.seed)
+        ids = dict(dev_ids=dev_ids, test_ids=test_ids)
     pool = shuffled[: settings.selection_pool]
     caps = None
     if settings.prefer_certifiable:
-        level = bonferroni_alpha(settings.family_size or settings.certificates, settings.confidence)
+        level = bonferroni_alpha(settings.family_size or settings.certificates or settings.worst_pair,
+                                 settings.confidence)
         caps = {p: certifiable_cap(len(test[p[0]]), len(test[p[1]]), level, settings.delta)
                 for p in pool if p[0] in test and p[1] in test}
-    selected, ranking = select_pairs(dev, pool, settings.certificates, seed=settings.seed, test_caps=caps,
-                                     n_jobs=n_jobs, progress=progress)
+    selected, ranking = select_pairs(dev, pool, max(settings.certificates, settings.worst_pair), seed=settings.seed,
+                                     test_caps=caps, n_jobs=n_jobs, progress=progress)
+    worst = None
+    if settings.worst_pair:
+        ranked = ranked_pairs(ranking)
+        selected = ranked[: settings.certificates]
+        ranking["selected"] = [bool(pd.notna(r) and r <= settings.certificates) for r in ranking["rank"]]
+        ranking["worst_pair_selected"] = [bool(pd.notna(r) and r <= settings.worst_pair) for r in ranking["rank"]]
+        worst = certify_top_pairs(dev, test, ranked, settings.worst_pair, confidence=settings.confidence,
+                                  delta=settings.delta, seed=settings.seed, selection_rule=_selection_rule(settings),
+                                  n_jobs=n_jobs, progress=progress, **ids)
     if not selected:
-        return [], ranking, too_small
+        return [], worst, ranking, too_small
     certificates = reserved_test_pairs(dev, selected, test_groups=test,
                                        n_certificates=int(settings.family_size or len(selected)),
                                        confidence=settings.confidence, delta=settings.delta, seed=settings.seed,
-                                       n_jobs=n_jobs, progress=progress)
-    return certificates, ranking, too_small
+                                       n_jobs=n_jobs, progress=progress, **ids)
+    return certificates, worst, ranking, too_small

@@ -80,6 +80,9 @@ class AuditSettings:
         False, "among pairs with equal development AUC, prefer the one whose test sizes can certify more "
                "(the cap, from the sizes alone)")
     selection_pool: int = _setting(PAIRS_PER_ROUTE["common"], "certificates are chosen among the first N pairs", "N")
+    worst_pair: int = _setting(
+        0, "worst-pair certificate: certify the top K development-ranked pairs of the selection pool (Bonferroni "
+           "over K) and report the largest as a lower bound on the worst-case pairwise epsilon (0 = off)", "K")
     test_size: float = _setting(0.3, "fraction of each identity's rows reserved for the certificates' test", "F")
     confidence: float = _setting(0.95, "family-wise confidence of the certificates", "P")
     delta: float = _setting(1e-5, "delta of GaussMech and of the certificates (MMD-TV and ROC-HT "
@@ -92,7 +95,8 @@ class AuditSettings:
     permutations: int = _setting(0, "MMD permutation-test size per pair (0 = no test; the paper uses 10000)", "B")
 
     def __post_init__(self) -> None:
-        for name in ("pairs", "kde_pairs", "roc_pairs", "certificates", "selection_pool", "permutations", "seed"):
+        for name in ("pairs", "kde_pairs", "roc_pairs", "certificates", "selection_pool", "worst_pair", "permutations",
+                     "seed"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise SettingsError(name, f"must be an integer >= 0; got {value!r}")

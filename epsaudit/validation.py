@@ -2,6 +2,10 @@
 
 Every audit takes two samples of embeddings, one per identity (class). Bad input raises
 ``ValueError`` naming the argument and what was expected; nothing is dropped silently.
+
+The freshness of reserved test rows is checked on values (:func:`check_fresh`: no test row repeats
+a development row, bit for bit or after L2-normalisation) or, where values repeat by design, on
+draw ids (:func:`check_fresh_ids`: no test draw is a development draw).
 """
 
 from __future__ import annotations
@@ -466,5 +470,123 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
             f"({n_exact} exact copies, {n_scaled} equal after L2-normalisation): {', '.join(where)}; "
             f"first: {first}. A reserved test needs test rows never used to fit the classifier or "
             "choose the threshold or the pair (fresh draws, or a split of distinct rows). Where values "
-            "repeat by design (a discrete mechanism) or rows that differ only in scale are different "
-            "outputs, and the test rows are fresh draws, pass check_reuse=False.")
+            "repeat by design (a resampled or discrete mechanism) or rows that differ only in scale are "
+            "different outputs, give each row's draw id where the route takes them (dev_ids, test_ids): "
+            "the check then compares draws, not values; without ids, when the test rows are fresh draws, "
+            "pass check_reuse=False.")
+
+
+# --------------------------------------------------------------------------------------------
+# Freshness by draw ids: where values repeat by design
+
+
+def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
+    """Validate the draw ids of one identity's rows: one id per row, none missing.
+
+    A *draw id* names one draw of the mechanism (one generated output). Two rows with the same id
+    are the same draw used twice; rows with different ids are different draws, whatever their
+    values (a resampled mechanism releases equal values for the same photograph; one-hot outputs
+    repeat).
+
+    Parameters
+    ----------
+    ids : array_like, shape (n_rows,)
+        Hashable scalars (integers or strings), one per row.
+    n_rows : int
+        Rows of the sample the ids belong to.
+    name : str
+        Argument name used in messages (e.g. ``"test_ids['A']"``).
+
+    Returns
+    -------
+    numpy.ndarray, shape (n_rows,)
+
+    Raises
+    ------
+    ValueError
+        If ``ids`` is not one-dimensional, its length is not ``n_rows``, or an id is missing
+        (``None`` or NaN; the first is named).
+
+    Examples
+    --------
+    >>> as_draw_ids(["d0", "d1"], 2, "dev_ids['A']").tolist()
+    ['d0', 'd1']
+    >>> as_draw_ids([0, 1, 2], 2, "dev_ids['A']")
+    Traceback (most recent call last):
+    ...
+    ValueError: dev_ids['A'] has 3 draw id(s) for 2 row(s); give one id per row
+    """
+    arr = np.asarray(ids)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional (one draw id per row); got shape {arr.shape}")
+    if len(arr) != n_rows:
+        raise ValueError(f"{name} has {len(arr)} draw id(s) for {n_rows} row(s); give one id per row")
+    for i, v in enumerate(arr.tolist()):
+        if v is None or (isinstance(v, float) and v != v):
+            raise ValueError(f"{name} holds a missing draw id at row {i}; every row needs its id")
+    return arr
+
+
+def check_fresh_ids(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:
+    """Refuse a reserved test whose test draw ids repeat development draw ids (or each other).
+
+    The check of :func:`check_fresh` by draw ids instead of values, for outputs whose values repeat
+    by design: every test id of every identity is compared with every development id of every
+    identity (a development draw of A reused as a test draw of B leaks as much as one reused for
+    A), and a test id may occur only once among the test rows (a draw counted twice is not two
+    independent test rows). Values are not compared.
+
+    Parameters
+    ----------
+    development, test : mapping identity -> array_like of ids, shape (n_i,)
+        Draw ids of the development rows (that fitted the classifier or chose the threshold or
+        the pair) and of the reserved test rows, one per row.
+    context : str
+        Where the check runs, used in the message.
+
+    Raises
+    ------
+    ReusedRowsError
+        (a ``ValueError``) Naming how many test draw ids repeat a development draw id, of which
+        identities, and the first such id (and whose development rows it is in); or the first
+        test id that occurs twice among the test rows.
+
+    Examples
+    --------
+    >>> check_fresh_ids({"A": [1, 2], "B": [3, 4]}, {"A": [5, 6], "B": [7, 8]}, context="demo")  # fresh
+    >>> check_fresh_ids({"A": [1, 2], "B": [3, 4]}, {"A": [5, 2], "B": [7, 8]}, context="demo")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    epsaudit.validation.ReusedRowsError: demo: 1 of 4 test draw id(s) equal a development draw id: 1 of identity 'A'; first: test draw id 2 of 'A' (a development draw of 'A'). ...
+    """
+    owner: dict[Any, Hashable] = {}
+    for label, ids in development.items():
+        for v in np.asarray(ids).tolist():
+            owner.setdefault(v, label)
+    total = hits = 0
+    where: list[str] = []
+    first = None
+    seen: dict[Any, Hashable] = {}
+    twice = None
+    for label, ids in test.items():
+        values = np.asarray(ids).tolist()
+        total += len(values)
+        reused = [v for v in values if v in owner]
+        if reused:
+            hits += len(reused)
+            where.append(f"{len(reused)} of identity {label!r}")
+            if first is None:
+                first = f"test draw id {reused[0]!r} of {label!r} (a development draw of {owner[reused[0]]!r})"
+        for v in values:
+            if v in seen and twice is None:
+                twice = f"test draw id {v!r} occurs twice among the test rows (of {seen[v]!r} and {label!r})"
+            seen.setdefault(v, label)
+    if hits:
+        raise ReusedRowsError(
+            f"{context}: {hits} of {total} test draw id(s) equal a development draw id: {', '.join(where)}; "
+            f"first: {first}. A reserved test needs test draws never used to fit the classifier or choose the "
+            "threshold or the pair: draw the test rows afresh, or split the draws into development and test parts.")
+    if twice is not None:
+        raise ReusedRowsError(
+            f"{context}: {twice}. Each test row must be its own draw: the certificate counts test rows as "
+            "independent draws.")

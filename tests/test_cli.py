@@ -189,6 +189,29 @@ def test_cli_help_documents_everything(capsys):
         assert option in text
 
 
+def test_cli_worst_pair_flag_prints_the_worst_case_bound_and_writes_its_family(csv_path, tmp_path, capsys):
+    args = ["audit", str(csv_path), "--pairs", "0", "--kde-pairs", "0", "--roc-pairs", "0", "--certificates", "2",
+            "--selection-pool", "12", "--worst-pair", "4", "--jobs", "1", "--out", str(tmp_path / "wp")]
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert lines[-1].split()[:3] == ["worst_pair", "certificate", "worst-case"]
+    assert "worst-pair certificate: with 95% confidence the worst-case pairwise epsilon is >= " in err
+    direct = audit_condition(load_embeddings(csv_path), seed=0, n_jobs=1, pairs=0, kde_pairs=0, roc_pairs=0,
+                             certificates=2, selection_pool=12, worst_pair=4)
+    doc = json.loads((tmp_path / "wp.json").read_text())["conditions"][0]
+    assert doc["settings"]["worst_pair"] == 4
+    assert doc["worst_pair"]["value"] == pytest.approx(direct.worst_pair.value)
+    assert doc["worst_pair"]["k"] == 4 and len(doc["worst_pair"]["certificates"]) == 4
+    row = [r for r in doc["summary"] if r["route"] == "worst_pair"]
+    assert len(row) == 1 and row[0]["alpha_per_bound"] == pytest.approx(0.05 / 8) and row[0]["pairs"] == 4
+    written = read_csv(tmp_path / "wp.csv")
+    assert written.loc[written.route == "worst_pair", "value"].item() == pytest.approx(direct.worst_pair.value)
+    with pytest.raises(SystemExit):
+        main(["audit", "--help"])
+    assert "--worst-pair K" in capsys.readouterr().out
+
+
 def test_cli_two_files_audited_separately(csv_path, tmp_path, capsys):
     labels, x = synthetic(k=4, n=10, seed=3)
     second = write_embeddings(tmp_path / "second.csv", labels, None, x)

@@ -89,3 +89,15 @@ def test_cli_passes_family_size_and_preference(groups, tmp_path, capsys):
     assert got == pytest.approx(want)
     assert doc["conditions"][0]["settings"]["family_size"] == 60
     assert "roc_reserved" in out
+
+
+def test_the_worst_pair_certificate_is_its_own_family_of_k(groups):
+    fam = audit_condition(groups, seed=0, n_jobs=1, family_size=60, worst_pair=4, prefer_certifiable=True, **CERT_ONLY)
+    certs = fam.summary[fam.summary.route == "roc_reserved"]
+    worst = fam.summary[fam.summary.route == "worst_pair"]
+    assert np.allclose(certs["alpha_per_bound"].astype(float), 0.05 / 120)
+    assert len(worst) == 1 and float(worst["alpha_per_bound"].iloc[0]) == pytest.approx(bonferroni_alpha(4))
+    # the same development ranking (with the size-aware tie-break) chooses both
+    ranked = fam.selection.sort_values("rank")
+    assert ranked["selected"].tolist()[:3] == [True] * 3 and ranked["worst_pair_selected"].sum() == 4
+    assert [c.pair for c in fam.worst_pair.certificates] == list(zip(ranked["identity_a"][:4], ranked["identity_b"][:4]))

@@ -115,6 +115,131 @@ def test_audit_condition_never_certifies_on_copies_in_its_own_split():
     assert audit.counts["not_computed"] == 3
 
 
+# -- kind 1b: values that repeat by design, checked by draw ids ------------------------------------
+
+
+def _one_hot(seed: int, n: int = 40):
+    """Randomized response (one-hot rows, epsilon 3): values repeat by design between fresh draws."""
+    from epsaudit.mechanisms import RandomizedResponse
+
+    mech = RandomizedResponse(4, 3.0)
+    dev, test = mech.sample_groups(n, seed=("ids", seed, "dev")), mech.sample_groups(n, seed=("ids", seed, "test"))
+    return mech, dev, test
+
+
+def _ids(prefix: str, n: int = 40):
+    return {0: [f"{prefix}a{i}" for i in range(n)], 1: [f"{prefix}b{i}" for i in range(n)]}
+
+
+def test_draw_ids_replace_the_value_check_where_values_repeat_by_design():
+    mech, dev, test = _one_hot(0)
+    # fresh draws of one-hot rows: every test value is a development value, so the value check refuses them
+    with pytest.raises(ReusedRowsError, match=r"80 of 80 test row\(s\) repeat a development row \(80 exact copies"):
+        reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0)
+    d, t = _ids("dev-"), _ids("test-")
+    cert = reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0, dev_ids=(d[0], d[1]),
+                                     test_ids=(t[0], t[1]), pair=(0, 1))
+    assert cert.computed and 0.0 < cert.value <= mech.exact_epsilon(0, 1)
+    assert cert.settings["freshness"] == "test draw ids checked against development draw ids (values not compared)"
+    # the same numbers as the unchecked certificate: ids change the check, never the bound
+    unchecked = reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0, check_reuse=False, pair=(0, 1))
+    assert unchecked.value == cert.value
+    assert unchecked.settings["freshness"].startswith("not checked (check_reuse=False)")
+    plain = reserved_test_certificate(*_gaussians(30), *_gaussians(31))
+    assert plain.settings["freshness"] == "test rows checked against development rows"
+
+
+def test_a_reused_draw_is_refused_with_its_count_identity_and_first_id():
+    _, dev, test = _one_hot(1)
+    d, t = _ids("dev-"), _ids("test-")
+    t[1][3], t[1][7] = d[1][5], d[1][9]  # two development draws of identity 1 reused as its test draws
+    with pytest.raises(ReusedRowsError) as err:
+        reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0, dev_ids=(d[0], d[1]),
+                                  test_ids=(t[0], t[1]), pair=("Ann", "Bob"))
+    assert str(err.value).startswith(
+        "reserved test of pair ('Ann', 'Bob'): 2 of 80 test draw id(s) equal a development draw id: "
+        "2 of identity 'Bob'; first: test draw id 'dev-b5' of 'Bob' (a development draw of 'Bob').")
+    # a development draw of one identity reused as a test draw of the other is caught too
+    d, t = _ids("dev-"), _ids("test-")
+    t[0][0] = d[1][2]
+    with pytest.raises(ReusedRowsError, match=r"1 of 80 test draw id\(s\) equal a development draw id: 1 of identity "
+                                              r"'A'; first: test draw id 'dev-b2' of 'A' \(a development draw of 'B'\)"):
+        reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0, dev_ids=(d[0], d[1]), test_ids=(t[0], t[1]))
+    # one draw used twice as a test row is two rows that are not independent
+    d, t = _ids("dev-"), _ids("test-")
+    t[1][4] = t[0][6]
+    with pytest.raises(ReusedRowsError, match=r"test draw id 'test-a6' occurs twice among the test rows \(of 'A' "
+                                              r"and 'B'\)"):
+        reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0, dev_ids=(d[0], d[1]), test_ids=(t[0], t[1]))
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(dev_ids=([0, 1], [2, 3])), "dev_ids given without test_ids"),
+    (dict(test_ids=([0, 1], [2, 3])), "test_ids given without dev_ids"),
+    (dict(dev_ids=(range(40), range(40, 80)), test_ids=(range(80, 119), range(120, 160))),
+     r"test_ids\[0\] \('A'\) has 39 draw id\(s\) for 40 row\(s\); give one id per row"),
+    (dict(dev_ids=(range(40), [None] + list(range(41, 80))), test_ids=(range(80, 120), range(120, 160))),
+     r"dev_ids\[1\] \('B'\) holds a missing draw id at row 0"),
+    (dict(dev_ids=(range(40), range(40, 80)), test_ids=(range(80, 120), range(120, 160)), check_reuse=False),
+     "check_reuse=False and draw ids given"),
+    (dict(dev_ids=range(80), test_ids=(range(80, 120), range(120, 160))), "dev_ids must be a pair"),
+])
+def test_bad_draw_ids_are_named(options, message):
+    _, dev, test = _one_hot(2)
+    with pytest.raises(ValueError, match=message):
+        reserved_test_certificate(dev[0], dev[1], test[0], test[1], delta=0.0, **options)
+
+
+def test_many_pairs_check_draw_ids_per_pair_and_split_them_with_the_rows():
+    mech, dev, test = _one_hot(3)
+    third = {2: mech.sample(2, 40, seed=("ids", 3, "dev2"))}
+    third_test = {2: mech.sample(2, 40, seed=("ids", 3, "test2"))}
+    dev, test = {**dev, **third}, {**test, **third_test}
+    d = {k: [f"dev-{k}-{i}" for i in range(40)] for k in dev}
+    t = {k: [f"test-{k}-{i}" for i in range(40)] for k in test}
+    t[2][0] = d[2][0]  # identity 2 reuses one draw
+    res = reserved_test_pairs(dev, [(0, 1), (0, 2)], test_groups=test, delta=0.0, dev_ids=d, test_ids=t)
+    assert res[0].computed and res[0].settings["freshness"].startswith("test draw ids")
+    assert not res[1].computed and "1 of 80 test draw id(s) equal a development draw id: 1 of identity 2" in res[1].not_computed
+    with pytest.raises(ValueError, match="dev_ids has no draw ids for identity 2"):
+        reserved_test_pairs(dev, [(0, 2)], test_groups=test, dev_ids={0: d[0]}, test_ids=t)
+    with pytest.raises(ValueError, match="dev_ids given without test_ids"):
+        reserved_test_pairs(dev, [(0, 1)], test_groups=test, dev_ids=d)
+    with pytest.raises(ValueError, match="test_ids given without test_groups"):
+        reserved_test_pairs(dev, [(0, 1)], dev_ids=d, test_ids=t)
+    # without test groups the rows are split once and the ids with them: one id shared by two rows of an
+    # identity (the same draw stored twice) is refused when the split puts one copy on each side
+    rows = {k: np.vstack([dev[k], test[k]]) for k in (0, 1)}
+    ids = {k: d[k] + t[k] for k in (0, 1)}
+    fresh = reserved_test_pairs(rows, [(0, 1)], delta=0.0, dev_ids=ids, seed=0)
+    unchecked = reserved_test_pairs(rows, [(0, 1)], delta=0.0, check_reuse=False, seed=0)
+    assert fresh[0].computed and fresh[0].value == unchecked[0].value
+    ids[1] = [f"draw-{i % 40}" for i in range(80)]  # every draw of identity 1 stored twice
+    twice = reserved_test_pairs(rows, [(0, 1)], delta=0.0, dev_ids=ids, seed=0)
+    assert not twice[0].computed and "equal a development draw id" in twice[0].not_computed
+
+
+def test_audit_condition_checks_draw_ids_where_given():
+    mech, dev, test = _one_hot(4, n=60)
+    groups = {f"id{k}": np.vstack([dev[k], test[k]]) + 0.0 for k in dev}
+    ids = {f"id{k}": [f"{k}-{i}" for i in range(120)] for k in dev}
+    cheap = dict(pairs=0, kde_pairs=0, roc_pairs=0, certificates=2, selection_pool=6, seed=0, n_jobs=1)
+    by_value = audit_condition(groups, **cheap)  # one-hot rows: every certificate refused on its values
+    assert by_value.counts["not_computed"] == 2
+    by_id = audit_condition(groups, draw_ids=ids, **cheap)
+    certs = by_id.per_pair[by_id.per_pair["route"] == "roc_reserved"]
+    assert certs["not_computed"].isna().all() and (certs["setting_freshness"].str.startswith("test draw ids")).all()
+    assert by_id.settings["freshness_check"] == "draw ids"
+    ids["id1"] = [f"1-{i % 60}" for i in range(120)]  # identity id1's draws stored twice each
+    reused = audit_condition(groups, draw_ids=ids, **cheap)
+    failed = reused.per_pair[reused.per_pair["not_computed"].notna()]
+    assert len(failed) >= 1 and ((failed["identity_a"] == "id1") | (failed["identity_b"] == "id1")).all()
+    with pytest.raises(ValueError, match=r"draw_ids\['id0'\] has 3 draw id\(s\) for 120 row\(s\)"):
+        audit_condition(groups, draw_ids={**ids, "id0": [1, 2, 3]}, **cheap)
+    with pytest.raises(ValueError, match="draw_ids has no ids for identity 'id2'"):
+        audit_condition(groups, draw_ids={"id0": ids["id0"], "id1": ids["id1"]}, **cheap)
+
+
 # -- kind 4: one failing pair does not abort the audit ---------------------------------------------
 
 

@@ -10,16 +10,23 @@ Float safety: the mechanisms release outputs on a grid (``epsaudit.mechanisms``,
 outputs"), so certificates stay valid with means that are not exactly representable in binary
 (0.3, 0.1, 1/3); the textbook float64 Laplace mechanism with the same means is caught certifying
 far above its nominal epsilon (Mironov 2012).
+
+The worst-pair certificate (the largest of K Bonferroni certificates of the top development-ranked
+pairs) is a lower bound on the *worst-case* pairwise epsilon: a family violates when it exceeds the
+exact epsilon of the worst pair (``calibrate(...).worst_pair``); families are counted against the
+same tolerance, and its power is checked where the worst pair stands out.
 """
 
 import numpy as np
 import pytest
+from joblib import Parallel, delayed
 from scipy import stats
+from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
 
-from epsaudit.audits import reserved_test_certificate
+from epsaudit.audits import reserved_test_certificate, worst_pair_certificate
 from epsaudit.studies.synthetic import Setting, certify_setting, run
-from epsaudit.bounds import roc_point_epsilon
-from epsaudit.mechanisms import ProductLaplace, TextbookLaplace, reachability_score
+from epsaudit.bounds import bonferroni_alpha, roc_point_epsilon
+from epsaudit.mechanisms import ProductLaplace, TextbookLaplace, calibrate, reachability_score
 
 NOMINAL = 0.05
 
@@ -176,3 +183,94 @@ def test_harness_catches_the_textbook_float64_laplace():
     above = int(np.sum(naive > textbook.nominal_epsilon(0, 1) + 1e-9))
     print(f"textbook float64 Laplace ({label}), its naive log-ratio: 250 runs, {above} above nominal")
     assert above > tolerance(250)
+
+
+# ---------------------------------------------------------------------------------------------
+# The worst-pair certificate: the largest of K certificates bounds the worst-case pairwise epsilon
+# ---------------------------------------------------------------------------------------------
+
+#: Two clusters on a line (product Laplace noise calibrated to epsilon 1): the 6 pairs across the
+#: clusters all attain the worst-case epsilon, the 4 within a cluster have 0. The top-ranked pairs
+#: are worst pairs, and in one dimension the exact likelihood ratio is e^1 on the tails, so a
+#: certificate above the worst-case epsilon is a violation that can happen.
+TWO_CLUSTERS = np.array([[0.0], [0.0], [1.0], [1.0], [1.0]])
+#: One pair far apart (exact epsilon 3 after calibration), four identities in between (each pair with
+#: a far identity about 1.5, the middle pairs below 0.5): the worst pair stands out.
+STANDS_OUT_1D = np.array([[-1.0], [1.0], [0.0], [0.05], [-0.05], [0.1]])
+STANDS_OUT_2D = np.array([[-1.0, 0.0], [1.0, 0.0], [0.0, 0.1], [0.0, -0.1], [0.1, 0.0], [-0.1, 0.0]])
+WORST_K = 5
+
+
+def worst_pair_family(mechanism: str, prototypes, epsilon: float, rep: int, *, n: int, exact: bool,
+                      seed: int) -> dict:
+    """One simulated family: calibrate, draw development and test rows on their own streams (with
+    draw ids: one-dimensional grid outputs repeat by design), rank every pair on development rows
+    (out-of-fold AUC, LDA: the ranking's classifier decides power only), certify the top K with the
+    exact score (``exact``) or the learned test, and compare with the exact epsilons."""
+    mech = calibrate(mechanism, prototypes, epsilon)
+    pairs = [(a, b) for a in range(len(prototypes)) for b in range(a + 1, len(prototypes))]
+    dev = mech.sample_groups(n, seed=("worst-pair-validity", seed, rep, "dev"))
+    test = mech.sample_groups(n, seed=("worst-pair-validity", seed, rep, "test"))
+    dev_ids = {i: [f"dev-{i}-{j}" for j in range(n)] for i in dev}
+    test_ids = {i: [f"test-{i}-{j}" for j in range(n)] for i in test}
+    delta = 0.0 if mechanism == "laplace" else mech.delta
+    worst = worst_pair_certificate(dev, pairs, WORST_K, test_groups=test, classifier=LinearDiscriminantAnalysis(),
+                                   folds=3, score_functions=mech.exact_score if exact else None, delta=delta, seed=rep,
+                                   dev_ids=dev_ids, test_ids=test_ids)
+    exact_eps = dict(zip(pairs, mech.exact_epsilons(pairs)))
+    ordered = sorted(exact_eps.values())
+    repeated = any(np.isin(test[i][:, 0], dev[i][:, 0]).any() for i in dev)  # equal values, different draws
+    return {"value": worst.value, "worst_epsilon": exact_eps[mech.worst_pair], "second_epsilon": ordered[-2],
+            "attained_by_worst": set(worst.pair) == set(mech.worst_pair), "rank": worst.result.statistics.rank,
+            "own_violation": any(c.value > exact_eps[c.pair] + 1e-9 for c in worst.certificates),
+            "alpha": worst.result.alpha_per_bound, "freshness": worst.result.settings["freshness"],
+            "repeated_values": repeated}
+
+
+def worst_pair_families(mechanism, prototypes, epsilon, reps, *, n, exact=True, seed=0):
+    import pandas as pd
+
+    rows = Parallel(n_jobs=2)(delayed(worst_pair_family)(mechanism, prototypes, epsilon, r, n=n, exact=exact,
+                                                         seed=seed) for r in range(reps))
+    return pd.DataFrame(rows)
+
+
+def test_worst_pair_certificates_exceed_the_worst_case_epsilon_at_most_5_percent():
+    families = worst_pair_families("laplace", TWO_CLUSTERS, 1.0, 200, n=200, seed=21)
+    assert len(families) == 200 and (families["worst_epsilon"] == 1.0).all()
+    assert np.allclose(families["alpha"], bonferroni_alpha(WORST_K)) and np.isclose(families["alpha"][0], 0.005)
+    assert (families["freshness"] == "test draw ids checked against development draw ids (values not compared)").all()
+    violations = int((families["value"] > families["worst_epsilon"] + 1e-9).sum())
+    own = int(families["own_violation"].sum())  # the stronger event: some certificate above its own pair's epsilon
+    repeated = int(families["repeated_values"].sum())
+    print(f"worst-pair families (K = {WORST_K} of 10 candidates, n = 200): {len(families)} run, {violations} above the "
+          f"worst-case epsilon, {own} with a certificate above its own pair's epsilon, tolerance "
+          f"{tolerance(len(families))}; median bound {families['value'].median():.3f} (worst case 1); {repeated} "
+          "families with a test value equal to a development value (fresh draws: the ids tell)")
+    assert families["value"].median() > 0.4  # close enough to the worst case that a violation can happen
+    assert repeated > 0  # a value check would have refused valid families
+    assert violations <= own <= tolerance(len(families))
+
+
+def test_worst_pair_certificate_has_power_when_the_worst_pair_stands_out():
+    families = worst_pair_families("laplace", STANDS_OUT_1D, 3.0, 40, n=200, seed=22)
+    worst, second = families["worst_epsilon"][0], families["second_epsilon"][0]
+    assert worst == pytest.approx(3.0) and second == pytest.approx(1.65)
+    certified = float((families["value"] > 0).mean())
+    beyond = float((families["value"] > second).mean())  # more than any other pair could give
+    attained = float(families["attained_by_worst"].mean())
+    violations = int((families["value"] > worst + 1e-9).sum())
+    print(f"worst pair standing out (Laplace, exact test): {len(families)} families, certified > 0 in {certified:.0%}, "
+          f"above the second-largest pairwise epsilon {second:.3g} in {beyond:.0%}, attained by the worst pair in "
+          f"{attained:.0%}; median bound {families['value'].median():.3f} (worst case {worst:g}); {violations} violations")
+    assert certified == 1.0 and beyond >= 0.6 and attained >= 0.9
+    assert violations <= tolerance(len(families))
+    # a Gaussian mechanism with the learned test (its epsilon(1e-5) rests on far tails: the bound is lower)
+    gauss = worst_pair_families("gaussian", STANDS_OUT_2D, 4.0, 20, n=200, exact=False, seed=23)
+    certified = float((gauss["value"] > 0).mean())
+    attained = float(gauss["attained_by_worst"].mean())
+    print(f"worst pair standing out (Gaussian, learned test): {len(gauss)} families, certified > 0 in {certified:.0%}, "
+          f"attained by the worst pair in {attained:.0%}, median bound {gauss['value'].median():.3f} "
+          f"(worst case {gauss['worst_epsilon'][0]:g})")
+    assert certified >= 0.8 and attained >= 0.8
+    assert int((gauss["value"] > gauss["worst_epsilon"] + 1e-9).sum()) <= tolerance(len(gauss))

@@ -10,7 +10,12 @@ ROC-HT OOF         roc_oof_epsilon / _pairs             estimate      RocStatist
 ROC-HT reserved    reserved_test_certificate / _pairs   certificate   CertificateStatistics
 Trade-off (f-DP)   tradeoff_certificate / _pairs        certificate   TradeoffStatistics
 MMD certificate    mmd_certificate / _pairs             certificate   MMDCertificateStatistics
+Worst pair         worst_pair_certificate               certificate   WorstPairStatistics
 =================  ==================================  ============  ============================
+
+The worst-pair route ranks candidate pairs on development rows (:func:`select_pairs`), certifies
+the top ``k`` with ROC-HT reserved tests and reports the largest: a lower bound on the worst-case
+pairwise epsilon, the quantity a DP claim is about (:mod:`~epsaudit.audits.worst_pair`).
 
 Definitions: *Picture the Epsilon*, Sections III-IV. Every many-pairs function runs its pairs
 through :func:`runner.map_pairs`: a pair a route cannot compute is recorded as *not computed* with
@@ -31,6 +36,8 @@ from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof
 from .roc_reserved import CertificateStatistics, choose_threshold, reserved_test_certificate, reserved_test_pairs
 from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
                        mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
+from .worst_pair import (WorstPairCertificate, WorstPairStatistics, certify_top_pairs, ranked_pairs, select_pairs,
+                         worst_pair_certificate)
 
 __all__ = [
     "CertificateStatistics",
@@ -42,7 +49,10 @@ __all__ = [
     "RocStatistics",
     "TradeoffCertificate",
     "TradeoffStatistics",
+    "WorstPairCertificate",
+    "WorstPairStatistics",
     "audit_pairs",
+    "certify_top_pairs",
     "choose_threshold",
     "curves_frame",
     "development_bandwidth",
@@ -61,14 +71,17 @@ __all__ = [
     "mmd_tv_pairs",
     "mu_lower_bound",
     "out_of_fold_scores",
+    "ranked_pairs",
     "rbf_mmd2_unbiased",
     "reserved_test_certificate",
     "reserved_test_pairs",
     "roc_oof_epsilon",
     "roc_oof_pairs",
     "roc_summary",
+    "select_pairs",
     "split_dev_test",
     "tradeoff_band",
     "tradeoff_certificate",
     "tradeoff_certificate_pairs",
+    "worst_pair_certificate",
 ]

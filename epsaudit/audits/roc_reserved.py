@@ -25,10 +25,14 @@ threshold or choose the pair. Every entry point therefore compares each test row
 development row of the pair, bit for bit and after L2-normalisation
 (:func:`epsaudit.validation.check_fresh`), and refuses a certificate whose test rows repeat
 development rows: with copies as test rows the reserved test certifies its cap even for two
-identical distributions. Where values repeat by design (a discrete mechanism, one-hot rows) or
-rows that differ only in scale are different outputs (raw, low-dimensional outputs), equal values
-say nothing about reuse: ``check_reuse=False`` skips the check and records that the caller vouches
-for fresh test draws.
+identical distributions. Where values repeat by design (a resampled mechanism: the same
+photograph encoded again gives the same embedding; a discrete mechanism, one-hot rows) or rows
+that differ only in scale are different outputs (raw, low-dimensional outputs), equal values say
+nothing about reuse. Then give each row's *draw id* (``dev_ids``, ``test_ids``): the check compares
+draws instead of values (:func:`epsaudit.validation.check_fresh_ids`) and refuses a test draw that
+is a development draw. Without ids, ``check_reuse=False`` skips the check and records that the
+caller vouches for fresh test draws. Every certificate's ``settings["freshness"]`` says which
+check ran (:func:`freshness_label`).
 """
 
 from __future__ import annotations
@@ -44,9 +48,10 @@ from sklearn.metrics import roc_auc_score
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
 from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
-from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
+from ..validation import as_dev_test, as_draw_ids, as_groups, as_pairs, check_fresh, check_fresh_ids, check_probability
 from .roc_oof import pair_design
-from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
+from .runner import (PairFailure, family_size, map_certificates, not_computed, pair_id_parts, pair_parts,
+                     split_test_sizes)
 
 ROUTE = "roc_reserved"
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -114,6 +119,73 @@ def correction_label(n_certificates: int) -> str:
     'bonferroni: 2 one-sided Clopper-Pearson bounds x 40 certificate(s)'
     """
     return f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_certificates} certificate(s)"
+
+
+#: ``settings["freshness"]`` of a certificate, by the check that ran.
+FRESHNESS = {
+    "values": "test rows checked against development rows",
+    "draw ids": "test draw ids checked against development draw ids (values not compared)",
+    "none": "not checked (check_reuse=False): the caller vouches for fresh test draws",
+}
+
+
+def freshness_label(check_reuse: bool, ids_given: bool = False) -> str:
+    """What a certificate records as its freshness check (``settings["freshness"]``).
+
+    Parameters
+    ----------
+    check_reuse : bool
+        Whether the caller asked for a check.
+    ids_given : bool
+        Whether draw ids were given (then the ids are checked, not the values).
+
+    Returns
+    -------
+    str
+        One of :data:`FRESHNESS`.
+
+    Examples
+    --------
+    >>> freshness_label(True, ids_given=True)
+    'test draw ids checked against development draw ids (values not compared)'
+    """
+    return FRESHNESS["draw ids" if ids_given else "values" if check_reuse else "none"]
+
+
+def check_freshness(dev_a, dev_b, test_a, test_b, names: tuple = ("A", "B"), check_reuse: bool = True,
+                    ids: tuple | None = None) -> None:
+    """The freshness check of one pair's reserved test: by draw ids when given, else by values.
+
+    Parameters
+    ----------
+    dev_a, dev_b, test_a, test_b : numpy.ndarray
+        The pair's development and test rows.
+    names : tuple
+        The identities, named in the message.
+    check_reuse : bool
+        Without ids: compare values (True) or skip the check (False).
+    ids : tuple of four arrays, optional
+        Draw ids of ``dev_a, dev_b, test_a, test_b`` (validated: one per row).
+
+    Raises
+    ------
+    epsaudit.validation.ReusedRowsError
+        Test rows (or test draws) that repeat development rows (draws).
+
+    Examples
+    --------
+    >>> x = np.zeros((2, 1))  # equal values: fresh draws or not, only their ids can tell
+    >>> check_freshness(x, x, x, x, ids=([1, 2], [3, 4], [5, 6], [7, 8]))
+    >>> check_freshness(x, x, x, x, ids=([1, 2], [3, 4], [5, 6], [7, 3]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    epsaudit.validation.ReusedRowsError: reserved test of pair ('A', 'B'): 1 of 4 test draw id(s) equal a development draw id: 1 of identity 'B'; first: test draw id 3 of 'B' (a development draw of 'B'). ...
+    """
+    context = f"reserved test of pair ({names[0]!r}, {names[1]!r})"
+    if ids is not None:
+        check_fresh_ids({names[0]: ids[0], names[1]: ids[1]}, {names[0]: ids[2], names[1]: ids[3]}, context=context)
+    elif check_reuse:
+        check_fresh({names[0]: dev_a, names[1]: dev_b}, {names[0]: test_a, names[1]: test_b}, context=context)
 
 
 def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, delta: float) -> float:
@@ -200,10 +272,8 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
 
 
 def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta,
-             names=("A", "B"), check_reuse=True) -> dict:
-    if check_reuse:
-        check_fresh({names[0]: dev_a, names[1]: dev_b}, {names[0]: test_a, names[1]: test_b},
-                    context=f"reserved test of pair ({names[0]!r}, {names[1]!r})")
+             names=("A", "B"), check_reuse=True, ids=None) -> dict:
+    check_freshness(dev_a, dev_b, test_a, test_b, names, check_reuse, ids)
     score, warned = fixed_score(dev_a, dev_b, classifier, score_function)
     dev_sa = score(dev_a, f"development rows of {names[0]!r}")
     dev_sb = score(dev_b, f"development rows of {names[1]!r}")
@@ -225,14 +295,12 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
 
 
 def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_function, confidence, alpha, m, delta,
-                 seed, check_reuse) -> EpsilonResult:
+                 seed, check_reuse, ids_given=False) -> EpsilonResult:
     test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
     fields = dict(route=ROUTE, kind="certificate", pair=pair, n=n_test, delta=delta, confidence=confidence,
                   alpha_per_bound=alpha, correction=correction_label(m),
                   settings={"test": test_name, "threshold_rule": "max bound on development scores",
-                            "seed": seed, "n_certificates": m,
-                            "freshness": ("test rows checked against development rows" if check_reuse else
-                                          "not checked (check_reuse=False): the caller vouches for fresh test draws")})
+                            "seed": seed, "n_certificates": m, "freshness": freshness_label(check_reuse, ids_given)})
     if isinstance(out, PairFailure):
         return not_computed(out, **fields)
     stats = dict(out)
@@ -245,6 +313,27 @@ def _check_options(n_certificates: int, confidence: float, delta: float) -> floa
     return bonferroni_alpha(n_certificates, confidence)
 
 
+def _check_id_options(dev_ids, test_ids, check_reuse: bool, split: bool = False) -> bool:
+    """Whether draw ids were given (both or neither, or ``dev_ids`` alone when the rows are ``split``;
+    not together with ``check_reuse=False``)."""
+    if dev_ids is None and test_ids is not None or (dev_ids is not None and test_ids is None and not split):
+        given, missing = ("dev_ids", "test_ids") if test_ids is None else ("test_ids", "dev_ids")
+        raise ValueError(f"{given} given without {missing}: the freshness check by draw ids needs the ids of the "
+                         "development rows and of the test rows")
+    if dev_ids is not None and not check_reuse:
+        raise ValueError("check_reuse=False and draw ids given: with ids the test draws are checked against the "
+                         "development draws (values are not compared); drop check_reuse=False")
+    return dev_ids is not None
+
+
+def _pair_ids(ids, rows, name: str, names) -> tuple[np.ndarray, np.ndarray]:
+    if not isinstance(ids, (tuple, list)) or len(ids) != 2:
+        raise ValueError(f"{name} must be a pair (ids of {names[0]!r}'s rows, ids of {names[1]!r}'s rows)")
+    return (as_draw_ids(ids[0], len(rows[0]), f"{name}[0] ({names[0]!r})"),
+            as_draw_ids(ids[1], len(rows[1]), f"{name}[1] ({names[1]!r})"))
+
+
+# Over 80 lines only through its docstring (every option documented, two examples); the body is short.
 def reserved_test_certificate(
     dev_a, dev_b, test_a, test_b, *,
     classifier: Any = None,
@@ -254,6 +343,8 @@ def reserved_test_certificate(
     delta: float = 1e-5,
     pair=None,
     check_reuse: bool = True,
+    dev_ids=None,
+    test_ids=None,
 ) -> EpsilonResult:
     """Reserved-test certificate for one pair from separate development and test samples.
 
@@ -281,12 +372,21 @@ def reserved_test_certificate(
         Compare every test row with every development row, bit for bit and after
         L2-normalisation, and refuse copies (default). Set False only when values repeat by
         design (a discrete mechanism) or rows that differ only in scale are different outputs,
-        and the test rows are fresh draws; the certificate's settings record it.
+        the test rows are fresh draws and no draw ids are at hand; the certificate's settings
+        record it.
+    dev_ids, test_ids : pair of array_like, optional
+        Draw ids of the rows: ``dev_ids = (ids of dev_a, ids of dev_b)``, ``test_ids = (ids of
+        test_a, ids of test_b)``, one hashable id per row (give both or neither). Then the
+        freshness check compares draws, not values: a test draw id equal to a development draw
+        id (of either identity), or a test draw id used twice, is refused
+        (:func:`epsaudit.validation.check_fresh_ids`); equal *values* are allowed (outputs that
+        repeat by design). Not with ``check_reuse=False``.
 
     Returns
     -------
     EpsilonResult
-        ``kind="certificate"`` with ``n = (n1, n0)``; ``statistics`` a
+        ``kind="certificate"`` with ``n = (n1, n0)``; ``settings["freshness"]`` says which check
+        ran (:data:`FRESHNESS`); ``statistics`` a
         :class:`CertificateStatistics` (``threshold``, ``tp``, ``fp``, ``tpr_lower``,
         ``fpr_upper``, ``test_auc``, ``censored`` (zero test errors), ``cap`` (the largest value
         this test size can certify), ``n_dev_a``, ``n_dev_b``, ``convergence_warnings``).
@@ -296,9 +396,11 @@ def reserved_test_certificate(
     ValueError
         Bad samples (fewer than 2 rows per class, NaN/inf, mismatched dimensions), a bad
         classifier, ``confidence``/``delta`` out of range, ``n_certificates < 1``, a
-        ``score_function`` whose output is not one number per row or holds NaN.
+        ``score_function`` whose output is not one number per row or holds NaN; draw ids not
+        one per row, missing, given for one part only or with ``check_reuse=False``.
     epsaudit.validation.ReusedRowsError
-        (a ``ValueError``) Test rows that repeat development rows (counted and located).
+        (a ``ValueError``) Test rows that repeat development rows, or with ids test draws that
+        are development draws (counted and located).
 
     Examples
     --------
@@ -307,15 +409,26 @@ def reserved_test_certificate(
     >>> cert = reserved_test_certificate(a[:30], b[:30], a[30:], b[30:])
     >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3)
     (2.034, True, 2.034)
+
+    One-hot outputs repeat by design; their draw ids tell fresh test draws from reused ones:
+
+    >>> hot = lambda i, n: np.eye(3)[np.full(n, i)]
+    >>> cert = reserved_test_certificate(hot(0, 20), hot(1, 20), hot(0, 20), hot(1, 20), delta=0.0,
+    ...                                  dev_ids=(range(0, 20), range(20, 40)), test_ids=(range(40, 60), range(60, 80)))
+    >>> round(cert.value, 3), cert.settings["freshness"]
+    (1.597, 'test draw ids checked against development draw ids (values not compared)')
     """
     da, db, ta, tb = as_dev_test(dev_a, dev_b, test_a, test_b)
     alpha = _check_options(n_certificates, confidence, delta)
     if score_function is None:
         check_classifier(classifier)
     names = tuple(pair) if pair is not None else ("A", "B")
-    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse)
+    ids = None
+    if _check_id_options(dev_ids, test_ids, check_reuse):
+        ids = (*_pair_ids(dev_ids, (da, db), "dev_ids", names), *_pair_ids(test_ids, (ta, tb), "test_ids", names))
+    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse, ids)
     return _certificate(out, pair, (len(ta), len(tb)), classifier, score_function, confidence, alpha,
-                        n_certificates, delta, None, check_reuse)
+                        n_certificates, delta, None, check_reuse, ids is not None)
 
 
 # Over 80 lines only through its docstring (every option documented, an example); the body is short.
@@ -334,6 +447,8 @@ def reserved_test_pairs(
     n_jobs: int | None = None,
     progress: bool = False,
     check_reuse: bool = True,
+    dev_ids: Mapping[Hashable, Any] | None = None,
+    test_ids: Mapping[Hashable, Any] | None = None,
 ) -> list[EpsilonResult]:
     """Reserved-test certificates for many pairs, all holding together at ``confidence``.
 
@@ -362,19 +477,29 @@ def reserved_test_pairs(
     progress : bool
     check_reuse : bool
         As in :func:`reserved_test_certificate`.
+    dev_ids : mapping identity -> array_like, optional
+        Draw ids of the rows of ``groups`` (one per row, for every identity in ``pairs``). Without
+        ``test_groups`` they are split with the rows (the same permutation), so each part keeps
+        its ids; with ``test_groups`` give ``test_ids`` too. Then the freshness check compares
+        draws, not values (as in :func:`reserved_test_certificate`).
+    test_ids : mapping identity -> array_like, optional
+        Draw ids of the rows of ``test_groups``.
 
     Returns
     -------
     list of EpsilonResult
         One certificate per pair. A pair that cannot be certified (its test rows repeat
-        development rows, a split leaves a part too small, the score function returns NaN, ...)
-        is *not computed*, with the reason; it stays in the Bonferroni family.
+        development rows, or its test draws are development draws, a split leaves a part too
+        small, the score function returns NaN, ...) is *not computed*, with the reason; it stays
+        in the Bonferroni family.
 
     Raises
     ------
     ValueError
         Invalid ``groups``/``pairs``/``test_groups``, ``n_certificates`` below the number of
-        pairs, ``confidence``/``delta`` out of range or a bad classifier.
+        pairs, ``confidence``/``delta`` out of range, a bad classifier, or draw ids that are
+        missing for an identity, not one per row, given without their counterpart
+        (``test_ids`` without ``test_groups``, ...) or with ``check_reuse=False``.
 
     Examples
     --------
@@ -383,6 +508,9 @@ def reserved_test_pairs(
     >>> certs = reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0)
     >>> [round(c.value, 3) for c in certs], certs[0].n, certs[0].correction
     ([0.819, 0.0], (12, 12), 'bonferroni: 2 one-sided Clopper-Pearson bounds x 2 certificate(s)')
+    >>> ids = {k: [f"{k}{i}" for i in range(40)] for k in groups}  # split with the rows
+    >>> [round(c.value, 3) for c in reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0, dev_ids=ids)]
+    [0.819, 0.0]
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
@@ -393,13 +521,16 @@ def reserved_test_pairs(
     alpha = _check_options(m, confidence, delta)
     if score_functions is None:
         check_classifier(classifier)
+    with_ids = _check_id_options(dev_ids, test_ids, check_reuse, split=test_groups is None)
+    ids = pair_id_parts(groups, pairs, dev_ids=dev_ids, test_ids=test_ids, test_groups=test_groups,
+                        test_size=test_size, seed=seed) if with_ids else {}
     parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
     outs = map_certificates(
         _certify, parts, pairs, lambda a, b: (classifier, score_functions(a, b) if score_functions is not None else None,
-                                              alpha, delta, (a, b), check_reuse),
+                                              alpha, delta, (a, b), check_reuse, ids.get((a, b))),
         desc=ROUTE, n_jobs=n_jobs, progress=progress)
     return [
         _certificate(out, (a, b), split_test_sizes(parts[k], groups, (a, b), test_size), classifier, score_functions,
-                     confidence, alpha, m, delta, seed, check_reuse)
+                     confidence, alpha, m, delta, seed, check_reuse, with_ids)
         for k, ((a, b), out) in enumerate(zip(pairs, outs))
     ]

@@ -190,6 +190,75 @@ def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hash
     return out
 
 
+def pair_id_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hashable, Hashable]], *,
+                  dev_ids: Mapping[Hashable, Any], test_ids: Mapping[Hashable, Any] | None,
+                  test_groups: Mapping[Hashable, np.ndarray] | None, test_size: float,
+                  seed: int) -> dict[tuple[Hashable, Hashable], tuple[np.ndarray, ...]]:
+    """The draw ids of each pair's development and test rows, parted as :func:`pair_parts` parts the rows.
+
+    Without ``test_groups`` the ids of ``groups`` are split with the same permutation as the rows
+    (:func:`epsaudit.splits.split_identities`), so every row keeps its id; with ``test_groups`` the
+    development ids are ``dev_ids`` and the test ids ``test_ids``.
+
+    Parameters
+    ----------
+    groups : mapping identity -> numpy.ndarray, shape (n_i, d)
+        Validated groups (development rows, or all rows when ``test_groups`` is None).
+    pairs : sequence of (identity, identity)
+    dev_ids : mapping identity -> array_like, shape (n_i,)
+        One draw id per row of ``groups``, for every identity in ``pairs``.
+    test_ids : mapping identity -> array_like, or None
+        One draw id per row of ``test_groups`` (required with ``test_groups``, refused without).
+    test_groups : mapping or None
+    test_size : float
+    seed : int
+        As in :func:`pair_parts`.
+
+    Returns
+    -------
+    dict
+        ``(A, B) -> (dev ids of A, dev ids of B, test ids of A, test ids of B)`` for every pair
+        whose identities could be split (the others fail in :func:`pair_parts`).
+
+    Raises
+    ------
+    ValueError
+        An identity of ``pairs`` without ids, ids that are not one per row or missing, or
+        ``test_ids`` given without ``test_groups`` (or missing with them).
+
+    Examples
+    --------
+    >>> groups = {"A": np.arange(20.0).reshape(10, 2), "B": np.ones((10, 2))}
+    >>> ids = {"A": np.arange(10), "B": np.arange(10, 20)}
+    >>> parts = pair_parts(groups, [("A", "B")], test_groups=None, test_size=0.3, seed=0)[0]
+    >>> id_parts = pair_id_parts(groups, [("A", "B")], dev_ids=ids, test_ids=None, test_groups=None, test_size=0.3, seed=0)
+    >>> bool((parts[2][:, 0] == 2 * id_parts[("A", "B")][2]).all())  # row i of A is (2i, 2i + 1)
+    True
+    """
+    from ..validation import as_draw_ids
+
+    if test_groups is None and test_ids is not None:
+        raise ValueError("test_ids given without test_groups: without test groups the rows of groups are split "
+                         "and dev_ids (one id per row of groups) is split with them")
+    if test_groups is not None and test_ids is None:
+        raise ValueError("test_groups given with dev_ids but without test_ids: give the draw ids of the test rows")
+    used = list(dict.fromkeys(label for pair in pairs for label in pair))
+
+    def checked(ids, rows, name):
+        missing = [label for label in used if label not in ids]
+        if missing:
+            raise ValueError(f"{name} has no draw ids for identity {missing[0]!r} ({len(missing)} identity(ies) "
+                             "of the pairs without ids)")
+        return {label: as_draw_ids(ids[label], len(rows[label]), f"{name}[{label!r}]") for label in used}
+
+    dev = checked(dev_ids, groups, "dev_ids")
+    if test_groups is None:
+        dev, test, _ = split_identities(dev, test_size=test_size, seed=seed)
+    else:
+        test = checked(test_ids, test_groups, "test_ids")
+    return {(a, b): (dev[a], dev[b], test[a], test[b]) for a, b in pairs if a in dev and b in dev}
+
+
 def family_size(pairs: Sequence[tuple[Hashable, Hashable]], n_certificates: int | None) -> int:
     """The Bonferroni family size of a many-pairs certificate call: ``n_certificates``, default ``len(pairs)``.
 
