@@ -85,6 +85,9 @@ output table (stdout), one row per route (KDE-LR per alpha) and per certificate
   confidence, alpha_per_bound, n_test_a/b   the certificate's family-wise level, level of each
               one-sided Clopper-Pearson bound, and test rows per identity
   cap         the most the certificate's test size could certify (zero test errors)
+  worst_pair  with --worst-pair K: the top K pairs ranked on development rows are certified with a
+              Bonferroni correction over K, and the largest bound is a lower bound (95%) on the
+              worst-case pairwise epsilon of the mechanism, the quantity a DP claim is about
   Cells that do not apply are <NA>.
 """
 

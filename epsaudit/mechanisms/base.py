@@ -121,7 +121,8 @@ class Mechanism:
         grid outputs in one or two dimensions (a Laplace coordinate hits a given grid cell with
         probability up to ``g / (2 b) ~ 2**-21``). Then a check that test rows do not repeat
         development rows (:func:`epsaudit.validation.check_fresh`) cannot tell a reused draw from
-        a repeated value; pass ``repeated_values=True`` to the reserved test for such outputs.
+        a repeated value; give the reserved test draw ids (``dev_ids``/``test_ids``) for such outputs, or
+        ``check_reuse=False`` when the test rows are fresh draws by construction.
 
         Examples
         --------
