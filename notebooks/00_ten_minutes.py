@@ -16,6 +16,9 @@
 # %% [markdown]
 # # Audit a mechanism in ten minutes
 #
+# *This page was executed with the **{glue:text}`qs_profile`** profile ({glue:text}`qs_n` outputs
+# per identity) and ran in {glue:text}`qs_minutes:.1f` minutes.*
+#
 # A mechanism releases a random output for each identity; it is $\varepsilon$-differentially
 # private for a pair of identities $A, B$ when no event is more than $e^{\varepsilon}$ times as
 # likely under one as under the other. An *audit* draws outputs of both identities and returns a
@@ -30,13 +33,13 @@
 # identities release the same distribution: the *exact null*.
 
 # %% tags=["parameters"]
-profile = "full"  # "smoke", "full" or "paper" (the same here): rows per identity and the cap table
+profile = "full"  # "smoke", "full" or "paper"
 seed = 0  # base seed of every draw
 
 # %% tags=["remove-cell"]
 import time
 
-from IPython.display import display
+from IPython.display import Markdown
 from myst_nb import glue
 
 from epsaudit import plotting
@@ -49,9 +52,6 @@ glue("qs_profile", profile, display=False)
 glue("qs_n", P["n"], display=False)
 
 # %% [markdown]
-# This page was executed with the {glue:text}`qs_profile` profile: {glue:text}`qs_n` outputs per
-# identity.
-#
 # ## Four numbers called epsilon
 #
 # The four routes of *Picture the Epsilon* (Section III), each on the same outputs of the pair at
@@ -59,30 +59,28 @@ glue("qs_n", P["n"], display=False)
 
 # %%
 routes = study.route_table(epsilons=(0.0, 1.0), n=P["n"], seed=seed)
-display(routes.round(3))
+
+# %% tags=["hide-input"]
+study.route_view(routes)
 
 # %% tags=["remove-cell"]
-glue("qs_gm_null", float(routes.iloc[0, 0]), display=False)
-glue("qs_kde_null", float(routes.iloc[1, 0]), display=False)
-glue("qs_kde_one", float(routes.iloc[1, 1]), display=False)
-glue("qs_mmd_one", float(routes.iloc[2, 1]), display=False)
 high = study.route_table(epsilons=(0.0,), n=P["n"], seed=seed, dim=512)
-glue("qs_gm_null_512", float(high.iloc[0, 0]), display=False)
-glue("qs_kde_null_512", float(high.iloc[1, 0]), display=False)
+for name, value in study.route_numbers(routes, high).items():
+    glue(name, value, display=False)
 
 # %% [markdown]
 # None of these numbers is evidence about the pair:
 #
 # - **GaussMech** and **KDE-LR** are *diagnostics*: formulas that would be an $\varepsilon$ if the
 #   outputs were a Gaussian mechanism (GaussMech) or if per-coordinate log-ratios composed
-#   (KDE-LR). KDE-LR says {glue:text}`qs_kde_null:.2f` at the exact null and
-#   {glue:text}`qs_kde_one:.2f` at $\varepsilon = 1$: it does not even order the two pairs. In
+#   (KDE-LR). KDE-LR says {glue:text}`qs_kde_null:.3f` at the exact null and
+#   {glue:text}`qs_kde_one:.3f` at $\varepsilon = 1$: {glue:text}`qs_kde_phrase`. In
 #   $d = 512$ dimensions, where face embeddings live, the same null gives GaussMech
 #   {glue:text}`qs_gm_null_512:.1f` and KDE-LR {glue:text}`qs_kde_null_512:.0f`.
 # - **MMD-TV** is an *estimate*: a valid population inequality ($\varepsilon \ge 2\,\mathrm{artanh}
 #   (\mathrm{MMD}/2)$) with a sample value plugged in. It is small here ({glue:text}`qs_mmd_one:.3f`
 #   at $\varepsilon = 1$) but comes with no statement of how wrong the sample value can be.
-# - **ROC-HT out-of-fold** is an *estimate* too, and it is $+\infty$ at the exact null: with a
+# - **ROC-HT out-of-fold** is an *estimate* too, and {glue:text}`qs_roc_phrase`: with a
 #   finite sample some threshold separates a few outputs perfectly, and the conversion
 #   $\log(\mathrm{TPR}/\mathrm{FPR})$ divides by a false-positive rate of zero.
 #
@@ -97,22 +95,20 @@ glue("qs_kde_null_512", float(high.iloc[1, 0]), display=False)
 
 # %%
 certs = study.certificate_table((0.0, 1.0, 2.0, 4.0), n=P["n"], seed=seed)
-display(certs.round(3))
 
 # %% tags=["remove-cell"]
-glue("qs_cert_one", float(certs.loc[certs["exact epsilon"] == 1.0, "certificate (exact score)"].iloc[0]), display=False)
-glue("qs_cert_four", float(certs.loc[certs["exact epsilon"] == 4.0, "certificate (exact score)"].iloc[0]), display=False)
-glue("qs_cap", float(certs["cap"].iloc[0]), display=False)
-glue("qs_above", int((certs["certificate (exact score)"] > certs["exact epsilon"] + 1e-9).sum()
-                     + (certs["certificate (learned)"] > certs["exact epsilon"] + 1e-9).sum()), display=False)
+for name, value in study.certificate_numbers(certs).items():
+    glue(name, value, display=False)
+
+# %% tags=["hide-input"]
+study.certificate_view(certs)
 
 # %% [markdown]
-# Every certificate lies below the exact $\varepsilon$ ({glue:text}`qs_above` of the eight exceed
-# it): {glue:text}`qs_cert_one:.2f` for the pair whose $\varepsilon$ is 1 and
-# {glue:text}`qs_cert_four:.2f` for $\varepsilon = 4$, and 0 at the null. That is the promise of a
+# {glue:text}`qs_above_phrase` ({glue:text}`qs_above` of the {glue:text}`qs_count` exceed it):
+# {glue:text}`qs_cert_one:.2f` for the pair whose $\varepsilon$ is 1 and
+# {glue:text}`qs_cert_four:.2f` for $\varepsilon = 4$ with the exact score. That is the promise of a
 # certificate: it may be loose, it is not wrong more often than 5% of the time. It is also the
-# only one of these numbers that refutes a claim: a mechanism advertised as $0.5$-DP is refuted
-# by the certificate of the $\varepsilon = 2$ pair.
+# only one of these numbers that refutes a claim: {glue:text}`qs_refute_phrase`.
 #
 # ## The cap set by sample size
 #
@@ -123,12 +119,21 @@ glue("qs_above", int((certs["certificate (exact score)"] > certs["exact epsilon"
 
 # %%
 caps = study.cap_table(P["sizes"])
-display(caps.round(3))
-display(study.smallest_certifying_sizes().to_frame())
+
+# %% tags=["hide-input"]
+study.cap_view(caps)
+
+# %% tags=["hide-input"]
 fig = plotting.quickstart.cap_against_test_size(caps, truth=4.0)
 
+# %% tags=["remove-input"]
+Markdown(plotting.save_figure(fig, "ch0-cap-against-test-size", caps))
+
+# %% tags=["hide-input"]
+study.sizes_view(study.smallest_certifying_sizes())
+
 # %% [markdown]
-# The second table gives the smallest test size per identity that can certify anything above zero. A
+# The last table gives the smallest test size per identity that can certify anything above zero. A
 # large $\varepsilon$ can only be certified by a large test: $\varepsilon = 4$ needs a few hundred
 # test outputs per identity even with no errors at all. `epsaudit plan` answers the inverse
 # question from the command line:
@@ -163,11 +168,14 @@ fig = plotting.quickstart.cap_against_test_size(caps, truth=4.0)
 # :::{solution} ex-quick-learned
 # :class: dropdown
 # For $\varepsilon = 2$ the learned test certifies {glue:text}`qs_ex_learned:.2f` against
-# {glue:text}`qs_ex_exact:.2f` with the exact score. Here the exact likelihood-ratio test is a
-# threshold on a weighted sum of clipped coordinates, close to linear, so a linear classifier
-# loses little; more development outputs only help the learner find the direction, while the
-# test size still sets the cap. Chapter {doc}`01_synthetic_benchmark` shows a case where a
-# learned test loses most of its power (anisotropic noise).
+# {glue:text}`qs_ex_exact:.2f` with the exact score ({glue:text}`qs_ex_share:.0f`% of it). The
+# certificate lives in the tail of the score: the exact score is constant, at likelihood ratio
+# $e^{\varepsilon}$, on the whole quadrant beyond both means, while a linear score ranks outputs by
+# $x_1 + x_2$ and so mixes into its top outputs some with one coordinate far out and the other not,
+# whose likelihood ratio is smaller. More development outputs help the learner find the direction,
+# not change its shape, and the test size still sets the cap. Chapter
+# {doc}`01_synthetic_benchmark` shows a case where a learned test loses nearly all of its power
+# (anisotropic noise).
 # :::
 #
 # Next: {doc}`../methods` defines each route; the chapters that follow calibrate them on
@@ -180,4 +188,5 @@ glue("qs_ex_small_cap", float(small["cap"].iloc[0]), display=False)
 row = certs[certs["exact epsilon"] == 2.0].iloc[0]
 glue("qs_ex_learned", float(row["certificate (learned)"]), display=False)
 glue("qs_ex_exact", float(row["certificate (exact score)"]), display=False)
-glue("qs_seconds", time.perf_counter() - started, display=False)
+glue("qs_ex_share", 100 * row["certificate (learned)"] / max(row["certificate (exact score)"], 1e-12), display=False)
+glue("qs_minutes", (time.perf_counter() - started) / 60, display=False)

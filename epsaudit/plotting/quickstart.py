@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import pandas as pd
+from matplotlib.ticker import FuncFormatter
+
+from .style import PALETTE
 
 
 def cap_against_test_size(caps: pd.DataFrame, truth: float | None = None):
@@ -21,14 +24,16 @@ def cap_against_test_size(caps: pd.DataFrame, truth: float | None = None):
     matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    for column in caps.columns:
-        ax.plot(caps.index, caps[column], marker="o", label=column.replace("certificate(s)", "certificates"))
+    for colour, column in zip(PALETTE, caps.columns):
+        m = int(column.split(" ", 1)[0])
+        ax.plot(caps.index, caps[column], marker="o", color=colour, label=f"{m} certificate" + ("" if m == 1 else "s"))
     if truth is not None:
-        ax.axhline(truth, color="black", linestyle="--", linewidth=1, label=f"exact epsilon {truth:g}")
+        ax.axhline(truth, color="black", linestyle="--", linewidth=1, label=f"exact ε = {truth:g}")
     ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     ax.set_xlabel("test rows per identity (log scale)")
-    ax.set_ylabel("largest certifiable epsilon (nats)")
-    ax.set_title("What a reserved test of this size can ever certify (95% family-wise)")
-    ax.legend(title="reported together")
+    ax.set_ylabel("largest certifiable ε (nats)")
+    ax.set_title("What a reserved test of this size can ever certify (95% family-wise)", fontsize=11)
+    ax.legend(title="reported together", fontsize=10, title_fontsize=10)
     fig.tight_layout()
     return fig

@@ -4,11 +4,14 @@ Two identities release ``mu_i + Laplace(0, 1)`` noise per coordinate in ``d = 2`
 (:class:`epsaudit.mechanisms.ProductLaplace`); their means differ by ``epsilon / d`` in every
 coordinate, so the pair is exactly ``epsilon``-DP. The chapter runs the four routes of *Picture the
 Epsilon* (Section III) on draws of this pair and on the exact null (two identical identities), then
-one reserved-test certificate, and shows the cap a test size puts on any certificate.
+one reserved-test certificate, and shows the cap a test size puts on any certificate. The page's
+number-dependent phrases (:func:`route_numbers`, :func:`certificate_numbers`) and its display tables
+(``*_view``: readable labels, no integer index, numbers written by :func:`number`) are here too.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -21,7 +24,8 @@ from ..results import EpsilonResult
 from . import choose_profile
 
 __all__ = ["PROFILES", "profile_settings", "pair_mechanism", "four_routes", "route_table", "certificate",
-           "certificate_table", "cap_table", "smallest_certifying_sizes", "EpsilonResult"]
+           "certificate_table", "cap_table", "smallest_certifying_sizes", "EpsilonResult", "route_numbers",
+           "certificate_numbers", "route_view", "certificate_view", "cap_view", "sizes_view", "number"]
 
 #: Run profiles: ``n`` rows per identity for the routes and the certificate, ``sizes`` of the cap
 #: table. Every profile finishes in well under a minute; "full" and "paper" are the same.
@@ -180,3 +184,148 @@ def smallest_certifying_sizes(families: tuple[int, ...] = (1, 40, 500), confiden
     """
     return pd.Series({f"{m} certificate(s)": required_test_size(0.0, bonferroni_alpha(m, confidence), delta)
                       for m in families}, name="smallest test rows per identity")
+
+
+# ---------------------------------------------------------------------------------------------
+# The page's wording and display tables (numbers written once, the same in tables and prose)
+# ---------------------------------------------------------------------------------------------
+
+#: Decimal digits of the route values and of the certificates and caps, in tables and prose.
+ROUTE_DIGITS, CERT_DIGITS = 3, 2
+
+
+def number(value: Any, digits: int) -> str:
+    """One number as the page writes it: fixed digits, no negative zero, ``+∞`` for infinity.
+
+    Examples
+    --------
+    >>> number(-0.0001, 2), number(float("inf"), 3), number(3.28134, 2)
+    ('0.00', '+∞', '3.28')
+    """
+    value = float(value)
+    if math.isinf(value):
+        return "+∞" if value > 0 else "−∞"
+    return f"{round(value, digits) + 0.0:.{digits}f}"
+
+
+def route_numbers(routes: pd.DataFrame, high: pd.DataFrame) -> dict[str, Any]:
+    """The numbers and number-dependent phrases the route section cites (``qs_*`` glue keys).
+
+    Parameters
+    ----------
+    routes : DataFrame
+        :func:`route_table` at the exact null and at epsilon 1, in two dimensions.
+    high : DataFrame
+        :func:`route_table` at the exact null in 512 dimensions.
+
+    Returns
+    -------
+    dict
+        ``qs_gm_null``, ``qs_kde_null``, ``qs_kde_one``, ``qs_mmd_one``, ``qs_gm_null_512``,
+        ``qs_kde_null_512`` and the phrases ``qs_kde_phrase`` (does KDE-LR order the two pairs?)
+        and ``qs_roc_phrase`` (ROC-HT at the null).
+
+    Examples
+    --------
+    >>> index = pd.MultiIndex.from_arrays([["g", "k", "m", "r"], ["d", "d", "e", "e"]])
+    >>> routes = pd.DataFrame({"0": [1.5, 5.2, 0.08, float("inf")], "1": [1.1, 4.3, 0.14, float("inf")]}, index=index)
+    >>> route_numbers(routes, routes)["qs_kde_phrase"]
+    'it does not even order the two pairs'
+    """
+    kde_null, kde_one, roc_null = (float(v) for v in (routes.iloc[1, 0], routes.iloc[1, 1], routes.iloc[3, 0]))
+    kde_phrase = ("it does not even order the two pairs" if kde_null >= kde_one else
+                  "it orders the two pairs, but its values are not the pairs' epsilons")
+    roc_phrase = ("it is +∞ at the exact null" if math.isinf(roc_null) else
+                  f"it can be +∞ at the exact null ({number(roc_null, ROUTE_DIGITS)} on this draw)")
+    return {"qs_gm_null": float(routes.iloc[0, 0]), "qs_kde_null": kde_null, "qs_kde_one": kde_one,
+            "qs_mmd_one": float(routes.iloc[2, 1]), "qs_gm_null_512": float(high.iloc[0, 0]),
+            "qs_kde_null_512": float(high.iloc[1, 0]), "qs_kde_phrase": kde_phrase, "qs_roc_phrase": roc_phrase}
+
+
+def certificate_numbers(certs: pd.DataFrame, claim: float = 0.5) -> dict[str, Any]:
+    """The numbers and the number-dependent phrases the certificate section cites (``qs_*`` glue keys).
+
+    Parameters
+    ----------
+    certs : DataFrame
+        :func:`certificate_table` (with the exact epsilons 0, 1, 2 and 4).
+    claim : float
+        An advertised epsilon the certificate of the ``epsilon = 2`` pair is compared with.
+
+    Returns
+    -------
+    dict
+        ``qs_cert_one``, ``qs_cert_four``, ``qs_cap``, ``qs_above`` (certificates above their
+        pair's exact epsilon, both tests), ``qs_count`` (certificates in the table) and the phrases
+        ``qs_above_phrase``, ``qs_refute_phrase``.
+
+    Examples
+    --------
+    >>> certs = pd.DataFrame({"exact epsilon": [0.0, 1.0, 2.0, 4.0], "certificate (exact score)": [0, 0.1, 1.0, 2.0],
+    ...                       "certificate (learned)": [0, 0, 0.4, 1.5], "cap": [3.28] * 4})
+    >>> certificate_numbers(certs)["qs_refute_phrase"]
+    'a mechanism advertised as 0.5-DP is refuted by the certificate of the ε = 2 pair (1.00)'
+    """
+    exact = certs["exact epsilon"]
+    above = int((certs["certificate (exact score)"] > exact + 1e-9).sum() + (certs["certificate (learned)"] > exact + 1e-9).sum())
+    count = 2 * len(certs)
+    two = float(certs.loc[exact == 2.0, "certificate (exact score)"].iloc[0])
+    above_phrase = ("Every certificate lies at or below the exact ε of its pair" if above == 0 else
+                    f"{above} of the {count} certificates lie above the exact ε of their pair, which a 95% "
+                    "certificate may do 5% of the time")
+    refute_phrase = (f"a mechanism advertised as {claim:g}-DP is refuted by the certificate of the ε = 2 "
+                     f"pair ({number(two, CERT_DIGITS)})" if two > claim else
+                     f"a mechanism advertised as {claim:g}-DP would be refuted by any certificate above {claim:g}; the "
+                     f"ε = 2 pair's is {number(two, CERT_DIGITS)} here, too small to refute it")
+    return {"qs_cert_one": float(certs.loc[exact == 1.0, "certificate (exact score)"].iloc[0]),
+            "qs_cert_four": float(certs.loc[exact == 4.0, "certificate (exact score)"].iloc[0]),
+            "qs_cap": float(certs["cap"].iloc[0]), "qs_above": above, "qs_count": count,
+            "qs_above_phrase": above_phrase, "qs_refute_phrase": refute_phrase}
+
+
+def _styled(frame: pd.DataFrame, caption: str | None = None, label_columns: int = 1):
+    """A display table: the first ``label_columns`` columns are bold row labels, no integer index."""
+    labels = list(frame.columns[:label_columns])
+    style = (frame.style.hide(axis="index").set_table_attributes('class="dataframe"')
+             .set_properties(subset=labels, **{"font-weight": "bold", "text-align": "left"})
+             .set_table_styles([{"selector": "td", "props": "white-space: nowrap; padding: 0.15em 0.6em;"},
+                                {"selector": "th", "props": "padding: 0.15em 0.6em;"}]))
+    return style.set_caption(caption) if caption else style
+
+
+def route_view(routes: pd.DataFrame):
+    """:func:`route_table` as the page shows it: route, kind, one column per exact epsilon (3 digits)."""
+    frame = pd.DataFrame({"route": routes.index.get_level_values("route"), "kind": routes.index.get_level_values("kind")})
+    for column in routes.columns:
+        eps = float(column.rsplit(" ", 1)[1])
+        frame[f"exact ε = {eps:g}"] = [number(v, ROUTE_DIGITS) for v in routes[column]]
+    return _styled(frame, label_columns=1)
+
+
+def certificate_view(certs: pd.DataFrame):
+    """:func:`certificate_table` as the page shows it (2 digits, no index)."""
+    frame = pd.DataFrame({"exact ε": [f"{e:g}" for e in certs["exact epsilon"]],
+                          "certificate, exact score": [number(v, CERT_DIGITS) for v in certs["certificate (exact score)"]],
+                          "certificate, learned": [number(v, CERT_DIGITS) for v in certs["certificate (learned)"]],
+                          "cap": [number(v, CERT_DIGITS) for v in certs["cap"]]})
+    return _styled(frame, "Certified ε (nats, 95%) beside the exact ε; cap: the most this test size can certify.")
+
+
+def _family_label(column: str) -> str:
+    m = int(column.split(" ", 1)[0])
+    return f"{m} certificate" if m == 1 else f"{m} certificates"
+
+
+def cap_view(caps: pd.DataFrame):
+    """:func:`cap_table` as the page shows it: test rows per identity, one column per family size."""
+    frame = pd.DataFrame({"test rows per identity": [str(n) for n in caps.index]})
+    for column in caps.columns:
+        frame[_family_label(column)] = [number(v, CERT_DIGITS) for v in caps[column]]
+    return _styled(frame, "Largest certifiable ε (nats, zero test errors), by certificates reported together.")
+
+
+def sizes_view(sizes: pd.Series):
+    """:func:`smallest_certifying_sizes` as the page shows it: one row per family size."""
+    frame = pd.DataFrame({"reported together": [_family_label(k) for k in sizes.index],
+                          "smallest test rows per identity": [str(int(v)) for v in sizes]})
+    return _styled(frame, "The smallest test that can certify anything above 0.")

@@ -7,7 +7,10 @@
 Figure 3, Table 6, validity) and the floating-point section (:func:`attack_certificates`,
 :func:`floating_point_table`). The benchmark runner it uses (:class:`Setting`,
 :func:`audit_setting`, :func:`certify_setting`, :func:`run`, ...) lives in
-:mod:`epsaudit.studies.synthetic.runner` and is re-exported here.
+:mod:`epsaudit.studies.synthetic.runner`; the trade-off-curve section beyond the papers in
+:mod:`~epsaudit.studies.synthetic.gdp`; the display tables in :mod:`~epsaudit.studies.synthetic.views`
+and the number-dependent wording of the prose in :mod:`~epsaudit.studies.synthetic.wording`. All
+are re-exported here.
 
 Section functions return a table and the named numbers the chapter's prose cites (glue keys).
 """
@@ -22,22 +25,32 @@ import pandas as pd
 from scipy import stats
 
 from ...audits.roc_reserved import reserved_test_certificate
-from ...bounds import bonferroni_alpha, certifiable_cap
+from ...bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from ...mechanisms import (BENCHMARK_EPSILONS, BENCHMARK_SAMPLE_SIZES, Mechanism, ProductLaplace, TextbookLaplace,
                           reachability_score)
 from ...results import EpsilonResult
 from ...seeds import seed_key
 from ...sniper import DEFAULT_C, dp_sniper
 from .. import choose_profile
+from .gdp import (GDP_DELTA, gaussian_pair, gdp_certificate, gdp_curve_wording, gdp_curves, gdp_mu_table,
+                  gdp_mu_view, gdp_one_threshold, gdp_runs, gdp_single_point_table, gdp_single_point_view)
 from .runner import (N_IDENTITIES, TESTS, Setting, audit_setting, certification_summary, certify_grid,
                                certify_setting, optimal_auc_reference, per_setting_summary, run, settings_grid)
+from .views import (by_geometry_view, figure2_data, figure2_view, figure3_view, floating_point_view, table4_view,
+                    table6_view, validity_view)
+from .wording import (figure2_wording, figure3_wording, floating_point_wording, table4_wording, table6_wording,
+                      validity_wording)
 
 __all__ = [
-    "FIGURE2", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PROFILES", "Setting", "TABLE4", "TABLE6", "TESTS",
-    "attack_certificates", "audit_setting", "certification_summary", "certify_grid", "certify_setting",
-    "figure2_runs", "figure2_table", "figure3_caps", "figure3_table", "floating_point_table", "null_summary",
-    "optimal_auc_reference", "per_setting_summary", "profile_settings", "route_mean", "run", "settings_grid",
-    "table4", "table6", "table6_by_geometry", "validity_table",
+    "FIGURE2", "GDP_DELTA", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PROFILES", "Setting", "TABLE4", "TABLE6",
+    "TESTS", "attack_certificates", "audit_setting", "by_geometry_view", "certification_summary", "certify_grid",
+    "certify_setting", "figure2_data", "figure2_runs", "figure2_table", "figure2_view", "figure2_wording",
+    "figure3_caps", "figure3_table", "figure3_view", "figure3_wording", "floating_point_table",
+    "floating_point_view", "floating_point_wording", "gaussian_pair", "gdp_certificate", "gdp_curve_wording",
+    "gdp_curves", "gdp_mu_table", "gdp_mu_view", "gdp_one_threshold", "gdp_runs", "gdp_single_point_table",
+    "gdp_single_point_view", "null_summary", "optimal_auc_reference", "per_setting_summary", "plan_exercise",
+    "profile_settings", "route_mean", "run", "settings_grid", "table4", "table4_view", "table4_wording", "table6",
+    "table6_by_geometry", "table6_view", "table6_wording", "validity_table", "validity_view", "validity_wording",
 ]
 
 #: Prototype geometries and noise mechanisms of Table 4 and Figures 2-3.
@@ -47,15 +60,19 @@ MECHANISMS = ("gaussian", "laplace")
 #: Run profiles. sizes: samples per class; reps_null / reps: repetitions at the null / elsewhere;
 #: pairs: audited pairs per setting (the paper: 40); fig2_n: sample size of Figure 2; mc: Monte
 #: Carlo draws per class of the optimal-AUC reference; float_n / float_calls: reserved-test
-#: outputs per input and part / DP-Sniper calls of the floating-point section. "paper" differs
-#: from "full" only in the repetitions: three everywhere, as in Tables 4 and 6.
+#: outputs per input and part / DP-Sniper calls of the floating-point section; gdp_mus /
+#: gdp_sizes / gdp_reps / gdp_figure_mu: true mu, outputs per identity and part, repetitions and
+#: the figure's mu of the trade-off-curve section (:mod:`~epsaudit.studies.synthetic.gdp`).
+#: "paper" differs from "full" only in the repetitions: three everywhere, as in Tables 4 and 6.
+_GDP_FULL = dict(gdp_mus=(0.5, 1.0, 2.0, 4.0), gdp_sizes=(100, 300, 1000), gdp_reps=200, gdp_figure_mu=2.0)
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(sizes=(30,), epsilons=(0.0, 8.0, 32.0), reps_null=1, reps=1, pairs=10, fig2_n=30, mc=2000,
-                  float_n=20_000, float_calls=100_000),
+                  float_n=20_000, float_calls=100_000,
+                  gdp_mus=(1.0, 2.0), gdp_sizes=(100, 300, 1000), gdp_reps=20, gdp_figure_mu=2.0),
     "full": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=2, reps=1, pairs=40,
-                 fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000),
+                 fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000, **_GDP_FULL),
     "paper": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=3, reps=3, pairs=40,
-                  fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000),
+                  fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000, **_GDP_FULL),
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -269,6 +286,43 @@ def figure3_caps() -> dict[str, float]:
     """
     alpha40 = bonferroni_alpha(40)
     return {"alpha40": alpha40} | {f"cap{n}": certifiable_cap(n, n, alpha40, 1e-5) for n in (30, 100, 300)}
+
+
+def plan_exercise(summary: pd.DataFrame, epsilon: float = 8.0, pairs: int = 40, delta: float = 1e-5) -> dict[str, Any]:
+    """The planning exercise: test rows a perfect test needs to certify a Gaussian setting's reference.
+
+    Parameters
+    ----------
+    summary : DataFrame
+        :func:`certification_summary` of the Figure 3 certificates.
+    epsilon : float
+        The requested global epsilon of the setting (its exact median pairwise epsilon is the target).
+    pairs : int
+        Certificates reported together (the paper's 40).
+    delta : float
+
+    Returns
+    -------
+    dict
+        ``plan_eps`` (the requested epsilon), ``plan_ref`` (the setting's exact median epsilon,
+        nats), ``plan_certified`` (the largest median certificate there, any test and size),
+        ``plan_n`` (test rows per identity with zero errors, :func:`epsaudit.bounds.required_test_size`
+        at the family's level), ``plan_n_single`` (the same for one certificate alone),
+        ``plan_n_run`` (the largest size run) and ``plan_pairs``.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"mechanism": ["gaussian"], "epsilon": [8.0], "reference_epsilon": [4.0], "n": [30],
+    ...                       "median_certified": [0.5]})
+    >>> plan_exercise(frame)["plan_n"]
+    407
+    """
+    rows = summary[(summary["mechanism"] == "gaussian") & np.isclose(summary["epsilon"], epsilon)]
+    ref = float(rows["reference_epsilon"].mean())
+    return {"plan_eps": float(epsilon), "plan_ref": ref, "plan_certified": float(rows["median_certified"].max()),
+            "plan_n": int(required_test_size(ref, bonferroni_alpha(pairs), delta)),
+            "plan_n_single": int(required_test_size(ref, bonferroni_alpha(1), delta)),
+            "plan_n_run": int(summary["n"].max()), "plan_pairs": int(pairs)}
 
 
 def figure3_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
