@@ -27,7 +27,7 @@ LIB_SOURCES := $(shell find epsaudit -name '*.py' -not -path '*/__pycache__/*' 2
 # Shared read-only LFW copy beside the repository (never committed; data/lfw is git-ignored).
 LFW_SHARED := $(abspath $(CURDIR)/../shared/data/lfw)
 
-.PHONY: help venv test notebooks book chapter _chapter profile-check sync clean data-link lock data conditions corpora
+.PHONY: help venv test notebooks book chapter _chapter profile-check sync clean data-link lock data conditions corpora resampled
 
 help:
 	@echo "make book                     build the book (executes notebooks with PROFILE=$(PROFILE))"
@@ -36,8 +36,9 @@ help:
 	@echo "make chapter N=1 PROFILE=smoke execute one chapter into _build/chapters/<profile>/"
 	@echo "make venv | sync | clean | data-link | lock"
 	@echo "make lfw                      get the LFW images into data/lfw/images, verified (LFW_ARGS=--verify | --archive PATH)"
-	@echo "make data                     regenerate all face data from the LFW images (conditions + corpora, ~2 h)"
-	@echo "make conditions | corpora     only the condition CSVs (~40 min) | only data/corpora/ (~70 min)"
+	@echo "make data                     regenerate all face data from the LFW images (conditions + corpora + resampled, ~3 h)"
+	@echo "make conditions | corpora     only the condition CSVs (~40 min) | only data/corpora/ (~70 min); resumable"
+	@echo "make resampled                only data/resampled/ (resumable: rerun after an interruption)"
 
 # ---------------------------------------------------------------------------------------------
 # Environment
@@ -85,11 +86,15 @@ lock:
 # photograph of the swap donor's identity). Both cores; about half an hour. FACES_ARGS adds options
 # (python -m epsaudit.faces.pipeline --help), e.g. FACES_ARGS=--smoke OUT=/tmp/faces, or
 # FACES_ARGS=--donor-gallery-only to rebuild only the donor gallery, leaving the condition CSVs alone.
+# conditions and corpora are resumable: completed batches are kept in _build/checkpoints/ as they
+# finish, and the same command after an interruption loads them and writes the same files. Log lines
+# carry timestamps. FACES_ARGS/CORPORA_ARGS="--scheduler tcp://HOST:8786" (or EPSAUDIT_SCHEDULER)
+# runs the batches on a Dask cluster whose workers see the images at the same path (book/scale.md).
 
 FACES_ARGS ?=
 OUT        ?= data
 
-data: conditions corpora
+data: conditions corpora resampled
 
 conditions: venv data-link
 	$(BIN)/python -m epsaudit.faces.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)
@@ -102,6 +107,17 @@ CORPORA_ARGS ?=
 
 corpora: venv data-link
 	$(BIN)/python -m epsaudit.faces.corpora --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(CORPORA_ARGS)
+
+# The resampled swap corpus (data/resampled/: per encoder one Parquet table of pass 0, 1 and 5 of
+# independent swap draws, the draws table and resampled_manifest.json). Resumable: completed batches
+# are kept in _build/checkpoints/ as they finish, and the same command after an interruption skips
+# them and writes the same files. RESAMPLED_ARGS adds options (python -m epsaudit.faces.resampled
+# --help), e.g. a one-minute smoke run elsewhere (a subset run refuses to overwrite the full corpus):
+#   make resampled OUT=/tmp/resampled-smoke RESAMPLED_ARGS="--identities 2 --dev 3 --test 3 --pool-size 60"
+RESAMPLED_ARGS ?=
+
+resampled: venv data-link
+	$(BIN)/python -m epsaudit.faces.resampled --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
 
 # ---------------------------------------------------------------------------------------------
 # Tests

@@ -3,9 +3,11 @@
 Both load each file with :func:`epsaudit.data.load_embeddings` and print what the loader decided
 and filtered to stderr. ``audit`` then runs :func:`epsaudit.condition.audit_condition` on each
 file separately (the same function the face notebook calls, so the numbers agree for the same
-seed), prints the summary table to stdout and, with ``--out PREFIX``, writes ``PREFIX.csv`` (every
-per-pair result, with a ``condition`` column naming the file) and ``PREFIX.json`` (settings, input
-SHA-256, filter counts, dropped rows, summary, certificate selection).
+seed), prints the summary table to stdout (with ``--tradeoff`` also the trade-off certificates:
+:func:`format_tradeoff`) and, with ``--out PREFIX``, writes ``PREFIX.csv`` (every per-pair result,
+with a ``condition`` column naming the file) and ``PREFIX.json`` (settings, input SHA-256, filter
+counts, dropped rows, summary, certificate selection), with ``--tradeoff`` also
+``PREFIX_tradeoff.csv`` (the certified points of every pair's trade-off curve).
 
 Exit status: 0 on success, 2 on bad input or bad options (the message names the file, line and
 column).
@@ -20,10 +22,12 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
+from .parallel import SCHEDULER_ENV, available_cores, running_on
 from .settings import AuditSettings, SettingsError, flag
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -88,6 +92,12 @@ output table (stdout), one row per route (KDE-LR per alpha) and per certificate
   worst_pair  with --worst-pair K: the top K pairs ranked on development rows are certified with a
               Bonferroni correction over K, and the largest bound is a lower bound (95%) on the
               worst-case pairwise epsilon of the mechanism, the quantity a DP claim is about
+  tradeoff_reserved  with --tradeoff: per certified pair, the best single-point epsilon of its
+              trade-off (f-DP) certificate on the same rows at the same level; a second table
+              gives its certified Gaussian-DP mu, the reserved-test certificate it is compared
+              with, the cost of the band's extra correction at that test's threshold and the gain
+              (best point - reserved test); --out PREFIX also writes the certified points of each
+              pair's trade-off curve to PREFIX_tradeoff.csv
   Cells that do not apply are <NA>.
 """
 
@@ -113,8 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
     Examples
     --------
     >>> args = build_parser().parse_args(["audit", "t.csv", "--pairs", "50"])
-    >>> args.command, args.files, args.pairs, args.jobs
-    ('audit', ['t.csv'], 50, 2)
+    >>> args.command, args.files, args.pairs, args.jobs == available_cores(), args.scheduler
+    ('audit', ['t.csv'], 50, True, None)
     """
     parser = argparse.ArgumentParser(
         prog="epsaudit",
@@ -130,11 +140,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=AUDIT_HELP + "\n" + DETECTION_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_loader_options(audit)
     AuditSettings.add_arguments(audit.add_argument_group("audit settings"))
-    audit.add_argument("--jobs", type=int, default=2, metavar="J",
-                       help="parallel workers (joblib; -1 = all cores; default 2); numbers do not depend on it")
+    audit.add_argument("--jobs", type=int, default=available_cores(), metavar="J",
+                       help="parallel workers (joblib; -1 = all cores; default: the cores available to this "
+                            f"process, {available_cores()} here); numbers do not depend on it")
+    audit.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                       help=f"send the work to the workers of a running Dask scheduler (tcp://host:port; default "
+                            f"${SCHEDULER_ENV} when set; needs pip install 'epsaudit[scale]'); --jobs is then "
+                            "ignored and numbers do not depend on it")
     audit.add_argument("--out", metavar="PREFIX",
                        help="write PREFIX.csv (all per-pair results) and PREFIX.json (summary, settings, "
-                            "input SHA-256, filter counts); a trailing .csv or .json is dropped from PREFIX")
+                            "input SHA-256, filter counts), with --tradeoff also PREFIX_tradeoff.csv (the certified "
+                            "points of every trade-off curve); a trailing .csv or .json is dropped from PREFIX")
     audit.add_argument("--progress", action="store_true", help="show progress bars on stderr")
 
     check = sub.add_parser("check", help="load embedding tables and report detection and filter counts only",
@@ -209,6 +225,49 @@ def format_summary(summary: pd.DataFrame) -> str:
     return frame.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="<NA>")
 
 
+def format_tradeoff(table: pd.DataFrame) -> str:
+    """The trade-off certificates as text (``ConditionAudit.tradeoff_table``), floats to 4 digits.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        :meth:`epsaudit.condition.ConditionAudit.tradeoff_table`.
+
+    Returns
+    -------
+    str
+        A heading naming the level, then one row per pair: the pair, test sizes, ``mu_lower``,
+        ``best_epsilon``, ``reserved`` (the single-threshold certificate), ``cost`` and ``gain``;
+        ``not_computed`` only when a pair was not computed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> t = pd.DataFrame({"identity_a": ["A"], "identity_b": ["B"], "n_test_a": [30], "n_test_b": [30],
+    ...                   "points": [4], "mu_lower": [1.23456], "best_epsilon": [1.5], "single_threshold_epsilon": [1.6],
+    ...                   "correction_cost": [0.2], "gain": [-0.1], "delta": [1e-5], "confidence": [0.95],
+    ...                   "alpha_per_bound": [0.05 / 8], "not_computed": [None]})
+    >>> print(format_tradeoff(t))
+    trade-off certificates (95% family-wise, delta 1e-05, 0.00625 per one-sided bound):
+    identity_a identity_b  n_test_a  n_test_b  points  mu_lower  best_epsilon  reserved  cost  gain
+             A          B        30        30       4     1.235           1.5       1.6   0.2  -0.1
+    """
+    if table.empty:
+        return "trade-off certificates: none (no pair was certified)"
+    first = table.iloc[0]
+    keep = ["identity_a", "identity_b", "n_test_a", "n_test_b", "points", "mu_lower", "best_epsilon",
+            "single_threshold_epsilon", "correction_cost", "gain"]
+    level = f"{first['alpha_per_bound']:.3g} per one-sided bound"
+    if table["alpha_per_bound"].nunique() > 1:  # a band with fewer distinct thresholds divides by fewer
+        level = "the level of each one-sided bound in column alpha_per_bound"
+        keep.insert(5, "alpha_per_bound")
+    head = f"trade-off certificates ({first['confidence']:.0%} family-wise, delta {first['delta']:g}, {level}):"
+    if table["not_computed"].notna().any():
+        keep.append("not_computed")
+    frame = table[keep].rename(columns={"single_threshold_epsilon": "reserved", "correction_cost": "cost"})
+    return head + "\n" + frame.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="<NA>")
+
+
 def _input_record(table: EmbeddingTable) -> dict[str, Any]:
     return {
         "path": table.source, "sha256": table.sha256, "label_col": table.label_col,
@@ -227,11 +286,12 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
     settings = AuditSettings.from_namespace(args)
     tables = _load(args)
-    frames, records = [], []
+    frames, records, curves = [], [], []
     for table in tables:
         print(f"auditing {table.source} ...", file=sys.stderr)
         start = time.perf_counter()
-        audit = audit_condition(table, settings, n_jobs=args.jobs, progress=args.progress)
+        with running_on(args.scheduler, lambda line: print(f"  {line}", file=sys.stderr)):
+            audit = audit_condition(table, settings, n_jobs=args.jobs, progress=args.progress)
         seconds = time.perf_counter() - start
         c = audit.counts
         print(f"  {c['identities']} identities audited ({c['identities_below_min_rows']} with < {args.min_rows} rows "
@@ -242,10 +302,20 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         if len(tables) > 1:
             print(f"== {table.source}")
         print(format_summary(audit.summary))
+        if settings.tradeoff:
+            print(format_tradeoff(audit.tradeoff_table()))
         frames.append(audit.per_pair.assign(condition=table.source))
+        curves.append((table.source, audit.tradeoff_points()))
         records.append({**audit.to_dict(), "input": _input_record(table), "seconds": round(seconds, 2)})
     if args.out:
         csv_path, json_path = output_paths(args.out)
+        if settings.tradeoff:
+            points = pd.concat([frame.assign(condition=source) for source, frame in curves], ignore_index=True)
+            points = points[["condition"] + [c for c in points.columns if c != "condition"]]
+            tradeoff_path = csv_path.with_name(csv_path.stem + "_tradeoff.csv")
+            tradeoff_path.parent.mkdir(parents=True, exist_ok=True)
+            points.to_csv(tradeoff_path, index=False)
+            print(f"wrote {tradeoff_path} (the certified points of every trade-off curve)", file=sys.stderr)
         csv_path.parent.mkdir(parents=True, exist_ok=True)
         per_pair = pd.concat(frames, ignore_index=True)
         per_pair = per_pair[["condition"] + [c for c in per_pair.columns if c != "condition"]]

@@ -26,6 +26,16 @@ the same numbers for the same table and seed:
    largest is reported as a ``confidence`` lower bound on the mechanism's worst-case pairwise
    epsilon, the quantity a DP claim is about (:mod:`epsaudit.audits.worst_pair`). It is its own
    statement at ``confidence``: with the certificates of step 3, both hold together at
+   ``1 - 2 (1 - confidence)``;
+5. with ``tradeoff`` (default off), the trade-off (f-DP) certificate of every pair of step 3, on
+   the same development and test rows, each corrected as one of the same family: a band of
+   simultaneous Clopper-Pearson upper limits on both error rates at four thresholds fixed on
+   development scores (the reserved test's own and three quantiles) certifies an upper envelope of
+   the pair's trade-off curve, a lower bound on the Gaussian-DP parameter mu and the best
+   single-point epsilon (:mod:`epsaudit.audits.tradeoff`). Its single-threshold comparison number
+   is the pair's reserved-test certificate, so the best point differs from it by at least minus
+   the cost of the extra correction (:attr:`ConditionAudit.tradeoff_table`). The bands are their
+   own family at ``confidence``: with the certificates of step 3, both hold together at
    ``1 - 2 (1 - confidence)``.
 
 Freshness. Every certificate checks that its test rows do not repeat development rows, by value
@@ -44,6 +54,8 @@ import numpy as np
 import pandas as pd
 
 from .audits import audit_pairs, reserved_test_pairs
+from .audits.tradeoff import tradeoff_certificate_pairs
+from .audits.tradeoff_result import TradeoffCertificate, curves_frame, summary_frame
 from .audits.worst_pair import WorstPairCertificate, certify_top_pairs, ranked_pairs, select_pairs
 from .bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from .data import EmbeddingTable
@@ -96,6 +108,10 @@ class ConditionAudit:
     worst_pair : WorstPairCertificate or None
         With ``worst_pair = K > 0``: the worst-pair certificate and the ``K`` certificates it is
         the maximum of (its result is also the ``"worst_pair"`` row of ``per_pair`` and ``summary``).
+    tradeoff : tuple of TradeoffCertificate
+        With ``tradeoff``: one trade-off certificate per reserved-test certificate, same pairs and
+        order (their best points are also the ``"tradeoff_reserved"`` rows of ``per_pair`` and
+        ``summary``); empty otherwise.
 
     Examples
     --------
@@ -117,6 +133,7 @@ class ConditionAudit:
     source: str = "<groups>"
     table_counts: dict[str, int] = field(default_factory=dict)
     worst_pair: WorstPairCertificate | None = None
+    tradeoff: tuple[TradeoffCertificate, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready record: source, settings, counts, summary, selection rows and the pairs not computed.
@@ -128,10 +145,16 @@ class ConditionAudit:
             (lists of row dicts, ``None`` for missing cells) and ``not_computed`` (route, pair and
             reason of every pair a route could not compute); with a worst-pair certificate also
             ``worst_pair``: its ``value``, ``identity_a``, ``identity_b``, ``k``, ``confidence``,
-            ``alpha_per_bound``, ``claim`` and its ``certificates`` (rank, pair, value, test sizes, cap).
+            ``alpha_per_bound``, ``claim`` and its ``certificates`` (rank, pair, value, test sizes, cap);
+            with trade-off certificates also ``tradeoff``: per pair the :meth:`tradeoff_table` row
+            and its certified ``epsilon_curve`` (``delta`` -> epsilon).
         """
         failed = self.per_pair[self.per_pair["not_computed"].notna()] if "not_computed" in self.per_pair else []
         extra = {"worst_pair": _worst_record(self.worst_pair)} if self.worst_pair is not None else {}
+        if self.tradeoff:
+            extra["tradeoff"] = [{**row, "epsilon_curve": {f"{d:g}": float(e) for d, e in
+                                                           zip(c.deltas, c.epsilon_at_delta)}}
+                                 for row, c in zip(_records(self.tradeoff_table()), self.tradeoff)]
         return {
             "source": self.source,
             "settings": dict(self.settings),
@@ -143,6 +166,33 @@ class ConditionAudit:
             if len(failed) else [],
             **extra,
         }
+
+    def tradeoff_table(self) -> pd.DataFrame:
+        """The trade-off certificates, one row per certified pair (empty without ``tradeoff``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            :func:`epsaudit.audits.tradeoff_result.summary_frame`: the pair, its test sizes, the
+            certified points, ``mu_lower``, ``best_epsilon``, ``single_threshold_epsilon`` (the
+            reserved-test certificate of the pair), ``correction_cost``, ``gain`` (best point minus
+            reserved test), ``delta``, ``confidence``, ``alpha_per_bound``, ``not_computed``.
+        """
+        return summary_frame(self.tradeoff)
+
+    def tradeoff_points(self) -> pd.DataFrame:
+        """The certified points of every trade-off certificate (the curves; empty without ``tradeoff``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            :func:`epsaudit.audits.tradeoff_result.curves_frame`: one row per pair and threshold,
+            ``identity_a``, ``identity_b``, ``method``, ``threshold``, ``fp``, ``fn``, ``n_a``,
+            ``n_b``, ``fpr_hat``, ``fnr_hat``, ``fpr_upper``, ``fnr_upper`` and each point's own
+            ``epsilon`` (at the audit's delta) and ``mu`` bounds. A pair's true trade-off curve lies
+            on or below the lower convex hull of its points and ``(0, 1)``, ``(1, 0)``.
+        """
+        return curves_frame([c for c in self.tradeoff if c.computed])
 
     def certificate_notes(self) -> list[str]:
         """What the worst-pair certificate says, and why every certificate is 0, when it is.
@@ -226,7 +276,8 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
-               "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate"}
+               "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate",
+               "tradeoff_reserved": "trade-off certificate"}
 
 
 def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limit: int = 4) -> list[str]:
@@ -331,6 +382,13 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
                      "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
                      "cap": pd.NA if failed else float(r["cap"])})
     rows += [_worst_row(r) for _, r in per_pair[per_pair["route"] == "worst_pair"].iterrows()]
+    for _, r in per_pair[per_pair["route"] == "tradeoff_reserved"].iterrows():
+        failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
+        rows.append({"route": "tradeoff_reserved", "kind": r["kind"], "statistic": "best-point lower bound",
+                     "pairs": 0 if failed else 1, "not_computed": int(failed),
+                     "value": pd.NA if failed else float(r["value"]), "identity_a": r["identity_a"],
+                     "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
+                     "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"])})
     frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
     dtypes = {"pairs": "Int64", "not_computed": "Int64", "value": "Float64", "max": "Float64", "kde_alpha": "Float64",
               "n_infinite": "Int64", "median_auc": "Float64", "n_test_a": "Int64", "n_test_b": "Int64",
@@ -422,8 +480,10 @@ def audit_condition(
                           kde_alphas=settings.kde_alphas, coordinate_names=coordinate_names,
                           permutations=settings.permutations, seed=settings.seed, n_jobs=n_jobs,
                           progress=progress) if routes else []
-    certificates, worst, ranking, too_small = _certify_selected(groups, shuffled, settings, ids, n_jobs, progress)
-    per_pair = results_frame(results + certificates + ([worst.result] if worst is not None else []))
+    certificates, worst, bands, ranking, too_small = _certify_selected(groups, shuffled, settings, ids, n_jobs,
+                                                                      progress)
+    results = results + certificates + ([worst.result] if worst is not None else []) + [b.to_result() for b in bands]
+    per_pair = results_frame(results)
     if settings.permutations == 0 and "p_value" in per_pair.columns:
         per_pair = per_pair.drop(columns=["p_value"])  # NaN by construction without a test
     record = {**settings.record(), "selection_rule": _selection_rule(settings), "split_rule": SPLIT_RULE,
@@ -437,13 +497,13 @@ def audit_condition(
         "identities_too_small_to_split": len(too_small),
         "certificates": len(certificates),
         **({"worst_pair_certificates": len(worst.certificates)} if worst is not None else {}),
+        **({"tradeoff_certificates": len(bands)} if settings.tradeoff else {}),
         "not_computed": int(per_pair.drop_duplicates(["route", "identity_a", "identity_b"])["not_computed"].notna().sum())
         if len(per_pair) else 0,
     }
-    return ConditionAudit(results=tuple(results + certificates + ([worst.result] if worst is not None else [])),
-                          per_pair=per_pair, summary=summarize(per_pair), selection=ranking.reset_index(drop=True),
-                          settings=record, counts=audit_counts, source=source, table_counts=table_counts,
-                          worst_pair=worst)
+    return ConditionAudit(results=tuple(results), per_pair=per_pair, summary=summarize(per_pair),
+                          selection=ranking.reset_index(drop=True), settings=record, counts=audit_counts,
+                          source=source, table_counts=table_counts, worst_pair=worst, tradeoff=tuple(bands))
 
 
 SPLIT_RULE = "each identity split once: permutation by stream('dev-test-split', seed, identity)"
@@ -499,7 +559,7 @@ def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_job
     ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness",
                                     "selected", "not_computed"])
     if settings.certificates == 0 and settings.worst_pair == 0:
-        return [], None, ranking, []
+        return [], None, [], ranking, []
     dev, test, too_small = split_identities(groups, test_size=settings.test_size, seed=settings.seed)
     ids = {}
     if draw_ids is not None:  # the same permutation as the rows: every row keeps its id
@@ -524,9 +584,30 @@ def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_job
                                   delta=settings.delta, seed=settings.seed, selection_rule=_selection_rule(settings),
                                   n_jobs=n_jobs, progress=progress, **ids)
     if not selected:
-        return [], worst, ranking, too_small
+        return [], worst, [], ranking, too_small
     certificates = reserved_test_pairs(dev, selected, test_groups=test,
                                        n_certificates=int(settings.family_size or len(selected)),
                                        confidence=settings.confidence, delta=settings.delta, seed=settings.seed,
                                        n_jobs=n_jobs, progress=progress, **ids)
-    return certificates, worst, ranking, too_small
+    bands = _tradeoff_bands(dev, test, selected, certificates, settings, bool(ids), n_jobs, progress)
+    return certificates, worst, bands, ranking, too_small
+
+
+def _tradeoff_bands(dev, test, selected, certificates, settings: AuditSettings, by_draw_ids: bool, n_jobs,
+                    progress) -> list[TradeoffCertificate]:
+    """Step 5 of the module docstring: the trade-off certificates of the certified pairs, on their rows."""
+    if not settings.tradeoff:
+        return []
+    bands = tradeoff_certificate_pairs(dev, selected, test_groups=test,
+                                       n_certificates=int(settings.family_size or len(selected)),
+                                       confidence=settings.confidence, delta=settings.delta, seed=settings.seed,
+                                       n_jobs=n_jobs, progress=progress, check_reuse=not by_draw_ids)
+    if not by_draw_ids:
+        return bands
+    # values repeat by design: each pair's reserved test checked these very rows by draw id; a pair it
+    # refused (or could not compute) is not computed here either, for the same reason
+    return [b if r.computed or not b.computed else TradeoffCertificate.failed(
+        r.not_computed, pair=b.pair, n=b.n, method=b.method, confidence=b.confidence,
+        alpha_per_bound=b.alpha_per_bound, correction=b.correction, delta=b.delta, deltas=b.deltas,
+        settings=b.settings, details={"error": str(r.details.get("error", "ValueError"))})
+        for b, r in zip(bands, certificates)]

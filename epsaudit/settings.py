@@ -83,6 +83,10 @@ class AuditSettings:
     worst_pair: int = _setting(
         0, "worst-pair certificate: certify the top K development-ranked pairs of the selection pool (Bonferroni "
            "over K) and report the largest as a lower bound on the worst-case pairwise epsilon (0 = off)", "K")
+    tradeoff: bool = _setting(
+        False, "trade-off (f-DP) certificate of every certified pair on the same rows: a band at 4 development "
+               "thresholds certifies the trade-off curve, a lower bound on the Gaussian-DP mu and the best "
+               "single-point epsilon (with --out also PREFIX_tradeoff.csv)")
     test_size: float = _setting(0.3, "fraction of each identity's rows reserved for the certificates' test", "F")
     confidence: float = _setting(0.95, "family-wise confidence of the certificates", "P")
     delta: float = _setting(1e-5, "delta of GaussMech and of the certificates (MMD-TV and ROC-HT "

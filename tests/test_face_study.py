@@ -185,3 +185,170 @@ def test_profiles_and_paper_values():
     assert fs.certificate_caps(60).iloc[:, 1].loc[30] == pytest.approx(fs.CERTIFICATE_CLOSED_FORMS["n30_zero_errors"],
                                                                         abs=1e-3)
     assert fs.condition_label("dlib_small_dp-pix") == ("dlib", fs.REGIME_LABEL["small"], "dp-pix")
+
+
+# -------------------------------------------------------------------------------------------------
+# beyond the papers: trade-off and MMD certificates of the certified pairs
+
+
+def _tiny_condition_groups(seed=0, k=4, n=24, d=6):
+    """Groups for every condition name: k separated identities of n rows each."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    for j, name in enumerate(fs.CONDITIONS):
+        shift = 0.4 if "dp-pix" in name else 2.0
+        out[name] = {f"id{i}": rng.normal(size=(n + 2 * i, d)) + shift * i for i in range(k)}
+    return out
+
+
+@pytest.fixture(scope="module")
+def tiny_audits():
+    groups = _tiny_condition_groups()
+    settings = fs.audit_settings(len(fs.CONDITIONS), seed=0, pairs=6, kde_pairs=6, roc_pairs=6, selection_pool=6,
+                                 certificates=2)
+    audits = {n: audit_condition(groups[n], settings, n_jobs=1) for n in fs.CONDITIONS}
+    return groups, audits, settings
+
+
+def test_tradeoff_study_uses_the_audits_split_pairs_and_level(tiny_audits):
+    groups, audits, settings = tiny_audits
+    study = fs.tradeoff_study(groups, audits, settings, n_jobs=1)
+    table = study.table()  # raises if a band's single-threshold certificate is not the audit's certificate
+    assert len(table) == 6 * settings.certificates  # both encoders' >=20-photo conditions, all (2 < 3) pairs
+    assert list(table["rank"]) == [1, 2] * 6 and set(table["generator"]) == {"none", "swap", "dp-pix"}
+    assert list(dict.fromkeys(table["encoder"])) == ["dlib", "SFace"]
+    for name in ("dlib_large_none", "dlib_large_swap", "dlib_large_dp-pix", "sface_large_swap"):
+        chosen = fs.certified_pairs(audits[name])
+        part = table[table["condition"] == name]
+        assert list(zip(part["identity_a"], part["identity_b"])) == list(zip(chosen["identity_a"], chosen["identity_b"]))
+        assert list(part["n_test_a"]) == list(chosen["n_test_a"])
+    np.testing.assert_allclose(table["single_threshold"], table["reserved"])
+    assert (table["mu_lower"] >= 0).all() and (table["mmd_epsilon"] >= 0).all() and (table["deviation"] > 0).all()
+    # the band holds the reserved test's threshold, so it loses at most its correction cost there
+    assert (table["best_epsilon"] >= table["reserved"] - table["correction_cost"] - 1e-12).all()
+    band = study.bands["dlib_large_none"][0]
+    assert band.alpha_per_bound == pytest.approx(0.05 / (2 * band.n_points * settings.family_size))
+    assert study.mmd["dlib_large_none"][0].alpha_per_bound == pytest.approx(0.05 / settings.family_size)
+    points, envelopes = study.points(), study.envelopes(grid=11)
+    assert {"rank", "generator", "fpr_upper", "fnr_upper"} <= set(points.columns)
+    assert ((points["fpr_upper"] >= points["fp"] / points["n_b"]) & (points["fnr_upper"] <= 1)).all()
+    assert len(envelopes) == 11 * len(table) and envelopes["fnr_envelope"].between(0, 1).all()
+    numbers = study.numbers()
+    assert numbers["to_pairs"] == len(table) and numbers["to_family"] == settings.family_size
+    assert numbers["to_mmd_positive"] == int((table["mmd_epsilon"] > 0).sum())
+    assert numbers["to_per_condition"] == 2 and numbers["to_points_max"] <= 4
+    first = fs.tradeoff_study(groups, audits, settings, encoders=("sface",), top=1, n_jobs=1).table()
+    assert list(first["condition"]) == ["sface_large_none", "sface_large_swap", "sface_large_dp-pix"]
+    same = table[(table["encoder"] == "SFace") & (table["rank"] == 1)]
+    np.testing.assert_allclose(first["best_epsilon"], same["best_epsilon"])  # top-k changes nothing else
+    np.testing.assert_allclose(first["mu_lower"], same["mu_lower"])
+    bands, mmd = fs.tradeoff_views(table)
+    assert list(mmd.data.columns)[-1] == "MMD certificate ε" and len(mmd.data) == len(table)
+    assert len(bands.data.columns) == 5 and "cost at its threshold" in bands.data.columns
+    assert bands.data.index.nlevels == 3 and "_" not in "".join(bands.data.index.get_level_values(2))
+    claims = fs.tradeoff_claims(numbers)
+    assert set(claims) == {"to_mu_claim", "to_band_claim", "to_mmd_claim"}
+    import matplotlib.pyplot as plt
+
+    from epsaudit.plotting import faces as face_figures
+
+    fig = face_figures.tradeoff_curves(points, envelopes)  # rows: encoders, columns: generators
+    assert [ax.get_title() for ax in fig.axes[:3]] == ["none", "swap", "dp-pix"]
+    assert fig.axes[0].get_ylabel().startswith("dlib") and fig.axes[3].get_ylabel().startswith("SFace")
+    names = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert names[:2] == ["pair 1", "pair 2"] and names[-1] == "no separation"
+    plt.close(fig)
+
+
+def test_tradeoff_claims_follow_the_numbers():
+    base = {"to_pairs": 18, "to_mu_positive": 12, "to_mu_none": 1.30985, "to_mu_swap": 0.7, "to_mu_dp": 0.0,
+            "to_best_none": 1.0655, "to_best_swap": 0.6, "to_best_dp": 0.0, "to_reserved_none": 1.2167,
+            "to_reserved_swap": 0.8, "to_reserved_dp": 0.0, "to_band_wins": 0, "to_cost_max": 0.1913, "to_n_min": 6,
+            "to_n_max": 30, "to_points_min": 3, "to_points_max": 4, "to_dev_min": 1.9446, "to_dev_max": 3.9693,
+            "to_mmd2_max": 0.788, "to_mmd_positive": 0}
+    c = fs.tradeoff_claims(base)
+    assert c["to_mu_claim"].startswith("12 of the 18 bands certify a positive μ, up to 1.310 for `none` and 0.700 "
+                                       "for `swap`, and none for `dp-pix`: ")
+    assert "No band certifies a larger single-point ε" in c["to_band_claim"] and "3–4 thresholds" in c["to_band_claim"]
+    assert "costs up to 0.191 in ε" in c["to_band_claim"]
+    assert "Every MMD certificate is 0, where the reserved tests of the same pairs certify up to 1.217" in c["to_mmd_claim"]
+    assert "1.945–3.969" in c["to_mmd_claim"] and "cannot certify anything" in c["to_mmd_claim"]
+    c = fs.tradeoff_claims({**base, "to_band_wins": 2, "to_mmd_positive": 1})
+    assert c["to_band_claim"].startswith("2 of the 18 bands certify a larger") and "1 of the 18 MMD" in c["to_mmd_claim"]
+    zero = {**base, **{k: 0.0 for k in base if k.startswith(("to_mu_", "to_best_", "to_reserved_"))}}
+    c = fs.tradeoff_claims({**zero, "to_mu_positive": 0})
+    assert c["to_mu_claim"] == "None of the 18 bands certifies a positive μ"
+    assert c["to_band_claim"] == "With 6–30 test rows per identity neither a band nor a reserved test certifies anything here"
+    assert c["to_mmd_claim"].startswith("Every MMD certificate is 0, as are the reserved tests of the same pairs.")
+
+
+def test_rows_for_deviation_is_the_smallest_sufficient_test_size():
+    from epsaudit.bounds import mmd2_deviation
+
+    alpha = 0.05 / 60
+    n = fs.rows_for_deviation(0.8, alpha)
+    assert mmd2_deviation(n, n, alpha) < 0.8 <= mmd2_deviation(n - 1, n - 1, alpha)
+    assert fs.rows_for_deviation(0.0, alpha) == 0 and fs.rows_for_deviation(-0.1, alpha) == 0
+
+
+# -------------------------------------------------------------------------------------------------
+# the page: number formats, table views, and wording that follows the numbers
+
+
+def test_number_formats_have_no_negative_zero_and_print_counts_as_integers():
+    assert fs.number(-0.0004) == "0.000" and fs.number(-0.0004, 4) == "-0.0004"
+    assert fs.number(np.int64(2383)) == "2,383" and fs.count(500.0) == "500" and fs.count(np.nan) == "n/a"
+    assert fs.percent(0.32396) == "32.4" and fs.certificate(0.0) == "0" and fs.certificate(1.21669) == "1.217"
+    assert fs.span_text("0.000 - 0.348") == "0–0.348" and fs.span_text("1.000 - 1.000") == "1.000"
+    assert fs.range_text(1.0, 1.0004) == "1.000" and fs.number(float("inf")) == "+∞"
+
+
+def test_table_views_fit_the_page(tiny_audits):
+    _, audits, _ = tiny_audits
+    t2, t3 = fs.table2(audits), fs.table3(audits)
+    for view in (fs.table2_view(t2), fs.table2_500_view(t2), fs.table3_view(t3), fs.table3_caps_view(t3)):
+        html = view.to_html()
+        assert "-0.000" not in html and "LFW &gt;=20" not in html and "VGGFace2 role" not in html
+        assert len(view.data.columns) <= 7
+    t2_html = fs.table2_view(t2).to_html()
+    assert "ArcFace" in t2_html and "FaceNet" in t2_html  # the paper's rows beside ours
+    assert ">100<" in t2_html and ">100.0<" not in t2_html  # counts print as integers
+    assert "ROC-HT = +∞" in t2_html and "mean_tv_witness" not in t2_html
+    caps = fs.cap_view(fs.certificate_caps(60), fs.CAP_ROWS).to_html()
+    assert ">0<" in caps and "0.000" not in caps
+
+
+def test_wording_follows_the_numbers():
+    assert fs.fold_words(4.05, 4.84) == "four- to fivefold"
+    index = pd.MultiIndex.from_tuples([fs.condition_label(n) for n in fs.CONDITIONS], names=fs.LEVELS)
+    checks = pd.DataFrame({"logistic - forest": 0.0, "split MMD rejections": 1.0, "split-half controls": 10.0},
+                          index=index)
+    numbers = {"split_auc_min": 0.45, "split_auc_max": 0.54, "perm_tests": 1200, "perm_b": 10_000,
+               "perm_pairs": 100, "perm_needed": 24_000}
+    dp = checks.index.get_level_values("generator") == "dp-pix"
+    checks.loc[dp, "logistic - forest"] = [0.05, 0.06, 0.07, 0.09]
+    claims = fs.robustness_claims(checks, numbers)
+    assert "logistic regression is better in all 4" in claims["rf_dp_claim"]
+    assert "more than the paper" in claims["rf_dp_size"] and "both sides of 0.5" in claims["split_auc_claim"]
+    assert "would need at least 24,000" in claims["perm_family_claim"] and "floor suffices" in claims["perm_family_claim"]
+    checks.loc[dp, "logistic - forest"] = [0.05, -0.06, 0.07, -0.09]
+    assert "both directions" in fs.robustness_claims(checks, numbers)["rf_dp_claim"]
+    few = fs.robustness_claims(checks, {**numbers, "perm_tests": 12, "perm_b": 1000, "perm_pairs": 1})
+    assert "suffice for a family-wise claim" in few["perm_family_claim"]
+
+
+def test_diagnostics_tables_carry_the_papers_row():
+    index = pd.MultiIndex.from_tuples([fs.condition_label(n) for n in fs.CONDITIONS], names=fs.LEVELS)
+    sw = pd.DataFrame({"coordinates": 128, "residual rows": 2000, "rejections (p<1e-3)": 10, "fraction": 10 / 128,
+                       "min W": 0.95}, index=index)
+    view = fs.shapiro_view(sw)
+    assert view.data.index[-1] == fs.PAPER_ROW and len(view.data) == len(fs.CONDITIONS) + 1
+    html = view.to_html()
+    assert "296–512" in html and "58–100" in html and ">5,000<" in html and ">8<" in html  # 10/128 = 7.8%
+    checks = pd.DataFrame({"RF pairs": 20, "AUC logistic": 0.9, "AUC forest": 0.88, "logistic - forest": 0.02,
+                           "split-half controls": 30, "split MMD rejections": 1, "split mean MMD2_u": 0.001,
+                           "split mean AUC": 0.5, "split exact corners": 0, "split +inf": 3, "perm tests": 100,
+                           "perm reject 0.05": 100, "perm at floor": 100}, index=index)
+    classifiers, split, perm = (v.to_html() for v in fs.robustness_views(checks))
+    assert "-0.002–0.013" in classifiers and ">400<" in split and ">16<" in split
+    assert ">800<" in perm and ">799<" in perm

@@ -8,6 +8,13 @@ converted point by point with the Kairouz-Oh-Viswanath inequality
 value is descriptive, and it is ``+inf`` whenever an operating point has FPR = 0 and TPR > 0 (or
 TPR = 1 and FPR < 1) -- which happens at the exact null too. The AUC, the ``+inf`` flag and the
 stricter exact corner (FPR, TPR) = (0, 1) are reported separately.
+
+The default logistic regression (and the paper's, without standardisation) is fitted for many
+pairs at once (:mod:`epsaudit.batch_logistic`): the same objective and the same L-BFGS-B
+iterations as scikit-learn, vectorised over folds and pairs, so the scores agree with the
+per-pair scikit-learn fits to rounding and the AUCs and values are the same. ``solver="sklearn"``
+(or :func:`epsaudit.batch_logistic.use_solver`) runs the per-pair scikit-learn fits instead, the
+reference; any other classifier is always fitted pair by pair.
 """
 
 from __future__ import annotations
@@ -19,12 +26,13 @@ import numpy as np
 from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
 from ..bounds import roc_point_epsilon
 from ..results import EpsilonResult, RouteStatistics
 from ..seeds import check_seed, sklearn_seed
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
 from ..validation import as_groups, as_pair, as_pairs
-from .runner import PairFailure, map_pairs, not_computed
+from .runner import PAIR_ERRORS, PairFailure, map_pairs, not_computed
 
 ROUTE = "roc_oof"
 DEFAULT_FOLDS = 5
@@ -118,16 +126,87 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
     """
     a, b = as_pair(x_a, x_b)
     clf = check_classifier(classifier)
-    if folds < 2 or folds > min(len(a), len(b)):
-        raise ValueError(
-            f"folds = {folds} needs 2 <= folds <= rows of the smaller class ({min(len(a), len(b))})"
-        )
+    _check_folds(folds, a, b)
     x, y = pair_design(a, b)
-    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=sklearn_seed("roc-folds", check_seed(seed)))
+    cv = _folds(folds, seed)
     method = "predict_proba" if hasattr(clf, "predict_proba") else "decision_function"
     scores = cross_val_predict(clf, x, y, cv=cv, method=method)
     scores = scores[:, 1] if scores.ndim == 2 else scores
     return check_scores(scores, len(y), f"the out-of-fold {method} of {classifier_name(clf)}")
+
+
+def _check_folds(folds: int, a: np.ndarray, b: np.ndarray) -> None:
+    if folds < 2 or folds > min(len(a), len(b)):
+        raise ValueError(
+            f"folds = {folds} needs 2 <= folds <= rows of the smaller class ({min(len(a), len(b))})"
+        )
+
+
+def _folds(folds: int, seed: int) -> StratifiedKFold:
+    return StratifiedKFold(n_splits=folds, shuffle=True, random_state=sklearn_seed("roc-folds", check_seed(seed)))
+
+
+def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: int = 0) -> Design:
+    """The out-of-fold fits of one pair as a batched design: the folds of :func:`out_of_fold_scores`.
+
+    Parameters
+    ----------
+    a, b : numpy.ndarray, shapes (n_A, d), (n_B, d)
+        Validated samples.
+    folds, seed : int
+        As in :func:`out_of_fold_scores`.
+
+    Returns
+    -------
+    epsaudit.batch_logistic.Design
+        Rows ``vstack([a, b])``; fit ``k`` trains on every fold but the ``k``-th and scores it.
+
+    Raises
+    ------
+    ValueError
+        Fewer rows per class than folds.
+
+    Examples
+    --------
+    >>> design = oof_design(np.zeros((6, 2)), np.ones((5, 2)))
+    >>> design.train.shape, sorted(int(len(t)) for (t,) in design.score_rows)
+    ((5, 11), [2, 2, 2, 2, 3])
+    """
+    _check_folds(folds, a, b)
+    x, y = pair_design(a, b)
+    tests = [test for _, test in _folds(folds, seed).split(np.zeros((len(y), 1)), y)]
+    train = np.ones((folds, len(y)), dtype=bool)
+    for k, test in enumerate(tests):
+        train[k, test] = False
+    return Design(x=x, y=y, train=train, score_rows=tuple((test,) for test in tests))
+
+
+def _batched_summaries(samples: list[tuple[np.ndarray, np.ndarray]], spec: LogisticSpec, name: str, folds: int,
+                       seed: int, delta: float, n_jobs: int | None = None, progress: bool = False,
+                       contain: bool = True) -> list[dict | PairFailure]:
+    """:func:`roc_summary` of every pair's out-of-fold scores, all folds of all pairs fitted in batches.
+
+    With ``contain`` a pair's error becomes its :class:`PairFailure`; otherwise it is raised.
+    """
+    errors = PAIR_ERRORS if contain else ()
+    out: list[dict | PairFailure | None] = [None] * len(samples)
+    designs: list[tuple[int, Design]] = []
+    for i, (a, b) in enumerate(samples):
+        try:
+            designs.append((i, oof_design(a, b, folds, seed)))
+        except errors as exc:
+            out[i] = PairFailure(reason=str(exc), error=type(exc).__name__)
+    fitted = batched_scores([d for _, d in designs], spec, n_jobs=n_jobs, progress=progress, desc=ROUTE)
+    for (i, design), (scores, warned, _) in zip(designs, fitted):
+        oof = np.empty(len(design.y))
+        for k, (test,) in enumerate(design.score_rows):
+            oof[test] = scores[k][0]
+        try:
+            check_scores(oof, len(oof), f"the out-of-fold predict_proba of {name}")
+            out[i] = {**roc_summary(design.y, oof, delta), "convergence_warnings": warned}
+        except errors as exc:
+            out[i] = PairFailure(reason=str(exc), error=type(exc).__name__)
+    return out  # type: ignore[return-value]
 
 
 def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[str, Any]:
@@ -184,7 +263,7 @@ def _result(summary: dict | PairFailure, n_a, n_b, pair, classifier, folds, seed
 
 
 def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FOLDS, seed: int = 0,
-                    delta: float = 0.0, pair=None) -> EpsilonResult:
+                    delta: float = 0.0, pair=None, solver: str | None = None) -> EpsilonResult:
     """ROC-HT out-of-fold value for one identity pair (*Picture the Epsilon*, Eq. 15).
 
     Parameters
@@ -194,6 +273,10 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
     delta : float
         0 for the paper's pure-DP conversion.
     pair : tuple, optional
+    solver : {"auto", "batched", "sklearn"}, optional
+        How the logistic regressions are fitted (:func:`epsaudit.batch_logistic.resolve_solver`;
+        None: :func:`epsaudit.batch_logistic.current_solver`, ``"auto"`` by default); the
+        numbers are the same.
 
     Returns
     -------
@@ -215,7 +298,12 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
     (inf, 'estimate', True)
     """
     a, b = as_pair(x_a, x_b)
-    summary = _oof_job(a, b, classifier, folds, seed, delta)
+    name = classifier_name(check_classifier(classifier))
+    spec = resolve_solver(solver, classifier)
+    if spec is None:
+        summary = _oof_job(a, b, classifier, folds, seed, delta)
+    else:
+        summary = _batched_summaries([(a, b)], spec, name, folds, seed, delta, contain=False)[0]
     return _result(summary, len(a), len(b), pair, classifier, folds, seed, delta)
 
 
@@ -229,8 +317,12 @@ def roc_oof_pairs(
     delta: float = 0.0,
     n_jobs: int | None = None,
     progress: bool = False,
+    solver: str | None = None,
 ) -> list[EpsilonResult]:
-    """ROC-HT out-of-fold for many pairs (joblib over pairs; every pair uses fold seed ``seed``).
+    """ROC-HT out-of-fold for many pairs (every pair uses fold seed ``seed``).
+
+    The default classifier's folds are fitted for all pairs at once (module docstring); other
+    classifiers pair by pair, with joblib over pairs.
 
     Parameters
     ----------
@@ -242,6 +334,8 @@ def roc_oof_pairs(
         joblib workers (``None`` = 1, ``-1`` = all cores).
     progress : bool
         Show a tqdm bar.
+    solver : {"auto", "batched", "sklearn"}, optional
+        As in :func:`roc_oof_epsilon`.
 
     Returns
     -------
@@ -265,8 +359,13 @@ def roc_oof_pairs(
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
-    check_classifier(classifier)
-    tasks = [(groups[a], groups[b], classifier, folds, seed, delta) for a, b in pairs]
-    summaries = map_pairs(_oof_job, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress)
+    clf = check_classifier(classifier)
+    spec = resolve_solver(solver, classifier)
+    if spec is None:
+        tasks = [(groups[a], groups[b], classifier, folds, seed, delta) for a, b in pairs]
+        summaries = map_pairs(_oof_job, tasks, desc=ROUTE, n_jobs=n_jobs, progress=progress)
+    else:
+        summaries = _batched_summaries([(groups[a], groups[b]) for a, b in pairs], spec, classifier_name(clf), folds,
+                                       seed, delta, n_jobs=n_jobs, progress=progress)
     return [_result(s, len(groups[a]), len(groups[b]), (a, b), classifier, folds, seed, delta)
             for (a, b), s in zip(pairs, summaries)]

@@ -19,6 +19,9 @@ counts wins (the middle one among ties); if no candidate certifies anything on d
 the one maximising ``|TPR - FPR|`` is used. When the development scores separate the classes, as
 they do for a linear classifier with fewer rows than dimensions, this is the middle of the gap.
 Choosing on in-sample scores can only cost power, never validity: the test rows are untouched.
+The default logistic regression is fitted for many pairs at once (:mod:`epsaudit.batch_logistic`:
+scikit-learn's objective and L-BFGS-B iterations, vectorised over pairs, scores equal to rounding);
+``solver="sklearn"`` fits it pair by pair with scikit-learn, the reference.
 
 Freshness. The bound holds only if the test rows were never used to fit the classifier, choose the
 threshold or choose the pair. Every entry point therefore compares each test row with every
@@ -45,13 +48,14 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
+from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
 from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
 from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_dev_test, as_draw_ids, as_groups, as_pairs, check_fresh, check_fresh_ids, check_probability
 from .roc_oof import pair_design
-from .runner import (PairFailure, family_size, map_certificates, not_computed, pair_id_parts, pair_parts,
-                     split_test_sizes)
+from .runner import (PAIR_ERRORS, PairFailure, family_size, map_certificates, not_computed, pair_id_parts,
+                     pair_parts, split_test_sizes)
 
 ROUTE = "roc_reserved"
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -277,11 +281,74 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
     score, warned = fixed_score(dev_a, dev_b, classifier, score_function)
     dev_sa = score(dev_a, f"development rows of {names[0]!r}")
     dev_sb = score(dev_b, f"development rows of {names[1]!r}")
-    threshold = choose_threshold(dev_sa, dev_sb, alpha, delta)
     test_sa, test_sb = score(test_a, f"test rows of {names[0]!r}"), score(test_b, f"test rows of {names[1]!r}")
+    return _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned)
+
+
+def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray, test_b: np.ndarray) -> Design:
+    """The fit of one reserved test as a batched design: trained on the development rows, scoring all four parts.
+
+    Parameters
+    ----------
+    dev_a, dev_b, test_a, test_b : numpy.ndarray
+        The pair's development and test rows (validated).
+
+    Returns
+    -------
+    epsaudit.batch_logistic.Design
+        One fit on ``vstack([dev_a, dev_b])`` (label 1 for A); it scores ``dev_a``, ``dev_b``,
+        ``test_a`` and ``test_b`` in four groups, as :func:`fixed_score` scores them.
+
+    Examples
+    --------
+    >>> design = certificate_design(np.zeros((3, 2)), np.ones((4, 2)), np.zeros((2, 2)), np.ones((2, 2)))
+    >>> int(design.train.sum()), [len(g) for g in design.score_rows[0]]
+    (7, [3, 4, 2, 2])
+    """
+    sizes = np.cumsum([0, len(dev_a), len(dev_b), len(test_a), len(test_b)])
+    y = np.zeros(sizes[-1], dtype=int)
+    y[: sizes[1]] = 1
+    train = np.zeros((1, sizes[-1]), dtype=bool)
+    train[0, : sizes[2]] = True
+    groups = tuple(np.arange(sizes[i], sizes[i + 1]) for i in range(4))
+    return Design(x=np.vstack([dev_a, dev_b, test_a, test_b]), y=y, train=train, score_rows=(groups,))
+
+
+def _certify_batched(items: Sequence[tuple], spec: LogisticSpec, name: str, alpha: float, delta: float,
+                     check_reuse: bool, n_jobs: int | None = None, progress: bool = False,
+                     contain: bool = True) -> list[dict | PairFailure]:
+    """:func:`_certify` of many pairs with their classifiers fitted in batches.
+
+    ``items``: per pair ``(parts, names, ids)`` with ``parts`` the four row arrays or a
+    :class:`PairFailure`. With ``contain`` a pair's error becomes its failure; otherwise it is raised.
+    """
+    errors = PAIR_ERRORS if contain else ()
+    out: list[Any] = [None] * len(items)
+    designs: list[tuple[int, Design]] = []
+    for i, (parts, names, ids) in enumerate(items):
+        if isinstance(parts, PairFailure):
+            out[i] = parts
+            continue
+        try:
+            check_freshness(*parts, names, check_reuse, ids)
+            designs.append((i, certificate_design(*parts)))
+        except errors as exc:
+            out[i] = PairFailure(reason=str(exc), error=type(exc).__name__)
+    fitted = batched_scores([d for _, d in designs], spec, n_jobs=n_jobs, progress=progress, desc=ROUTE)
+    for (i, _), (scores, warned, _) in zip(designs, fitted):
+        try:
+            out[i] = _record(*(check_scores(v, len(v), f"classifier {name}") for v in scores[0]), alpha, delta, warned)
+        except errors as exc:
+            out[i] = PairFailure(reason=str(exc), error=type(exc).__name__)
+    return out
+
+
+def _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned) -> dict:
+    """The certificate of the scores of one pair's development and test rows (threshold on development)."""
+    threshold = choose_threshold(dev_sa, dev_sb, alpha, delta)
     tp, fp = int(np.sum(test_sa > threshold)), int(np.sum(test_sb > threshold))
     n1, n0 = len(test_sa), len(test_sb)
-    _, y_test = pair_design(test_a, test_b)
+    y_test = np.r_[np.ones(n1, dtype=int), np.zeros(n0, dtype=int)]
     return {
         "epsilon": float(certified_epsilon(tp, n1, fp, n0, alpha, delta)),
         "threshold": threshold, "tp": tp, "fp": fp,
@@ -290,7 +357,7 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
         "test_auc": float(roc_auc_score(y_test, rankdata(np.r_[test_sa, test_sb]))),  # ranks: +/-inf allowed
         "censored": bool(tp == n1 and fp == 0),
         "cap": certifiable_cap(n1, n0, alpha, delta),
-        "n_dev_a": len(dev_a), "n_dev_b": len(dev_b), "convergence_warnings": warned,
+        "n_dev_a": len(dev_sa), "n_dev_b": len(dev_sb), "convergence_warnings": warned,
     }
 
 
@@ -345,6 +412,7 @@ def reserved_test_certificate(
     check_reuse: bool = True,
     dev_ids=None,
     test_ids=None,
+    solver: str | None = None,
 ) -> EpsilonResult:
     """Reserved-test certificate for one pair from separate development and test samples.
 
@@ -381,6 +449,9 @@ def reserved_test_certificate(
         id (of either identity), or a test draw id used twice, is refused
         (:func:`epsaudit.validation.check_fresh_ids`); equal *values* are allowed (outputs that
         repeat by design). Not with ``check_reuse=False``.
+    solver : {"auto", "batched", "sklearn"}, optional
+        How a logistic-regression classifier is fitted (:func:`epsaudit.batch_logistic.resolve_solver`;
+        None: :func:`epsaudit.batch_logistic.current_solver`); the numbers are the same.
 
     Returns
     -------
@@ -420,13 +491,19 @@ def reserved_test_certificate(
     """
     da, db, ta, tb = as_dev_test(dev_a, dev_b, test_a, test_b)
     alpha = _check_options(n_certificates, confidence, delta)
+    spec = None
     if score_function is None:
-        check_classifier(classifier)
+        name = classifier_name(check_classifier(classifier))
+        spec = resolve_solver(solver, classifier)
     names = tuple(pair) if pair is not None else ("A", "B")
     ids = None
     if _check_id_options(dev_ids, test_ids, check_reuse):
         ids = (*_pair_ids(dev_ids, (da, db), "dev_ids", names), *_pair_ids(test_ids, (ta, tb), "test_ids", names))
-    out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse, ids)
+    if spec is None:
+        out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse, ids)
+    else:
+        out = _certify_batched([((da, db, ta, tb), names, ids)], spec, name, alpha, delta, check_reuse,
+                               contain=False)[0]
     return _certificate(out, pair, (len(ta), len(tb)), classifier, score_function, confidence, alpha,
                         n_certificates, delta, None, check_reuse, ids is not None)
 
@@ -449,6 +526,7 @@ def reserved_test_pairs(
     check_reuse: bool = True,
     dev_ids: Mapping[Hashable, Any] | None = None,
     test_ids: Mapping[Hashable, Any] | None = None,
+    solver: str | None = None,
 ) -> list[EpsilonResult]:
     """Reserved-test certificates for many pairs, all holding together at ``confidence``.
 
@@ -484,6 +562,9 @@ def reserved_test_pairs(
         draws, not values (as in :func:`reserved_test_certificate`).
     test_ids : mapping identity -> array_like, optional
         Draw ids of the rows of ``test_groups``.
+    solver : {"auto", "batched", "sklearn"}, optional
+        As in :func:`reserved_test_certificate`: the default classifier of all pairs is fitted
+        in batches unless ``"sklearn"``.
 
     Returns
     -------
@@ -519,16 +600,23 @@ def reserved_test_pairs(
         as_pairs(pairs, test_groups)
     m = family_size(pairs, n_certificates)
     alpha = _check_options(m, confidence, delta)
+    spec = None
     if score_functions is None:
-        check_classifier(classifier)
+        name = classifier_name(check_classifier(classifier))
+        spec = resolve_solver(solver, classifier)
     with_ids = _check_id_options(dev_ids, test_ids, check_reuse, split=test_groups is None)
     ids = pair_id_parts(groups, pairs, dev_ids=dev_ids, test_ids=test_ids, test_groups=test_groups,
                         test_size=test_size, seed=seed) if with_ids else {}
     parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
-    outs = map_certificates(
-        _certify, parts, pairs, lambda a, b: (classifier, score_functions(a, b) if score_functions is not None else None,
-                                              alpha, delta, (a, b), check_reuse, ids.get((a, b))),
-        desc=ROUTE, n_jobs=n_jobs, progress=progress)
+    if spec is not None:
+        outs = _certify_batched([(parts[k], (a, b), ids.get((a, b))) for k, (a, b) in enumerate(pairs)], spec, name,
+                                alpha, delta, check_reuse, n_jobs=n_jobs, progress=progress)
+    else:
+        outs = map_certificates(
+            _certify, parts, pairs,
+            lambda a, b: (classifier, score_functions(a, b) if score_functions is not None else None,
+                          alpha, delta, (a, b), check_reuse, ids.get((a, b))),
+            desc=ROUTE, n_jobs=n_jobs, progress=progress)
     return [
         _certificate(out, (a, b), split_test_sizes(parts[k], groups, (a, b), test_size), classifier, score_functions,
                      confidence, alpha, m, delta, seed, check_reuse, with_ids)

@@ -73,7 +73,10 @@ def map_pairs(
     desc : str
         Label of the tqdm bar.
     n_jobs : int, optional
-        joblib workers (``None`` = 1, ``-1`` = all cores); results do not depend on it.
+        joblib workers (``None`` = 1, ``-1`` = all cores); results do not depend on it. Inside a
+        cluster context (``joblib.parallel_config(backend="dask")``, :func:`epsaudit.parallel.cluster`)
+        the pairs go to the cluster's workers whatever ``n_jobs`` says. Jobs that run in this process
+        use one BLAS thread.
     progress : bool
         Show a tqdm bar on stderr that counts *completed* pairs.
     prefer : {"threads", "processes"}, optional
@@ -91,13 +94,20 @@ def map_pairs(
     >>> out[0], out[1].error
     (0.5, 'ZeroDivisionError')
     """
-    runner = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")
-    outputs = runner(delayed(_guarded)(job, *task) for task in tasks)
-    if progress:
-        from tqdm import tqdm  # text bars: no ipywidgets needed; the book hides stderr
+    from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
-        outputs = tqdm(outputs, desc=desc, total=len(tasks))
-    return list(outputs)
+    runner = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")
+    # One BLAS thread while jobs run in this process (sequentially or on threads): the pairs are the
+    # parallelism, and several BLAS threads on one pair's small matrices mostly spin (`epsaudit audit
+    # --pairs 200 --jobs 1` on data/dlib_large_swap.csv: 50 CPU seconds with 2 BLAS threads, 8 with 1).
+    # Process workers (loky, Dask) already run one BLAS thread each.
+    with threadpool_limits(1):
+        outputs = runner(delayed(_guarded)(job, *task) for task in tasks)
+        if progress:
+            from tqdm import tqdm  # text bars: no ipywidgets needed; the book hides stderr
+
+            outputs = tqdm(outputs, desc=desc, total=len(tasks))
+        return list(outputs)
 
 
 def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Hashable, Hashable] | None,

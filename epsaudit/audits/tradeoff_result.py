@@ -4,7 +4,8 @@
 (its thresholds, test counts and simultaneous upper limits), the epsilon curve and mu it certifies,
 and the comparison with the single-threshold reserved test; :meth:`TradeoffCertificate.to_result`
 turns it into an :class:`~epsaudit.results.EpsilonResult` whose statistics are a
-:class:`TradeoffStatistics`. How it is computed: :mod:`epsaudit.audits.tradeoff`.
+:class:`TradeoffStatistics`; :func:`curves_frame` and :func:`summary_frame` tabulate many of them
+(their points; one row each). How it is computed: :mod:`epsaudit.audits.tradeoff`.
 """
 
 from __future__ import annotations
@@ -414,3 +415,59 @@ def curves_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
             raise TypeError(f"element {i} is a {type(cert).__name__}, not a TradeoffCertificate")
         frames.append(cert.frame())
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: Columns of :func:`summary_frame`.
+SUMMARY_FRAME_COLUMNS = ("identity_a", "identity_b", "n_test_a", "n_test_b", "points", "mu_lower", "best_epsilon",
+                         "single_threshold_epsilon", "correction_cost", "gain", "delta", "confidence",
+                         "alpha_per_bound", "not_computed")
+
+
+def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
+    """One row per trade-off certificate: what it certifies beside the single-threshold reserved test.
+
+    Parameters
+    ----------
+    certificates : sequence of TradeoffCertificate
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUMMARY_FRAME_COLUMNS`: the pair and its test sizes, ``points`` (certified
+        points ``K``), ``mu_lower`` (certified Gaussian-DP mu), ``best_epsilon`` (the best
+        single-point epsilon at ``delta``), ``single_threshold_epsilon`` (the reserved-test
+        certificate on the same rows at its own level), ``correction_cost`` (what the band's
+        extra correction costs at the reserved test's threshold, >= 0 for Bonferroni),
+        ``gain = best_epsilon - single_threshold_epsilon`` (negative when the other thresholds do
+        not make up the cost), ``delta``, ``confidence``, ``alpha_per_bound`` and ``not_computed``
+        (the reason, or None; the numbers are then NaN).
+
+    Raises
+    ------
+    TypeError
+        If an element is not a :class:`TradeoffCertificate`.
+
+    Examples
+    --------
+    >>> from epsaudit.audits.tradeoff import tradeoff_certificate
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [rng.normal(c, 1.0, size=(200, 1)) for c in (3.0, 0.0, 3.0, 0.0)]
+    >>> row = summary_frame([tradeoff_certificate(*rows, score_function=lambda x: x[:, 0])]).iloc[0]
+    >>> int(row["points"]), bool(row["correction_cost"] >= 0), bool(row["gain"] >= -row["correction_cost"])
+    (4, True, True)
+    """
+    import pandas as pd
+
+    rows = []
+    for i, cert in enumerate(certificates):
+        if not isinstance(cert, TradeoffCertificate):
+            raise TypeError(f"element {i} is a {type(cert).__name__}, not a TradeoffCertificate")
+        a, b = cert.pair if cert.pair is not None else (None, None)
+        rows.append({"identity_a": a, "identity_b": b, "n_test_a": cert.n[0], "n_test_b": cert.n[1],
+                     "points": cert.n_points, "mu_lower": cert.mu_lower, "best_epsilon": cert.best_epsilon,
+                     "single_threshold_epsilon": cert.single_threshold_epsilon,
+                     "correction_cost": cert.correction_cost,
+                     "gain": cert.best_epsilon - cert.single_threshold_epsilon, "delta": cert.delta,
+                     "confidence": cert.confidence, "alpha_per_bound": cert.alpha_per_bound,
+                     "not_computed": cert.not_computed})
+    return pd.DataFrame(rows, columns=list(SUMMARY_FRAME_COLUMNS))

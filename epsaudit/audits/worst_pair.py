@@ -69,6 +69,7 @@ def select_pairs(
     classifier: Any = None,
     n_jobs: int | None = None,
     progress: bool = False,
+    solver: str | None = None,
 ) -> tuple[list[tuple[Hashable, Hashable]], "pd.DataFrame"]:
     """Rank candidate pairs by development-only out-of-fold AUC and take the top ``k``.
 
@@ -89,6 +90,8 @@ def select_pairs(
         witness and the shuffled order are consulted, and the ranking gets a ``test_cap`` column.
     classifier : estimator, optional
         The ROC-HT classifier (default :func:`epsaudit.scorers.logistic_regression`).
+    solver : {"auto", "batched", "sklearn"}, optional
+        How its folds are fitted, as in :func:`epsaudit.audits.roc_oof_pairs`.
 
     Returns
     -------
@@ -124,7 +127,7 @@ def select_pairs(
     if not usable or k < 1:
         return [], pd.DataFrame(columns=columns + ["not_computed"])
     res = roc_oof_pairs(dev_groups, [p for _, p in usable], classifier=classifier, folds=folds, seed=seed,
-                        n_jobs=n_jobs, progress=progress)
+                        n_jobs=n_jobs, progress=progress, solver=solver)
     ranking = pd.DataFrame({
         "identity_a": [p[0] for _, p in usable], "identity_b": [p[1] for _, p in usable],
         "order": [i for i, _ in usable],
@@ -333,6 +336,7 @@ def certify_top_pairs(
     selection_rule: str = SELECTION_RULE,
     n_jobs: int | None = None,
     progress: bool = False,
+    solver: str | None = None,
 ) -> WorstPairCertificate:
     """Certify the top ``k`` of a development-only ranking and report the largest as the worst-case bound.
 
@@ -348,7 +352,7 @@ def certify_top_pairs(
         Candidate pairs, best first, ranked on development rows only.
     k : int, >= 1
         Pairs to certify: the first ``min(k, len(ranked))``, the Bonferroni family.
-    classifier, score_functions, confidence, delta, seed, dev_ids, test_ids, check_reuse, n_jobs, progress
+    classifier, score_functions, confidence, delta, seed, dev_ids, test_ids, check_reuse, n_jobs, progress, solver
         As in :func:`epsaudit.audits.reserved_test_pairs` (``dev_ids``/``test_ids``: draw ids of the
         rows of ``dev_groups``/``test_groups``).
     selection_rule : str
@@ -384,7 +388,7 @@ def certify_top_pairs(
         certs = reserved_test_pairs(dev_groups, top, test_groups=test_groups, classifier=classifier,
                                     score_functions=score_functions, n_certificates=len(top), confidence=confidence,
                                     delta=delta, seed=seed, n_jobs=n_jobs, progress=progress, check_reuse=check_reuse,
-                                    dev_ids=dev_ids, test_ids=test_ids)
+                                    dev_ids=dev_ids, test_ids=test_ids, solver=solver)
     result = _worst_result(certs, int(k), len(ranked), confidence=confidence, delta=delta, seed=seed,
                            selection_rule=selection_rule)
     return WorstPairCertificate(result=result, certificates=tuple(certs))
@@ -409,6 +413,7 @@ def worst_pair_certificate(
     check_reuse: bool = True,
     n_jobs: int | None = None,
     progress: bool = False,
+    solver: str | None = None,
 ) -> WorstPairCertificate:
     """A ``confidence`` lower bound on the worst-case pairwise epsilon: rank on development rows, certify the top ``k``.
 
@@ -453,6 +458,9 @@ def worst_pair_certificate(
         As in :func:`epsaudit.audits.reserved_test_certificate`.
     n_jobs, progress
         joblib workers and progress bars; results do not depend on them.
+    solver : {"auto", "batched", "sklearn"}, optional
+        How the logistic regressions are fitted (:func:`epsaudit.audits.roc_oof_pairs`); the
+        numbers are the same.
 
     Returns
     -------
@@ -497,9 +505,9 @@ def worst_pair_certificate(
     else:
         dev, test = groups, as_groups(test_groups)
     _, ranking = select_pairs(dev, candidates, int(k), seed=seed, folds=folds, classifier=classifier,
-                              n_jobs=n_jobs, progress=progress)
+                              n_jobs=n_jobs, progress=progress, solver=solver)
     worst = certify_top_pairs(dev, test, ranked_pairs(ranking), k, classifier=classifier,
                               score_functions=score_functions, confidence=confidence, delta=delta, seed=seed,
                               dev_ids=dev_ids, test_ids=test_ids, check_reuse=check_reuse, n_jobs=n_jobs,
-                              progress=progress)
+                              progress=progress, solver=solver)
     return WorstPairCertificate(result=worst.result, certificates=worst.certificates, ranking=ranking)

@@ -17,7 +17,10 @@ modules load on first use of a name below.
   the checks (:mod:`epsaudit.faces.lfw_hashes`), download and unpacking (:mod:`epsaudit.faces.lfw_archive`);
 - :mod:`epsaudit.faces.corpora` -- the cascade and operator corpora of chapter 4
   (``python -m epsaudit.faces.corpora --help``; ``make corpora``); :func:`render_chain` re-creates a
-  chain's images.
+  chain's images;
+- :mod:`epsaudit.faces.checkpoints` -- the builders' batches saved as they complete, so a build run
+  again after an interruption resumes where it stopped (on local processes or, inside
+  :func:`epsaudit.parallel.cluster`, on a Dask cluster's workers).
 
 Images are ``(H, W, 3)`` ``uint8`` RGB numpy arrays throughout.
 """

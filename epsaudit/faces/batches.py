@@ -1,9 +1,12 @@
 """The worker side of the face pipeline: one generator/encoder state per process, batches of images.
 
-:func:`map_batches` runs batches on a pool of *spawned* processes that each load their models once
-(:func:`_worker_state`); :func:`_process_batch` passes every image of a batch through every
-generator and encoder and times each stage. Used by :mod:`epsaudit.faces.pipeline` (the conditions)
-and :mod:`epsaudit.faces.corpora` (the chapter 4 corpora).
+:func:`_process_batch` passes every image of a batch through every generator and encoder and times
+each stage. A worker loads its models once (:func:`_worker_state` keeps one state per worker thread
+for the life of its process, so each process of a local pool, or each Dask worker with one thread,
+loads them once). The builders (:mod:`epsaudit.faces.pipeline` for the conditions,
+:mod:`epsaudit.faces.corpora` for the chapter 4 corpora) run their batches with
+:func:`epsaudit.faces.checkpoints.run_batches` (resumable); :func:`map_batches` is the same loop
+without checkpoints.
 """
 
 from __future__ import annotations
@@ -11,20 +14,24 @@ from __future__ import annotations
 import json
 import platform
 import sys
+import threading
 import time
 from collections import defaultdict
 from importlib import metadata
 from typing import Any, Mapping, Sequence
 
+from ..parallel import cluster_backend_active, imap
 from . import images as img
 
-
-_STATE: dict[str, Any] = {}
+# One state per thread: a worker's models are not shared between threads (OpenCV's DNN and dlib's
+# detectors are not thread-safe); a process with one worker thread loads them once.
+_LOCAL = threading.local()
 
 
 def _worker_state(config: Mapping[str, Any]) -> dict[str, Any]:
     key = json.dumps(config, sort_keys=True)
-    if _STATE.get("key") != key:
+    state = getattr(_LOCAL, "state", None)
+    if state is None or state["key"] != key:
         try:  # one thread per worker: the workers are the parallelism
             import cv2
 
@@ -46,9 +53,8 @@ def _worker_state(config: Mapping[str, Any]) -> dict[str, Any]:
             else:
                 raise ValueError(f"unknown generator {name!r}")
         encs = {name: enc.make_encoder(name) for name in config["encoders"]}
-        _STATE.clear()
-        _STATE.update(key=key, generators=gens, encoders=encs)
-    return _STATE
+        state = _LOCAL.state = {"key": key, "generators": gens, "encoders": encs}
+    return state
 
 
 def _process_batch(items: Sequence[tuple[str, str, str]], config: Mapping[str, Any]) -> tuple[list[dict], dict, dict]:
@@ -108,9 +114,11 @@ def _packages() -> dict[str, str | None]:
 
 
 def map_batches(func, batches: list, n_jobs: int, desc: str, progress: bool = True) -> list:
-    """``[func(batch) for batch in batches]`` on ``n_jobs`` processes, with a tqdm bar counting items.
+    """``[func(batch) for batch in batches]`` on ``n_jobs`` processes, with a tqdm bar counting completed items.
 
-    ``func`` must be picklable (a module-level function or a ``functools.partial`` of one).
+    ``func`` must be picklable (a module-level function or a ``functools.partial`` of one). Inside a
+    cluster context (``joblib.parallel_config(backend="dask")``, :func:`epsaudit.parallel.cluster`)
+    the batches go to the cluster's workers instead and ``n_jobs`` is ignored.
 
     A ``multiprocessing`` pool keeps its worker processes for the whole call, so each loads its
     models once; joblib's loky backend would restart a worker after nearly every task here, because
@@ -144,7 +152,11 @@ def map_batches(func, batches: list, n_jobs: int, desc: str, progress: bool = Tr
 
     bar = tqdm(total=sum(len(b) for b in batches), desc=desc, file=sys.stderr, disable=not progress, mininterval=10)
     out = []
-    if n_jobs == 1:
+    if cluster_backend_active():
+        for b, res in zip(batches, imap(func, batches)):
+            out.append(res)
+            bar.update(len(b))
+    elif n_jobs == 1:
         for b in batches:
             out.append(func(b))
             bar.update(len(b))

@@ -29,6 +29,13 @@ generated output once. This module designs the corpora and renders the swaps; th
 (names, columns, Parquet settings, the manifest) and its reader are :mod:`epsaudit.corpora`, whose
 writer functions every stage calls. ``python -m epsaudit.faces.corpora`` (``make corpora``, part of
 ``make data``) builds them; :func:`epsaudit.corpora.load_corpora` reads them.
+
+Resumable: every stage's batches are saved as they complete (:mod:`epsaudit.faces.checkpoints`,
+under ``_build/checkpoints/corpora-<key>``), so a build run again after an interruption with the
+same settings loads them instead of recomputing and writes the same files; the checkpoints are
+deleted once the manifest is written. Log lines carry timestamps; progress bars count completed
+items. Inside a cluster context (``--scheduler ADDRESS``, :func:`epsaudit.parallel.cluster`) the
+batches run on the cluster's workers, each loading its models once.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 import time
 from collections import deque
 from datetime import datetime, timezone
@@ -48,9 +56,11 @@ import numpy as np
 import pandas as pd
 
 from .. import corpora as fmt
+from ..parallel import running_on
 from ..seeds import key_int, stream
+from . import checkpoints as ckpt
 from . import images as img
-from .pipeline import _batches, _packages, map_batches
+from .pipeline import _batches, _packages
 
 VARIANTS_DEFAULT = ("hull", "inner")
 ENCODERS = fmt.ENCODERS
@@ -60,6 +70,8 @@ DONOR_MAX_IMAGES = 9
 CASCADE_DEFAULTS = {"passes": 5, "chains_per_identity": 30, "gallery_size": 30}
 OPERATOR_DEFAULTS = {"train_triplets": 8000, "test_triplets": 1000, "test_fraction": 0.2,
                      "photographs": {"train": 3200, "test": 800}}
+#: Code the checkpointed batch results depend on (a change gives new checkpoint keys).
+_SOURCES = ("corpora.py", "generators.py", "encoders.py", "images.py")
 
 
 # -------------------------------------------------------------------------------------------------
@@ -192,22 +204,23 @@ def operator_design(identities: Mapping[str, list[str]], usable: set[str], *, se
 
 
 # -------------------------------------------------------------------------------------------------
-# workers (models loaded once per process)
+# workers (models loaded once per worker thread: once per process with one thread per worker)
 
-_STATE: dict[str, Any] = {}
+_LOCAL = threading.local()
 
 
 def _state(image_root: str) -> dict[str, Any]:
-    if not _STATE:
+    state = getattr(_LOCAL, "state", None)
+    if state is None:
         import cv2
 
         from . import encoders as enc
         from . import generators as gen
 
         cv2.setNumThreads(1)
-        _STATE.update(models=gen.LandmarkModels(), encoders={e: enc.make_encoder(e) for e in ENCODERS})
-    _STATE["root"] = image_root
-    return _STATE
+        state = _LOCAL.state = {"models": gen.LandmarkModels(), "encoders": {e: enc.make_encoder(e) for e in ENCODERS}}
+    state["root"] = image_root
+    return state
 
 
 def _encode(state: Mapping[str, Any], image: np.ndarray, timing: dict) -> dict[str, tuple[np.ndarray, str]]:
@@ -357,11 +370,11 @@ def _candidate_photographs(identities: Mapping[str, list[str]], cfg: Mapping[str
     return sorted(cand), nonmembers, small
 
 
-def _screen(ids: list[str], roots: str, cfg: Mapping[str, Any], timing: dict) -> dict[str, dict]:
+def _screen(ids: list[str], roots: str, cfg: Mapping[str, Any], timing: dict,
+            build: ckpt.BuildCheckpoints) -> dict[str, dict]:
     """Stage 1: dlib's 68 landmarks of every candidate photograph (``None`` without a face)."""
     batches = _batches(ids, 4 * cfg["batch_size"])
-    res = map_batches(partial(_screen_batch, image_root=roots), batches, cfg["n_jobs"], "corpora: landmarks",
-                      cfg["progress"])
+    res = build.run("landmarks", partial(_screen_batch, image_root=roots), batches, "corpora: landmarks")
     orig: dict[str, dict] = {}
     for recs, tim in res:
         _add_timing(timing, tim, "screen")
@@ -389,10 +402,10 @@ def _designs(identities: Mapping[str, list[str]], usable: set[str], nonmembers: 
 
 
 def _encode_originals(out: Path, used: list[str], orig: dict[str, dict], roots: str, cfg: Mapping[str, Any],
-                      timing: dict) -> None:
+                      timing: dict, build: ckpt.BuildCheckpoints) -> None:
     """Stage 2: encode every original photograph a design uses, once, and write the originals."""
-    res = map_batches(partial(_originals_batch, image_root=roots), _batches(used, cfg["batch_size"]), cfg["n_jobs"],
-                      "corpora: encode originals", cfg["progress"])
+    res = build.run("originals", partial(_originals_batch, image_root=roots), _batches(used, cfg["batch_size"]),
+                    "corpora: encode originals")
     for recs, tim in res:
         _add_timing(timing, tim, "originals")
         for r in recs:
@@ -402,7 +415,7 @@ def _encode_originals(out: Path, used: list[str], orig: dict[str, dict], roots: 
 
 
 def _run_cascade(out: Path, chains: pd.DataFrame, orig: Mapping[str, dict], roots: str, cfg: Mapping[str, Any],
-                 timing: dict) -> list[dict]:
+                 timing: dict, build: ckpt.BuildCheckpoints) -> list[dict]:
     """Stage 3: every chain through every pass and variant; writes the cascade tables, returns the
     lost (variant, chain, pass) rows."""
     donor_cols = fmt.donor_columns(cfg["passes"])
@@ -410,9 +423,8 @@ def _run_cascade(out: Path, chains: pd.DataFrame, orig: Mapping[str, dict], root
               "donors": [getattr(r, c) for c in donor_cols],
               "donor_landmarks": [orig[getattr(r, c)]["landmarks"] for c in donor_cols]}
              for r in chains.itertuples(index=False)]
-    res = map_batches(partial(_cascade_batch, variants=list(cfg["variants"]), image_root=roots),
-                      _batches(items, max(1, cfg["batch_size"] // 4)), cfg["n_jobs"], "corpora: cascade chains",
-                      cfg["progress"])
+    res = build.run("cascade", partial(_cascade_batch, variants=list(cfg["variants"]), image_root=roots),
+                    _batches(items, max(1, cfg["batch_size"] // 4)), "corpora: cascade chains")
     crow, lost = [], []
     for rows, lst, tim in res:
         crow += rows
@@ -425,13 +437,13 @@ def _run_cascade(out: Path, chains: pd.DataFrame, orig: Mapping[str, dict], root
 
 
 def _run_operator(out: Path, triplets: pd.DataFrame, orig: Mapping[str, dict], roots: str, cfg: Mapping[str, Any],
-                  timing: dict) -> None:
+                  timing: dict, build: ckpt.BuildCheckpoints) -> None:
     """Stage 4: every single swap of every variant; writes the operator tables."""
     items = [{"triplet": int(r.triplet), "donor": r.donor, "target": r.target,
               "donor_landmarks": orig[r.donor]["landmarks"], "target_landmarks": orig[r.target]["landmarks"]}
              for r in triplets.itertuples(index=False)]
-    res = map_batches(partial(_operator_batch, variants=list(cfg["variants"]), image_root=roots),
-                      _batches(items, cfg["batch_size"]), cfg["n_jobs"], "corpora: operator triplets", cfg["progress"])
+    res = build.run("operator", partial(_operator_batch, variants=list(cfg["variants"]), image_root=roots),
+                    _batches(items, cfg["batch_size"]), "corpora: operator triplets")
     orow = []
     for rows, tim in res:
         orow += rows
@@ -489,11 +501,14 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
                   train_triplets: int = OPERATOR_DEFAULTS["train_triplets"],
                   test_triplets: int = OPERATOR_DEFAULTS["test_triplets"],
                   max_identities: int | None = None, n_jobs: int = 2, batch_size: int = 16,
-                  progress: bool = True) -> dict[str, Any]:
+                  progress: bool = True, checkpoint_dir: str | os.PathLike | None = None,
+                  keep_checkpoints: bool = False, interrupt_after: int | None = None) -> dict[str, Any]:
     """Build both corpora into ``<out_dir>/corpora/`` (see the module docstring).
 
     Stages: landmarks of every candidate photograph, the designs, the originals encoded once, the
     cascade, the operator triplets, the manifest; every table is written by :mod:`epsaudit.corpora`.
+    The batches of every stage are saved as they complete (:class:`epsaudit.faces.checkpoints.BuildCheckpoints`):
+    a rerun after an interruption loads them and writes the same files.
 
     Parameters
     ----------
@@ -508,7 +523,16 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     passes, chains_per_identity, gallery_size, train_triplets, test_triplets, max_identities : int
         The designs' sizes; ``max_identities`` (smoke runs) keeps that many target identities.
     n_jobs, batch_size, progress
-        Worker processes, items per task, progress bars.
+        Local worker processes (ignored inside a cluster context, :func:`epsaudit.parallel.cluster`),
+        items per task, progress bars (completed items).
+    checkpoint_dir : path-like, optional
+        Root of the checkpoint files (default ``_build/checkpoints``); this build's are in
+        ``corpora-<key>``, the key a hash of the settings and the code.
+    keep_checkpoints : bool
+        Keep the checkpoint files after a successful build (else they are deleted).
+    interrupt_after : int, optional
+        Stop with :class:`epsaudit.faces.checkpoints.BuildInterrupted` after this many batches
+        computed in this call, over all stages (tests of resumption).
 
     Returns
     -------
@@ -521,6 +545,8 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
         Unknown variant, or too few usable photographs.
     epsaudit.faces.images.ImageRootError
         No images at the image root.
+    epsaudit.faces.checkpoints.BuildInterrupted
+        See ``interrupt_after``.
     """
     from .generators import SWAP_VARIANTS
 
@@ -538,23 +564,30 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     identities = img.list_identities(root)
     timing: dict[str, float] = {}
     walls: dict[str, float] = {}
+    build = ckpt.BuildCheckpoints("corpora", {**{k: v for k, v in cfg.items() if k not in ("n_jobs", "progress")},
+                                              "image_root": roots}, ckpt.source_hashes(*_SOURCES), checkpoint_dir,
+                                  n_jobs=n_jobs, progress=progress, interrupt_after=interrupt_after)
+    ckpt.log(f"corpora: {len(identities)} identities under {roots}; variants {list(variants)}; checkpoints in "
+             f"{build.folder}")
 
     t0 = time.perf_counter()
     candidates, nonmembers, small = _candidate_photographs(identities, cfg)
-    orig = _screen(candidates, roots, cfg, timing)
+    orig = _screen(candidates, roots, cfg, timing, build)
     usable = {i for i, r in orig.items() if r["landmarks"] is not None}
     walls["landmarks"] = time.perf_counter() - t0
     chains, galleries, triplets = _designs(identities, usable, nonmembers, small, cfg)
     used = sorted(set(chains["start"]) | set(galleries["image_id"]) | set(triplets["donor"]) | set(triplets["target"]))
+    ckpt.log(f"corpora: {len(usable)} of {len(orig)} screened photographs have landmarks; {len(chains)} chains, "
+             f"{len(triplets)} triplets, {len(used)} originals to encode")
     t0 = time.perf_counter()
-    _encode_originals(out, used, orig, roots, cfg, timing)
+    _encode_originals(out, used, orig, roots, cfg, timing, build)
     fmt.write_designs(out, chains=chains, galleries=galleries, triplets=triplets)
     walls["originals"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    lost = _run_cascade(out, chains, orig, roots, cfg, timing)
+    lost = _run_cascade(out, chains, orig, roots, cfg, timing, build)
     walls["cascade"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    _run_operator(out, triplets, orig, roots, cfg, timing)
+    _run_operator(out, triplets, orig, roots, cfg, timing, build)
     walls["operator"] = time.perf_counter() - t0
 
     design = _design_record(chains, triplets, lost, orig, usable, used, cfg)
@@ -562,8 +595,13 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
                   "wall_seconds": round(time.perf_counter() - t_start, 1),
                   "stage_wall_seconds": {k: round(v, 1) for k, v in walls.items()},
                   "cpu_seconds_by_step": {k: round(v, 1) for k, v in sorted(timing.items())},
-                  "cpu_count": os.cpu_count(), "packages": _packages()}
-    return fmt.write_manifest(out, design, run_record)
+                  "cpu_count": os.cpu_count(), "packages": _packages(), "resumed": build.resumed,
+                  "checkpoints": build.stages}
+    doc = fmt.write_manifest(out, design, run_record)
+    if not keep_checkpoints:
+        build.clear()
+    ckpt.log(f"corpora: wrote {out} in {run_record['wall_seconds']} s")
+    return doc
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -579,8 +617,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--train-triplets", type=int, default=OPERATOR_DEFAULTS["train_triplets"])
     p.add_argument("--test-triplets", type=int, default=OPERATOR_DEFAULTS["test_triplets"])
     p.add_argument("--max-identities", type=int, default=None, help="smoke runs: this many target identities")
-    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--n-jobs", type=int, default=2, help="local worker processes (default 2)")
+    p.add_argument("--batch-size", type=int, default=16, help="photographs per task (default 16)")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--checkpoint-dir", default=None,
+                   help=f"root of the resumable batch checkpoints (default {ckpt.DEFAULT_ROOT}); rerun the same "
+                        "command after an interruption to resume")
+    p.add_argument("--keep-checkpoints", action="store_true", help="keep the checkpoints after a complete build")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when set); "
+                        "the workers need the [faces] extra and the images at the same path")
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--max-identities) to overwrite a full corpus in OUT_DIR/corpora")
     a = p.parse_args(argv)
@@ -592,12 +638,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                   "Give another --out-dir (make corpora OUT=/tmp/corpora-smoke ...) or --force.", file=sys.stderr)
             return 2
     try:
-        doc = build_corpora(a.out_dir, a.image_root, seed=a.seed, variants=a.variants, passes=a.passes,
-                            chains_per_identity=a.chains_per_identity, gallery_size=a.gallery_size,
-                            train_triplets=a.train_triplets,
-                            test_triplets=a.test_triplets, max_identities=a.max_identities, n_jobs=a.n_jobs,
-                            progress=not a.no_progress)
-    except (img.ImageRootError, ValueError) as exc:
+        with running_on(a.scheduler, ckpt.log):
+            doc = build_corpora(a.out_dir, a.image_root, seed=a.seed, variants=a.variants, passes=a.passes,
+                                chains_per_identity=a.chains_per_identity, gallery_size=a.gallery_size,
+                                train_triplets=a.train_triplets, test_triplets=a.test_triplets,
+                                max_identities=a.max_identities, n_jobs=a.n_jobs, batch_size=a.batch_size,
+                                progress=not a.no_progress, checkpoint_dir=a.checkpoint_dir,
+                                keep_checkpoints=a.keep_checkpoints)
+    except (img.ImageRootError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(json.dumps({k: v for k, v in doc["design"].items() if k != "cascade"}, indent=1))

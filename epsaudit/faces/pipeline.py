@@ -23,6 +23,14 @@ recorded in the same manifest (regime ``donor``). The command line builds it aft
 whenever ``swap`` is generated; ``--donor-gallery-only`` builds only it, for the donor recorded in an
 existing manifest, without touching the condition CSVs.
 
+Resumable: the generate-and-encode batches are saved as they complete
+(:mod:`epsaudit.faces.checkpoints`, under ``_build/checkpoints/conditions-<key>``), so a build that
+was interrupted and is run again with the same settings loads them instead of recomputing, and
+writes the same files; the checkpoints are deleted once the CSVs and the manifest are written.
+Log lines carry timestamps; the progress bar counts completed images. Inside a cluster context
+(``--scheduler ADDRESS``, :func:`epsaudit.parallel.cluster`) the batches run on the cluster's
+workers, each loading its models once.
+
 ``python -m epsaudit.faces.pipeline --help``; ``make data`` runs it on the full LFW selection;
 :func:`run_smoke` runs every stage on a few images (tests, notebook smoke profiles).
 """
@@ -40,6 +48,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from ..parallel import running_on
+from . import checkpoints as ckpt
 from . import images as img
 from .batches import _batches, _packages, _process_batch, map_batches  # noqa: F401  (corpora imports them from here)
 from .outputs import (PRIMARY_PATHS, _generation_record, _stage_record, _write_conditions, _write_gallery,  # noqa: F401
@@ -54,6 +64,8 @@ DP_PIX_DEFAULTS = {"block": 6, "m": 1, "epsilon": 1.0}
 SWAP_VARIANT_DEFAULT = "hull"
 SMOKE_IDENTITIES = 3
 SMOKE_IMAGES = 4
+#: Code the checkpointed batch results depend on (a change gives new checkpoint keys).
+_SOURCES = ("batches.py", "generators.py", "encoders.py", "images.py")
 
 
 # -------------------------------------------------------------------------------------------------
@@ -120,12 +132,15 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
                      swap_variant: str = SWAP_VARIANT_DEFAULT, dp_pix: Mapping[str, Any] | None = None,
                      donor_id: str | None = None, max_identities: int | None = None,
                      max_images: int | None = None, n_jobs: int = 2, batch_size: int = 8,
-                     progress: bool = True, manifest_name: str = "manifest.json") -> dict[str, Any]:
+                     progress: bool = True, manifest_name: str = "manifest.json",
+                     checkpoint_dir: str | os.PathLike | None = None, keep_checkpoints: bool = False,
+                     interrupt_after: int | None = None) -> dict[str, Any]:
     """Generate, encode and write every requested condition, and the manifest.
 
     Stages: the design (which identities and images, the donor), generation and encoding in
-    parallel (:func:`map_batches`), writing one CSV per condition with its manifest entry, then the
-    generation and run records.
+    parallel batches, each saved as it completes (:func:`epsaudit.faces.checkpoints.run_batches`;
+    a rerun after an interruption loads them), writing one CSV per condition with its manifest
+    entry, then the generation and run records.
 
     Parameters
     ----------
@@ -147,13 +162,22 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     max_identities, max_images : int, optional
         Subset per regime (smoke runs).
     n_jobs : int
-        Worker processes (:func:`map_batches`); 1 runs in this process.
+        Worker processes; 1 runs in this process. Inside a cluster context
+        (:func:`epsaudit.parallel.cluster`) the batches go to the cluster and ``n_jobs`` is ignored.
     batch_size : int
         Images per task.
     progress : bool
-        A tqdm bar on stderr.
+        A tqdm bar on stderr (completed images).
     manifest_name : str
         File name of the manifest in ``out_dir``.
+    checkpoint_dir : path-like, optional
+        Root of the checkpoint files (default ``_build/checkpoints``); this build's are in
+        ``conditions-<key>``, the key a hash of the settings, the selected images and the code.
+    keep_checkpoints : bool
+        Keep the checkpoint files after a successful build (else they are deleted).
+    interrupt_after : int, optional
+        Stop with :class:`epsaudit.faces.checkpoints.BuildInterrupted` after this many batches
+        computed in this call (tests of resumption).
 
     Returns
     -------
@@ -167,6 +191,8 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
         An unknown encoder, regime or generator (or an empty list of one).
     epsaudit.faces.images.ImageRootError
         When the image root does not exist.
+    epsaudit.faces.checkpoints.BuildInterrupted
+        See ``interrupt_after``.
 
     Examples
     --------
@@ -181,7 +207,7 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     ...         noise = rng.integers(0, 256, size=(64, 64, 3), dtype=np.uint8)
     ...         Image.fromarray(noise).save(root / person / f"{person}_{k + 1:04d}.jpg")
     >>> manifest = build_conditions(out, root, encoders=["sface"], regimes=["small"], generators=["none"],
-    ...                             max_images=2, n_jobs=1, progress=False)
+    ...                             max_images=2, n_jobs=1, progress=False, checkpoint_dir=out / "ckpt")
     >>> sorted(manifest["files"]), manifest["files"]["sface_small_none.csv"]["detection_paths"]
     (['sface_small_none.csv'], {'yunet': 0, 'whole': 4})
     """
@@ -199,7 +225,12 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
         donor_id = img.choose_donor(identities, lambda i: donor_is_usable(i, root), seed=seed)
     config = {"image_root": str(root.resolve()), "encoders": list(encoders), "generators": list(generators),
               "seed": int(seed), "swap_variant": swap_variant, "dp_pix": dp, "donor_id": donor_id}
-    records, timing, stage_counts, loop_wall = _generate_and_encode(items, config, n_jobs, batch_size, progress)
+    build = ckpt.BuildCheckpoints("conditions", {**config, "batch_size": batch_size}, ckpt.source_hashes(*_SOURCES),
+                                  checkpoint_dir, n_jobs=n_jobs, progress=progress, interrupt_after=interrupt_after)
+    ckpt.log(f"conditions: {len(items)} images ({', '.join(f'{r} {len(selection[r])} identities' for r in regimes)}), "
+             f"generators {list(generators)}, encoders {list(encoders)}, donor {donor_id}; checkpoints in "
+             f"{build.folder}")
+    records, timing, stage_counts, loop_wall = _generate_and_encode(items, config, build, batch_size)
     t_write = time.perf_counter()
     files = _write_conditions(out, records, encoders, regimes, generators)
     stages = _stage_record(timing, stage_counts, n_jobs)
@@ -210,11 +241,15 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
            "n_jobs": n_jobs, "batch_size": batch_size, "images": len(items), "wall_seconds": round(total, 1),
            "generate_encode_wall_seconds": round(loop_wall, 1),
            "images_per_second_wall": round(len(items) / loop_wall, 2) if loop_wall > 0 else None,
-           "stages": stages, "cpu_count": os.cpu_count()}
+           "stages": stages, "cpu_count": os.cpu_count(), "resumed": build.resumed,
+           "checkpoints": build.stages.get("generate-encode")}
     from ..data import jsonable
 
     doc = {"manifest_version": 1, "files": jsonable(files), "generation": jsonable(generation), "run": jsonable(run)}
     _write_json(out / manifest_name, doc)
+    if not keep_checkpoints:
+        build.clear()
+    ckpt.log(f"conditions: wrote {len(files)} files and {manifest_name} to {out} in {total:.1f} s")
     return doc
 
 
@@ -227,17 +262,18 @@ def _check_names(**given: Sequence[str]) -> None:
             raise ValueError(f"{name} must be a non-empty subset of {known[name]}, got {list(values)}")
 
 
-def _generate_and_encode(items: list, config: Mapping[str, Any], n_jobs: int, batch_size: int,
-                         progress: bool) -> tuple[list[dict], dict[str, float], dict[str, int], float]:
-    """Every item through every generator and encoder: records, seconds and items per stage, wall time."""
+def _generate_and_encode(items: list, config: Mapping[str, Any], build: ckpt.BuildCheckpoints,
+                         batch_size: int) -> tuple[list[dict], dict[str, float], dict[str, int], float]:
+    """Every item through every generator and encoder (saved batch by batch): records, seconds and
+    items per stage (batches loaded from checkpoints included), this session's wall time."""
     from functools import partial
 
     records: list[dict] = []
     timing: dict[str, float] = defaultdict(float)
     stage_counts: dict[str, int] = defaultdict(int)
     t_loop = time.perf_counter()
-    for recs, tim, cnt in map_batches(partial(_process_batch, config=config), _batches(items, batch_size), n_jobs,
-                                      "faces: generate + encode", progress):
+    for recs, tim, cnt in build.run("generate-encode", partial(_process_batch, config=config),
+                                    _batches(items, batch_size), "conditions: generate + encode"):
         records.extend(recs)
         for k, v in tim.items():
             timing[k] += v
@@ -330,8 +366,10 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
     """Every stage (detect, generate, encode, write) on ``n_identities`` x ``n_images`` per regime.
 
     Writes the condition CSVs and ``manifest.json`` to ``out_dir`` (never to ``data/`` unless asked)
-    and returns the manifest. About 20-40 s on one core with the defaults. With ``donor_gallery``
-    (and the swap generator) the donor identity's gallery is added (:func:`build_donor_gallery`).
+    and returns the manifest; its batch checkpoints go to ``out_dir/checkpoints`` unless
+    ``checkpoint_dir`` is given, and are removed at the end. About 20-40 s on one core with the
+    defaults. With ``donor_gallery`` (and the swap generator) the donor identity's gallery is added
+    (:func:`build_donor_gallery`).
 
     Parameters
     ----------
@@ -372,6 +410,7 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
     >>> manifest["files"]["sface_small_dp-pix.csv"]["rows"], manifest["run"]["images"]
     (4, 4)
     """
+    kwargs.setdefault("checkpoint_dir", Path(out_dir) / "checkpoints")  # beside the output, not in _build/
     manifest = build_conditions(out_dir, image_root, max_identities=n_identities, max_images=n_images,
                                 n_jobs=n_jobs, progress=progress, **kwargs)
     donor = (manifest["generation"].get("donor") or {}).get("image_id")
@@ -457,9 +496,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help=f"subset: {SMOKE_IDENTITIES} identities x {SMOKE_IMAGES} images per regime")
     p.add_argument("--max-identities", type=int, default=None)
     p.add_argument("--max-images", type=int, default=None)
-    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--n-jobs", type=int, default=2, help="local worker processes (default 2)")
     p.add_argument("--batch-size", type=int, default=8)
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--checkpoint-dir", default=None,
+                   help=f"root of the resumable batch checkpoints (default {ckpt.DEFAULT_ROOT}); rerun the same "
+                        "command after an interruption to resume")
+    p.add_argument("--keep-checkpoints", action="store_true", help="keep the checkpoints after a complete build")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when set); "
+                        "the workers need the [faces] extra and the images at the same path")
     p.add_argument("--no-donor-gallery", action="store_true",
                    help="do not encode the donor identity's photographs (<encoder>_donor_none.csv)")
     p.add_argument("--donor-gallery-only", action="store_true",
@@ -470,27 +516,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     if a.smoke:
         max_ids, max_imgs = max_ids or SMOKE_IDENTITIES, max_imgs or SMOKE_IMAGES
     try:
-        if a.donor_gallery_only:
-            manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders, donor_id=a.donor)
-            for ename in a.encoders:
-                e = manifest["files"][donor_gallery_name(ename)]
-                print(f"{donor_gallery_name(ename):28s} rows {e['rows']:5d} paths {e['detection_paths']}")
-            print(f"donor gallery: {manifest['run']['donor_gallery']}")
-            return 0
-        manifest = build_conditions(
-            a.out_dir, a.image_root, encoders=a.encoders, regimes=a.regimes, generators=a.generators,
-            seed=a.seed, swap_variant=a.swap_variant,
-            dp_pix={"block": a.dp_block, "m": a.dp_m, "epsilon": a.dp_epsilon if math.isfinite(a.dp_epsilon) else math.inf},
-            donor_id=a.donor, max_identities=max_ids, max_images=max_imgs, n_jobs=a.n_jobs,
-            batch_size=a.batch_size, progress=not a.no_progress)
-        if "swap" in a.generators and not a.no_donor_gallery:
-            manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders,
-                                           donor_id=manifest["generation"]["donor"]["image_id"])
-    except (img.ImageRootError, ValueError) as exc:
+        with running_on(a.scheduler, ckpt.log):
+            manifest = _main_build(a, max_ids, max_imgs)
+    except (img.ImageRootError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    print("\n".join(summary_lines(manifest)))
+    if manifest is not None:
+        print("\n".join(summary_lines(manifest)))
     return 0
+
+
+def _main_build(a: argparse.Namespace, max_ids: int | None, max_imgs: int | None) -> dict[str, Any] | None:
+    """The build :func:`main` asked for; ``None`` after ``--donor-gallery-only`` (which prints its own lines)."""
+    if a.donor_gallery_only:
+        manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders, donor_id=a.donor)
+        for ename in a.encoders:
+            e = manifest["files"][donor_gallery_name(ename)]
+            print(f"{donor_gallery_name(ename):28s} rows {e['rows']:5d} paths {e['detection_paths']}")
+        print(f"donor gallery: {manifest['run']['donor_gallery']}")
+        return None
+    manifest = build_conditions(
+        a.out_dir, a.image_root, encoders=a.encoders, regimes=a.regimes, generators=a.generators,
+        seed=a.seed, swap_variant=a.swap_variant,
+        dp_pix={"block": a.dp_block, "m": a.dp_m, "epsilon": a.dp_epsilon if math.isfinite(a.dp_epsilon) else math.inf},
+        donor_id=a.donor, max_identities=max_ids, max_images=max_imgs, n_jobs=a.n_jobs,
+        batch_size=a.batch_size, progress=not a.no_progress, checkpoint_dir=a.checkpoint_dir,
+        keep_checkpoints=a.keep_checkpoints)
+    if "swap" in a.generators and not a.no_donor_gallery:
+        manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders,
+                                       donor_id=manifest["generation"]["donor"]["image_id"])
+        ckpt.log(f"conditions: donor gallery of {manifest['generation']['donor_gallery']['identity']} written")
+    return manifest
 
 
 if __name__ == "__main__":

@@ -1,7 +1,11 @@
 """Chapter 4 figures: the swap cascade and the affine operator.
 
-Each function draws one figure of the chapter from plain tables and arrays (what
-:mod:`epsaudit.studies.cascade` computed) and returns it; the notebook shows it.
+Each function draws one figure of the chapter from one tidy table (what
+:mod:`epsaudit.studies.cascade` computed; the same table is saved beside the figure as CSV by
+:func:`epsaudit.plotting.save_figure`) and returns the figure. Figures are sized for the book's
+page (8 inches wide, text at least 11 pt, so at least 9 pt on the page), one idea per row of
+panels, with the colour-blind-safe :data:`~epsaudit.plotting.style.PALETTE` and a shared legend
+below the panels.
 """
 
 from __future__ import annotations
@@ -11,13 +15,34 @@ from typing import Mapping, Sequence
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-__all__ = ["example_chains", "spectra_against_size", "penalty_sensitivity", "eigenvalues", "leakage_per_pass"]
+from .style import PALETTE
+
+__all__ = ["WIDTH", "FIT_STYLE", "VARIANT_COLOUR", "example_chains", "spectra_against_size", "penalty_sensitivity",
+           "eigenvalues", "leakage_per_pass", "excess_per_pass"]
+
+#: Width of every figure of the chapter (inches): the page's text column at 1280 px.
+WIDTH = 8.0
+#: Colour and marker of each fit ("<variant>, <encoder>"), the same in every figure.
+FIT_STYLE = {"hull, dlib": (PALETTE[0], "o"), "hull, SFace": (PALETTE[1], "s"),
+             "inner, dlib": (PALETTE[2], "^"), "inner, SFace": (PALETTE[3], "D")}
+#: Colour of each swap variant where the encoder is a panel of its own.
+VARIANT_COLOUR = {"hull": PALETTE[0], "inner": PALETTE[5]}
+
+
+def _fit_style(label: str, k: int) -> tuple[str, str]:
+    return FIT_STYLE.get(label, (PALETTE[k % len(PALETTE)], "o"))
+
+
+def _legend_below(fig, handles, labels, ncol: int) -> None:
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, frameon=False)
 
 
 def example_chains(examples: Sequence[Mapping]):
-    """Re-rendered example chains: per chain one row per variant, pass 0 to the last pass, then the
-    last pass's donor.
+    """Re-rendered example chains (the paper's Figure 15 analog): one block per chain, one row per
+    variant, the original photograph, passes 1-5 and the fifth pass's donor.
 
     Parameters
     ----------
@@ -30,18 +55,23 @@ def example_chains(examples: Sequence[Mapping]):
     matplotlib.figure.Figure
     """
     n_var = max(len(ex["variants"]) for ex in examples)
-    fig, axes = plt.subplots(n_var * len(examples), 7, figsize=(12, 3.6 * len(examples)), squeeze=False)
-    for i, ex in enumerate(examples):
+    fig = plt.figure(figsize=(WIDTH, 2.55 * len(examples) * n_var / 2 + 0.4 * len(examples)), layout="constrained")
+    blocks = fig.subfigures(len(examples), 1, squeeze=False)[:, 0]
+    for block, ex in zip(blocks, examples):
+        block.suptitle(f"target: {ex['identity'].replace('_', ' ')}", fontsize=12, x=0.02, ha="left")
+        axes = block.subplots(n_var, 7, squeeze=False)
         for j, (variant, (passes_img, donors_img)) in enumerate(ex["variants"].items()):
-            row = axes[n_var * i + j]
-            for k, ax in enumerate(row):
-                ax.axis("off")
-                if k < len(passes_img):
-                    ax.imshow(passes_img[k])
-                    ax.set_title(f"{variant}: pass {k}" if k else f"{ex['identity']}: original", fontsize=8)
-            row[-1].imshow(donors_img[-1])
-            row[-1].set_title("donor of pass 5", fontsize=8)
-    fig.tight_layout()
+            for k, ax in enumerate(axes[j]):
+                ax.set_xticks([])
+                ax.set_yticks([])
+                for side in ax.spines.values():
+                    side.set_visible(False)
+                image = donors_img[-1] if k == 6 else (passes_img[k] if k < len(passes_img) else None)
+                if image is not None:
+                    ax.imshow(image)
+                if j == 0:
+                    ax.set_title("original" if k == 0 else ("donor 5" if k == 6 else f"pass {k}"), fontsize=11)
+            axes[j, 0].set_ylabel(variant, fontsize=12)
     return fig
 
 
@@ -51,122 +81,173 @@ def spectra_against_size(curve: pd.DataFrame):
     Parameters
     ----------
     curve : pandas.DataFrame
-        Index (variant, encoder, n_train); columns ``rho_B`` and ``b_u`` (dimensionless).
+        Tidy: ``fit`` ("<variant>, <encoder>"), ``train_triplets``, ``rho_B``, ``b_u`` (dimensionless).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    for (v, enc), g in curve.groupby(level=["variant", "encoder"]):
-        g = g.droplevel(["variant", "encoder"])
-        axes[0].plot(g.index, g["rho_B"], marker="o", label=f"{v}, {enc}")
-        axes[1].plot(g.index, g["b_u"], marker="o", label=f"{v}, {enc}")
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.9), layout="constrained")
+    handles = []
+    for k, (fit, g) in enumerate(curve.groupby("fit", sort=False)):
+        colour, marker = _fit_style(fit, k)
+        for ax, col in zip(axes, ("rho_B", "b_u")):
+            line, = ax.plot(g["train_triplets"], g[col], marker=marker, color=colour, label=fit)
+        handles.append(line)
+    sizes = sorted(set(curve["train_triplets"].astype(int)))
     for ax, what in zip(axes, (r"spectral radius $\rho(B)$", r"mean Rayleigh gain $b_u$")):
         ax.set_xscale("log")
-        ax.set_xlabel("train triplets (single swaps)")
+        ax.set_xticks(sizes, [f"{n:,}" for n in sizes])  # the sizes fitted, not powers of ten
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("train triplets (single swaps, log scale)")
         ax.set_ylabel(what)
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Operator spectra against corpus size")
-    fig.tight_layout()
+    _legend_below(fig, handles, [h.get_label() for h in handles], ncol=4)
     return fig
 
 
-def penalty_sensitivity(sensitivity: Mapping[str, pd.DataFrame]):
+def penalty_sensitivity(sensitivity: pd.DataFrame):
     """CV R^2, ``rho(B)`` and ``sigma_max(B)`` against the ridge penalty, one line per fit; dots mark
     the penalties within one standard error of the best CV R^2, stars the chosen one.
 
     Parameters
     ----------
-    sensitivity : mapping label -> DataFrame
-        :func:`epsaudit.operator.penalty_sensitivity` (``alpha``, ``cv_r2``, ``rho_B``,
-        ``sigma_max_B``, ``within_one_se``, ``chosen``), e.g. ``{"hull, dlib": ...}``.
+    sensitivity : pandas.DataFrame
+        Tidy: ``fit`` and the columns of :func:`epsaudit.operator.penalty_sensitivity` (``alpha``,
+        ``cv_r2``, ``rho_B``, ``sigma_max_B``, ``within_one_se``, ``chosen``).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
-    for label, sens in sensitivity.items():
-        line, = axes[0].plot(sens["alpha"], sens["cv_r2"] - sens["cv_r2"].max(), label=label)
-        for ax, col in zip(axes, ("cv_r2", "rho_B", "sigma_max_B")):
-            y = sens[col] - sens["cv_r2"].max() if col == "cv_r2" else sens[col]
-            if col != "cv_r2":
-                ax.plot(sens["alpha"], y, color=line.get_color())
-            near = sens["within_one_se"].to_numpy()
-            ax.plot(sens["alpha"][near], y[near], "o", ms=3, color=line.get_color())
-            ax.plot(sens["alpha"][sens["chosen"]], y[sens["chosen"]], "*", ms=12, color=line.get_color())
-    for ax, what in zip(axes, ("CV $R^2$ minus its best", r"$\rho(B)$", r"$\sigma_{\max}(B)$")):
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, 4.2), layout="constrained")
+    handles = []
+    for k, (fit, sens) in enumerate(sensitivity.groupby("fit", sort=False)):
+        colour, _ = _fit_style(fit, k)
+        alpha = sens["alpha"].to_numpy(float)
+        near, chosen = sens["within_one_se"].to_numpy(bool), sens["chosen"].to_numpy(bool)
+        for ax, y in zip(axes, (sens["cv_r2"] - sens["cv_r2"].max(), sens["rho_B"], sens["sigma_max_B"])):
+            y = np.asarray(y, float)
+            line, = ax.plot(alpha, y, color=colour, label=fit)
+            ax.plot(alpha[near], y[near], "o", ms=4, color=colour)
+            ax.plot(alpha[chosen], y[chosen], "*", ms=13, color=colour, markeredgecolor="black", markeredgewidth=0.6)
+        handles.append(line)
+    for ax, what in zip(axes, ("CV $R^2$ minus its best", r"spectral radius $\rho(B)$",
+                               r"$\sigma_{\max}(B)$ (log scale)")):
         ax.set_xscale("log")
-        ax.set_xlabel("ridge penalty")
+        ax.set_xlabel("ridge penalty (log)")
         ax.set_ylabel(what)
     axes[0].set_ylim(-0.05, 0.005)
     axes[2].set_yscale("log")
-    axes[0].legend(fontsize=8)
-    fig.suptitle("Penalty sensitivity (dots: within one SE of the best CV $R^2$; stars: chosen)")
-    fig.tight_layout()
+    handles += [Line2D([], [], color="0.3", marker="o", ls="", ms=4, label="within one SE of the best CV $R^2$"),
+                Line2D([], [], color="0.3", marker="*", ls="", ms=13, markeredgecolor="black", label="chosen")]
+    _legend_below(fig, handles, [h.get_label() for h in handles], ncol=3)
     return fig
 
 
-def eigenvalues(eigs: Mapping[str, Mapping[str, np.ndarray]]):
-    """The eigenvalues of ``B`` in the complex plane with the unit circle, one panel per encoder.
+def eigenvalues(eigs: pd.DataFrame):
+    """The eigenvalues of ``B`` in the complex plane with the unit circle (the paper's Figure 4
+    analog), one panel per encoder, the spectral radius of each variant in the panel.
 
     Parameters
     ----------
-    eigs : mapping encoder label -> (mapping variant -> complex ndarray)
+    eigs : pandas.DataFrame
+        Tidy: ``encoder``, ``variant``, ``real``, ``imaginary``.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = plt.subplots(1, len(eigs), figsize=(10, 4.6), sharex=True, sharey=True, squeeze=False)
+    encoders = list(dict.fromkeys(eigs["encoder"]))
+    fig, axes = plt.subplots(1, len(encoders), figsize=(WIDTH, 4.4), sharex=True, sharey=True, squeeze=False,
+                             layout="constrained")
     theta = np.linspace(0, 2 * np.pi, 400)
-    for ax, (enc, per_variant) in zip(axes[0], eigs.items()):
-        ax.plot(np.cos(theta), np.sin(theta), color="0.6", lw=1, label="unit circle")
-        for (v, ev), marker in zip(per_variant.items(), ("o", "x")):
-            ax.scatter(ev.real, ev.imag, s=12, marker=marker, label=rf"{v}: $\rho(B)$ = {np.abs(ev).max():.3f}")
+    handles = {}
+    for ax, enc in zip(axes[0], encoders):
+        circle, = ax.plot(np.cos(theta), np.sin(theta), color="0.55", lw=1, label="unit circle")
+        handles["unit circle"] = circle
+        radii = []
+        for (v, g), marker in zip(eigs[eigs["encoder"] == enc].groupby("variant", sort=False), ("o", "x")):
+            handles[v] = ax.scatter(g["real"], g["imaginary"], s=16, marker=marker, color=VARIANT_COLOUR.get(v),
+                                    label=v, alpha=0.8)
+            radii.append(rf"{v} {np.hypot(g['real'], g['imaginary']).max():.3f}")
+        ax.text(-1.05, 1.05, r"$\rho(B)$: " + ", ".join(radii), fontsize=11, va="top")
         ax.set_aspect("equal")
-        ax.set_title(f"{enc}: eigenvalues of B")
+        ax.set_title(f"{enc}: eigenvalues of $B$")
         ax.set_xlabel("real part")
-        ax.set_ylabel("imaginary part")
-        ax.legend(fontsize=8, loc="lower left")
-    fig.tight_layout()
+    axes[0, 0].set_ylabel("imaginary part")
+    _legend_below(fig, list(handles.values()), list(handles), ncol=len(handles))
     return fig
 
 
-def leakage_per_pass(panels: Mapping[str, Mapping[str, Mapping]]):
-    """Target leakage per pass, measured and predicted, over the non-member floor (top); the excess
-    over the floor on a log scale with the slope ``rho(B)`` from pass 1 (bottom); one column per encoder.
+def _per_encoder_axes(frame: pd.DataFrame, height: float):
+    encoders = list(dict.fromkeys(frame["encoder"]))
+    fig, axes = plt.subplots(1, len(encoders), figsize=(WIDTH, height), sharey=True, squeeze=False,
+                             layout="constrained")
+    return fig, list(zip(encoders, axes[0]))
+
+
+def leakage_per_pass(series: pd.DataFrame):
+    """Target leakage per pass, measured and predicted by the Monte Carlo rollout, with the measured
+    non-member score (the paper's Figure 6 analog); one panel per encoder.
 
     Parameters
     ----------
-    panels : mapping encoder label -> (mapping variant -> dict)
-        Per variant: ``measured`` (:func:`epsaudit.studies.cascade.cascade_series`: ``pass``,
-        ``leakage``, ``floor``, ``excess``), ``predicted`` (``pass``, ``monte_carlo_leakage``) and
-        ``rho_B``. Leakage is a median centred cosine (dimensionless).
+    series : pandas.DataFrame
+        Tidy: ``encoder``, ``variant``, ``pass``, ``measured``, ``monte_carlo``, ``non_member`` (median
+        centred cosines, dimensionless).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = plt.subplots(2, len(panels), figsize=(11, 7.5), squeeze=False)
-    for j, (enc, per_variant) in enumerate(panels.items()):
-        for (v, d), colour in zip(per_variant.items(), ("C0", "C3")):
-            m, p, rho = d["measured"], d["predicted"], d["rho_B"]
-            axes[0, j].plot(m["pass"], m["leakage"], "o-", color=colour, label=f"{v}: measured")
-            axes[0, j].plot(p["pass"], p["monte_carlo_leakage"], "s--", color=colour, alpha=0.6,
-                            label=f"{v}: Monte Carlo")
-            axes[0, j].plot(m["pass"], m["floor"], ":", color=colour, alpha=0.8, label=f"{v}: non-member")
-            ex = m["excess"].astype(float).to_numpy()
-            axes[1, j].semilogy(m["pass"][ex > 0], ex[ex > 0], "o-", color=colour, label=f"{v}: measured excess")
-            ks = np.arange(1, len(ex))
-            axes[1, j].semilogy(ks, ex[1] * rho ** (ks - 1), "--", color=colour, alpha=0.6,
-                                label=rf"{v}: slope $\rho(B)$ = {rho:.2f} from pass 1")
-        axes[0, j].set_title(f"{enc}: target leakage per pass")
-        axes[0, j].set_ylabel("median centred cosine to target gallery")
-        axes[1, j].set_ylabel("excess over the non-member floor (log)")
-        for ax in axes[:, j]:
-            ax.set_xlabel("pass (0 = original photograph)")
-            ax.legend(fontsize=7)
-    fig.tight_layout()
+    fig, panels = _per_encoder_axes(series, 4.3)
+    for enc, ax in panels:
+        for v, g in series[series["encoder"] == enc].groupby("variant", sort=False):
+            colour = VARIANT_COLOUR.get(v)
+            ax.plot(g["pass"], g["measured"], "o-", color=colour, label=f"{v}: measured")
+            ax.plot(g["pass"], g["monte_carlo"], "s--", color=colour, mfc="white", label=f"{v}: Monte Carlo model")
+            ax.plot(g["pass"], g["non_member"], ":", color=colour, lw=2, label=f"{v}: non-member")
+        ax.set_title(enc)
+        ax.set_xlabel("pass (0 = original photograph)")
+    panels[0][1].set_ylabel("median centred cosine\nto the target's gallery")
+    handles, labels = panels[0][1].get_legend_handles_labels()
+    _legend_below(fig, handles, labels, ncol=2)
+    return fig
+
+
+def excess_per_pass(series: pd.DataFrame):
+    """The excess over the non-member floor per pass on a log scale, with the slope ``rho(B)`` drawn
+    from pass 1 (the paper's Figure 7 analog); one panel per encoder.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        Tidy: ``encoder``, ``variant``, ``pass``, ``excess`` (measured) and ``rho_slope`` (the pass-1
+        excess times ``rho(B)`` per later pass), ``rho_B``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, panels = _per_encoder_axes(series, 4.1)
+    for enc, ax in panels:
+        for v, g in series[series["encoder"] == enc].groupby("variant", sort=False):
+            colour = VARIANT_COLOUR.get(v)
+            ex = g["excess"].astype(float)
+            ax.plot(g["pass"][ex > 0], ex[ex > 0], "o-", color=colour, label=f"{v}: measured excess")
+            slope = g.dropna(subset=["rho_slope"])
+            ax.plot(slope["pass"], slope["rho_slope"], "--", color=colour,
+                    label=rf"{v}: slope $\rho(B)$ from pass 1")
+            ax.text(slope["pass"].iloc[-1] + 0.1, slope["rho_slope"].iloc[-1], f"{g['rho_B'].iloc[0]:.2f}",
+                    color=colour, fontsize=11, va="center")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(-0.3, 5.8)
+        ax.set_title(enc)
+        ax.set_xlabel("pass (0 = original photograph)")
+    panels[0][1].set_ylabel("excess over the non-member\nfloor (log scale)")
+    handles, labels = panels[0][1].get_legend_handles_labels()
+    _legend_below(fig, handles, labels, ncol=2)
     return fig

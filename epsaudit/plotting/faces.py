@@ -1,69 +1,68 @@
-"""Chapter 3 figures: Q-Q panels, membership-inference score histograms and ROC, example images.
+"""Chapter 3 figures: Q-Q panels, membership score histograms and ROC, trade-off curves, example images.
 
-The data behind each figure is shaped by :mod:`epsaudit.studies.face_study` (``qq_data``,
-``MembershipStudy.panels``, ``example_triplets``); these functions only draw.
+The data behind each figure is shaped by :mod:`epsaudit.studies.face_study` (``qq_points``,
+``MembershipStudy.panels``, ``TradeoffStudy.points`` / ``envelopes``, ``example_triplets``); these
+functions only draw. Every figure is sized for the book's page (about 7.5-8.5 inches wide, text of
+10 pt or more) and uses the colour-blind-safe :data:`epsaudit.plotting.PALETTE`.
 """
 
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+import pandas as pd
 
-from ..seeds import generator
+from .style import PALETTE
+
+#: Colours of the three galleries (as in the face-swap operator paper's Figure 2: target orange,
+#: non-member blue, donor green), from the Okabe-Ito palette.
+ROLE_COLOURS = {"target": PALETTE[1], "non_member": PALETTE[0], "donor": PALETTE[2]}
+ROLE_NAMES = {"target": "target (member)", "non_member": "non-member", "donor": "donor"}
 
 
-def qq_panels(residuals: np.ndarray, coordinates, *, title: str = "", max_rows: int = 5000, seed: int | tuple = 0):
-    """Normal Q-Q plots of pooled within-identity residual coordinates (*Picture the Epsilon*, Figure 4 analog).
+def qq_panels(points: pd.DataFrame, *, title: str = ""):
+    """Normal Q-Q plots of residual coordinates (*Picture the Epsilon*, Figure 4 analog), two panels per row.
 
     Parameters
     ----------
-    residuals : ndarray, shape (N, d)
-        Pooled residuals (:func:`epsaudit.studies.face_study.diagnostics.pooled_residuals`), in embedding units.
-    coordinates : sequence of int
-        Coordinates to plot (e.g. the least Gaussian by Shapiro-Wilk W).
+    points : pandas.DataFrame
+        :func:`epsaudit.studies.face_study.qq_points`: ``coordinate``, ``normal_quantile``,
+        ``residual_quantile`` (embedding units), ``slope``, ``intercept`` (the Gaussian reference line).
     title : str
         Figure title (none if empty).
-    max_rows : int
-        A seeded subsample of this many rows (the paper: 5,000).
-    seed : int or tuple
-        Base seed or stream key of the subsample (purpose ``"qq-subsample"``).
 
     Returns
     -------
     matplotlib.figure.Figure
     """
-    from scipy import stats
-
-    x = residuals
-    if len(x) > max_rows:
-        x = x[generator(seed, "qq-subsample").choice(len(x), max_rows, replace=False)]
-    coordinates = list(coordinates)
+    coordinates = list(dict.fromkeys(points["coordinate"]))
     ncols = min(2, len(coordinates))
     nrows = -(-len(coordinates) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.2 * ncols, 3.6 * nrows), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 2.9 * nrows + 0.6), squeeze=False, layout="constrained")
     for ax in axes.flat[len(coordinates):]:
         ax.set_visible(False)
     for ax, j in zip(axes.flat, coordinates):
-        (osm, osr), (slope, intercept, _) = stats.probplot(x[:, j], dist="norm")
-        ax.scatter(osm, osr, s=4, alpha=0.5)
-        ax.plot(osm, slope * osm + intercept, color="black", lw=1, label="Gaussian reference")
-        ax.set_title(f"coordinate e{j}", fontsize=10)
-        ax.set_xlabel("standard normal quantile")
-        ax.set_ylabel("residual quantile\n(unit-norm embedding units)")
-        ax.legend(fontsize=7, loc="upper left")
+        p = points[points["coordinate"] == j]
+        x = p["normal_quantile"].to_numpy()
+        ax.scatter(x, p["residual_quantile"], s=6, alpha=0.6, color=PALETTE[0], label="residual quantiles")
+        ax.plot(x, p["slope"].iloc[0] * x + p["intercept"].iloc[0], color="black", lw=1.2, label="Gaussian reference")
+        ax.set_title(f"coordinate {j}")
+    axes.flat[0].legend(loc="upper left", fontsize=10)
+    fig.supxlabel("standard normal quantile")
+    fig.supylabel("residual quantile (unit-norm embedding units)")
     if title:
-        fig.suptitle(title, fontsize=11)
+        fig.suptitle(title)
     return fig
 
 
-def membership_figure(panels: dict, *, bins: int = 50):
-    """Score histograms (target / non-member / donor) and ROC curves of the membership adversary.
+def score_histograms(panels: dict, *, bins: int = 50):
+    """Similarity of each swap to the three galleries, one panel per encoder (the face-swap operator
+    paper's Figure 2 analog, median aggregation).
 
     Parameters
     ----------
     panels : dict
-        ``label -> {"scores": DataFrame (columns target_<agg>, non_member_<agg>, donor_<agg>),
-        "roc": {aggregate: (fpr, tpr)}, "auc": {aggregate: float}}``; one column of panels per label
+        ``label -> {"scores": DataFrame with target_median, non_member_median, donor_median, ...}``
         (:meth:`epsaudit.studies.face_study.membership.MembershipStudy.panels`).
     bins : int
         Histogram bin edges.
@@ -71,44 +70,136 @@ def membership_figure(panels: dict, *, bins: int = 50):
     Returns
     -------
     matplotlib.figure.Figure
-        Top row: median-aggregated cosine histograms; bottom row: ROC (log FPR axis) for the median
-        and max aggregates.
+        A one-photograph donor gallery gives one score for every swap: drawn as a vertical line.
     """
     labels = list(panels)
-    fig, axes = plt.subplots(2, len(labels), figsize=(6 * len(labels), 8), squeeze=False)
-    colours = {"target": "tab:orange", "non_member": "tab:blue", "donor": "tab:green"}
-    names = {"target": "target (member)", "non_member": "non-member", "donor": "donor"}
-    for col, label in enumerate(labels):
+    fig, axes = plt.subplots(1, len(labels), figsize=(8.0, 3.6), squeeze=False, sharey=False, layout="constrained")
+    for ax, label in zip(axes[0], labels):
         s = panels[label]["scores"]
-        ax = axes[0, col]
-        edges = np.linspace(min(s[[f"{r}_median" for r in colours]].min()) - 0.02,
-                            max(s[[f"{r}_median" for r in colours]].max()) + 0.02, bins)
-        for role, colour in colours.items():
+        cols = [f"{r}_median" for r in ROLE_COLOURS]
+        edges = np.linspace(float(s[cols].min().min()) - 0.02, float(s[cols].max().max()) + 0.02, bins)
+        for role, colour in ROLE_COLOURS.items():
             values = s[f"{role}_median"]
-            if values.nunique() == 1:  # a one-photograph gallery of one donor: a single line
-                ax.axvline(values.iloc[0], color=colour, lw=2, label=f"{names[role]} (all swaps)")
-            else:
-                ax.hist(values, bins=edges, color=colour, alpha=0.5, density=True, label=names[role])
-        ax.set_title(f"{label}: AUC {panels[label]['auc']['median']:.3f} (median aggregation)", fontsize=10)
-        ax.set_xlabel("cosine similarity of the swap to the gallery (median, centred)")
+            if values.nunique() == 1:
+                ax.axvline(values.iloc[0], color=colour, lw=2.5, label=f"{ROLE_NAMES[role]} (one score)")
+            else:  # a light fill and a full-colour outline, so that overlapping histograms stay apart
+                ax.hist(values, bins=edges, color=colour, alpha=0.3, density=True, histtype="stepfilled")
+                ax.hist(values, bins=edges, color=colour, lw=1.6, density=True, histtype="step",
+                        label=ROLE_NAMES[role])
+        ax.set_title(label)
+        ax.set_xlabel("cosine to the gallery (median, centred)")
         ax.set_ylabel("density")
-        ax.legend(fontsize=8)
-        ax = axes[1, col]
-        for agg, style in (("median", "-"), ("max", "--")):
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside lower center", ncol=3)
+    return fig
+
+
+def membership_roc(panels: dict):
+    """ROC of the thresholding membership adversary, one panel per encoder, median and max aggregation
+    (the face-swap operator paper's Figure 3 analog).
+
+    Parameters
+    ----------
+    panels : dict
+        ``label -> {"roc": {aggregate: (fpr, tpr)}, "auc": {aggregate: float}}``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Log false-positive-rate axis (an FPR of 0 is drawn at 1e-4); grey lines at FPR 0.1% and 1%.
+    """
+    labels = list(panels)
+    fig, axes = plt.subplots(1, len(labels), figsize=(8.0, 3.8), squeeze=False, sharey=True, layout="constrained")
+    for ax, label in zip(axes[0], labels):
+        for agg, style, colour in (("median", "-", PALETTE[0]), ("max", "--", PALETTE[5])):
             fpr, tpr = panels[label]["roc"][agg]
-            ax.plot(np.maximum(fpr, 1e-4), tpr, style, label=f"{agg} aggregation (AUC {panels[label]['auc'][agg]:.3f})")
+            ax.plot(np.maximum(fpr, 1e-4), tpr, style, color=colour, lw=1.8,
+                    label=f"{agg} (AUC {panels[label]['auc'][agg]:.3f})")
         grid = np.logspace(-4, 0, 200)
-        ax.plot(grid, grid, ":", color="grey", label="chance (TPR = FPR)")
+        ax.plot(grid, grid, ":", color="grey", label="chance")
         for level in (0.001, 0.01):
             ax.axvline(level, color="grey", lw=0.8, alpha=0.6)
         ax.set_xscale("log")
         ax.set_xlim(1e-4, 1)
         ax.set_ylim(0, 1.01)
-        ax.set_xlabel("false-positive rate (non-members flagged; log scale, 0 drawn at 1e-4)")
-        ax.set_ylabel("true-positive rate (targets flagged)")
-        ax.set_title(f"{label}: membership ROC", fontsize=10)
-        ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+        ax.set_title(label)
+        ax.set_xlabel("false-positive rate (log scale)")
+        ax.legend(loc="lower right", fontsize=10)
+    axes[0, 0].set_ylabel("true-positive rate")
+    return fig
+
+
+def tradeoff_curves(points: pd.DataFrame, envelopes: pd.DataFrame, *, panel_titles: dict | None = None):
+    """Certified trade-off curves: each pair's points ``(FPR_hi, FNR_hi)`` and their envelope, one panel per
+    condition (rows: encoders, columns: generators), with the Gaussian-DP curve of the panel's largest
+    certified mu.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        ``TradeoffStudy.points()``: ``encoder``, ``generator``, ``rank`` (the pair's selection rank,
+        1 = best), ``fpr_upper``, ``fnr_upper`` and each point's own ``mu`` bound.
+    envelopes : pandas.DataFrame
+        ``TradeoffStudy.envelopes()`` with the same ``encoder``, ``generator`` and ``rank`` columns.
+    panel_titles : dict, optional
+        Generator -> column title.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A pair's true trade-off curve lies on or below its envelope with the family's confidence.
+        Filled markers are points below the diagonal (they certify something), hollow ones do not
+        (a pair without a filled marker has the diagonal as its envelope, not drawn again); the
+        dotted diagonal is the curve of two identical distributions; the dashed curve is
+        ``Phi(Phi^-1(1 - a) - mu)`` at the largest certified mu of the panel (the point that gives
+        that mu lies on it), drawn where that mu is above 0.
+    """
+    from ..bounds import gaussian_tradeoff
+
+    encoders = list(dict.fromkeys(points["encoder"]))
+    generators = list(dict.fromkeys(points["generator"]))
+    fig, axes = plt.subplots(len(encoders), len(generators), figsize=(8.0, 0.9 + 2.75 * len(encoders)),
+                             squeeze=False, sharex=True, sharey=True, layout="constrained")
+    ranks = sorted(set(points["rank"]))
+    markers, grid = "osD^v<>", np.linspace(0.0, 1.0, 201)
+    for (i, enc), (j, gen) in ((e, g) for e in enumerate(encoders) for g in enumerate(generators)):
+        ax = axes[i, j]
+        here = points[(points["encoder"] == enc) & (points["generator"] == gen)]
+        for k, rank in enumerate(ranks):
+            colour, marker = PALETTE[k % len(PALETTE)], markers[k % len(markers)]
+            env = envelopes[(envelopes["encoder"] == enc) & (envelopes["generator"] == gen)
+                            & (envelopes["rank"] == rank)]
+            pts = here[here["rank"] == rank]
+            useful = (pts["fpr_upper"] + pts["fnr_upper"]) < 1
+            if useful.any():  # otherwise the envelope is the diagonal itself
+                ax.plot(env["fpr"], env["fnr_envelope"], color=colour, lw=1.5, alpha=0.9)
+            ax.scatter(pts.loc[useful, "fpr_upper"], pts.loc[useful, "fnr_upper"], color=colour, marker=marker, s=40,
+                       zorder=3, label=f"pair {rank}")
+            ax.scatter(pts.loc[~useful, "fpr_upper"], pts.loc[~useful, "fnr_upper"], facecolors="none",
+                       edgecolors=colour, marker=marker, s=30, zorder=3, alpha=0.7)
+        mu = float(here["mu"].max()) if len(here) else 0.0
+        if mu > 0:
+            ax.plot(grid, gaussian_tradeoff(grid, mu), "--", color="black", lw=1.2, zorder=2,
+                    label="Gaussian-DP curve, largest certified μ")
+            ax.text(0.97, 0.97, f"μ ≥ {mu:.2f}", transform=ax.transAxes, ha="right", va="top", fontsize=10)
+        ax.plot([0, 1], [1, 0], ":", color="dimgrey", lw=1.2, zorder=4, label="no separation")
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xticks([0, 0.25, 0.5, 0.75, 1], ["0", "", "0.5", "", "1"])
+        ax.set_yticks([0, 0.25, 0.5, 0.75, 1], ["0", "", "0.5", "", "1"])
+        if i == 0:
+            ax.set_title((panel_titles or {}).get(gen, gen))
+        if j == 0:
+            ax.set_ylabel(f"{enc}\nFNR upper limit")
+        if i == len(encoders) - 1:
+            ax.set_xlabel("FPR upper limit")
+    handles = {}
+    for ax in axes.flat:  # one legend entry per label, whichever panel drew it
+        for handle, name in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(name, handle)
+    order = [f"pair {r}" for r in ranks] + ["Gaussian-DP curve, largest certified μ", "no separation"]
+    names = [n for n in order if n in handles]
+    fig.legend([handles[n] for n in names], names, loc="outside lower center", ncol=min(len(names), 3))
     return fig
 
 
@@ -124,15 +215,15 @@ def image_triplets(triplets, *, columns=("target", "donor", "swap")):
     -------
     matplotlib.figure.Figure
     """
-    fig, axes = plt.subplots(len(triplets), len(columns), figsize=(2.6 * len(columns), 2.7 * len(triplets)),
-                             squeeze=False)
+    fig, axes = plt.subplots(len(triplets), len(columns), figsize=(2.5 * len(columns), 2.7 * len(triplets)),
+                             squeeze=False, layout="constrained")
     for row, item in zip(axes, triplets):
         for ax, key in zip(row, columns):
             ax.imshow(item[key])
             ax.set_xticks([])
             ax.set_yticks([])
             h, w = item[key].shape[:2]
-            title = f"{key}: {item['target_id'].split('/')[0]}" if key == "target" else key
-            ax.set_title(f"{title}\n({w} x {h} px)", fontsize=8)
-    fig.tight_layout()
+            name = item["target_id"].split("/")[0].replace("_", " ")
+            title = {"target": f"target: {name}", "donor": "donor (the same for all)"}.get(key, key)
+            ax.set_title(f"{title}\n{w} × {h} px", fontsize=10)
     return fig

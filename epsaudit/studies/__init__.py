@@ -14,7 +14,9 @@ loading and ``faces``) knows no chapter; no core module imports a study.
   ``diagnostics``: the routes' assumptions; ``membership``: the membership adversary);
 - :mod:`~epsaudit.studies.cascade` -- chapter 4, the swap cascade and the operator (``scores``:
   the cascade's leakage; ``operator_study``: the fit and its predictions; ``verdicts``: the rules;
-  ``tables``: the chapter's tables and the paper's values).
+  ``tables``: the chapter's tables and the paper's values);
+- :mod:`~epsaudit.studies.resampled_faces` -- chapter 5, certificates on resampled swaps (the
+  resampled corpus, the photograph design of chapter 4 beside it, the sample-size planner).
 
 Each chapter is a package whose ``__init__`` is what its notebook imports: it re-exports what the
 notebook uses from its companion modules and from the core.

@@ -6,16 +6,21 @@ the adversary's embedding space as an affine stochastic operator ``s = A d + B t
 *Picture the Epsilon* audits such a cascade after every pass (Tables 7 and 8). The chapter does
 both on the LFW cascade and operator corpora (:mod:`epsaudit.corpora`).
 
-This module holds the chapter's run profiles (:data:`PROFILES`), the loading of the corpora and
-the experiment's steps over variants and encoders. Four companion modules hold the rest; their
-public names are re-exported here, so the notebook imports this module only:
+This module holds the chapter's run profiles (:data:`PROFILES`), the loading of the corpora, the
+experiment's steps over variants and encoders and the figures' data (tidy tables, also saved as
+CSV beside each figure). Six companion modules hold the rest; their public names are re-exported
+here, so the notebook imports this module only:
 
 - :mod:`~epsaudit.studies.cascade.scores` -- centred scores, the per-pass series, per-pass audits;
 - :mod:`~epsaudit.studies.cascade.operator_study` -- the operator fit study, residual checks, the fold
   designs and the cascade predicted from the fit;
 - :mod:`~epsaudit.studies.cascade.verdicts` -- the verdict on each prediction, the operational reading;
 - :mod:`~epsaudit.studies.cascade.tables` -- the papers' reported values (Tables II, III, 7 and 8)
-  and the chapter's tables with those values beside ours.
+  and the tables of the corpora and the operator fit, with those values beside ours;
+- :mod:`~epsaudit.studies.cascade.pass_tables` -- the tables of the cascade (predictions, Table III,
+  verdicts, Tables 7 and 8, the operational reading) and the exercises' numbers;
+- :mod:`~epsaudit.studies.cascade.display` -- one formatting rule per number, tables that fit the
+  page, the chapter's stopwatch and profile summary.
 """
 
 from __future__ import annotations
@@ -23,16 +28,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from ...corpora import Corpora, load_corpora, subset_corpora
 from ...faces.images import images_available
-from . import scores, tables, verdicts, operator_study
+from . import display, operator_study, pass_tables, scores, tables, verdicts
 from .. import choose_profile as _choose_profile
-from .scores import *  # noqa: F403  (re-exported: the notebook imports this module only)
+from .display import *  # noqa: F403  (re-exported: the notebook imports this module only)
+from .display import fit_label
+from .pass_tables import *  # noqa: F403
+from .scores import *  # noqa: F403
 from .scores import cascade_series, per_pass_audits
 from .tables import *  # noqa: F403
-from .tables import ENCODER_LABEL
+from .tables import ENCODER_LABEL, ENCODERS
 from .verdicts import *  # noqa: F403
 from .operator_study import *  # noqa: F403
 from .operator_study import (OperatorStudy, cv_design_comparison, fit_operator_study, model_predictions,
@@ -40,10 +49,10 @@ from .operator_study import (OperatorStudy, cv_design_comparison, fit_operator_s
 
 __all__ = ["CHAPTER", "PASSES", "AUDIT_PASSES", "AUDIT_TEST_SIZE", "PROFILES", "choose_profile", "load_chapter_corpora",
            "variants_of", "example_chains", "fit_operator_studies", "cv_design_tables", "predict_cascades",
-           "measure_cascades", "persistent_all", "run_per_pass_audits", "sensitivity_curves",
-           "eigenvalue_panels", "leakage_panels", "Corpora", "load_corpora", "subset_corpora",
+           "measure_cascades", "persistent_all", "run_per_pass_audits", "example_chain_data", "sensitivity_data",
+           "eigenvalue_data", "leakage_data", "excess_data", "Corpora", "load_corpora", "subset_corpora",
            "images_available", *scores.__all__, *operator_study.__all__, *verdicts.__all__,
-           *tables.__all__]
+           *tables.__all__, *pass_tables.__all__, *display.__all__]
 
 CHAPTER = "chapter 4 (the cascade)"
 #: Passes the model predicts (the measured cascade has five).
@@ -134,8 +143,8 @@ def example_chains(corpora: Corpora, variants: Sequence[str], *, chains: int = 2
     Returns
     -------
     list of dict or None
-        Per chain: ``identity`` and ``variants`` (variant -> (pass images, donor images),
-        :func:`epsaudit.faces.corpora.render_chain`).
+        Per chain: ``identity``, ``design`` (its row of the chains design) and ``variants`` (variant ->
+        (pass images, donor images), :func:`epsaudit.faces.corpora.render_chain`).
     """
     if not images_available():
         return None
@@ -143,7 +152,7 @@ def example_chains(corpora: Corpora, variants: Sequence[str], *, chains: int = 2
 
     out = []
     for _, chain in corpora.chains.groupby("identity").head(1).head(chains).iterrows():
-        out.append({"identity": chain["identity"],
+        out.append({"identity": chain["identity"], "design": chain.to_dict(),
                     "variants": {v: render_chain(chain.to_dict(), v) for v in variants[:2]}})
     return out
 
@@ -251,22 +260,60 @@ def run_per_pass_audits(corpora: Mapping[str, Corpora], variants: Sequence[str],
 # figure inputs (epsaudit.plotting.cascade draws them)
 
 
-def sensitivity_curves(studies: Mapping[tuple[str, str], OperatorStudy]) -> dict[str, pd.DataFrame]:
-    """Each fit's :func:`epsaudit.operator.penalty_sensitivity`, labelled ``"<variant>, <encoder>"``."""
-    return {f"{v}, {ENCODER_LABEL[e]}": s.sensitivity for (v, e), s in studies.items()}
+def example_chain_data(examples: Sequence[dict]) -> pd.DataFrame:
+    """The example chains' design rows and how many passes each variant's figure row shows (the data
+    behind the example-chain figure)."""
+    rows = []
+    for ex in examples:
+        for v, (passes_img, _) in ex["variants"].items():
+            rows.append({**ex["design"], "variant": v, "passes_shown": len(passes_img) - 1})
+    return pd.DataFrame(rows)
 
 
-def eigenvalue_panels(studies: Mapping[tuple[str, str], OperatorStudy], variants: Sequence[str]
-                      ) -> dict[str, dict[str, Any]]:
-    """The eigenvalues of every fitted ``B``: encoder label -> variant -> complex array."""
+def sensitivity_data(studies: Mapping[tuple[str, str], OperatorStudy]) -> pd.DataFrame:
+    """Each fit's :func:`epsaudit.operator.penalty_sensitivity`, tidy with a ``fit`` column."""
+    return pd.concat([s.sensitivity.assign(fit=fit_label(v, ENCODER_LABEL[e])) for (v, e), s in studies.items()],
+                     ignore_index=True)
+
+
+def eigenvalue_data(studies: Mapping[tuple[str, str], OperatorStudy], variants: Sequence[str]) -> pd.DataFrame:
+    """The eigenvalues of every fitted ``B``: ``encoder``, ``variant``, ``real``, ``imaginary``, ``modulus``."""
     encoders = dict.fromkeys(e for _, e in studies)
-    return {ENCODER_LABEL[e]: {v: studies[(v, e)].eigenvalues for v in variants} for e in encoders}
+    return pd.concat([pd.DataFrame({"encoder": ENCODER_LABEL[e], "variant": v, "real": ev.real, "imaginary": ev.imag,
+                                    "modulus": np.abs(ev)})
+                      for e in encoders for v in variants for ev in [np.asarray(studies[(v, e)].eigenvalues)]],
+                     ignore_index=True)
 
 
-def leakage_panels(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: Mapping[tuple[str, str], pd.DataFrame],
-                   studies: Mapping[tuple[str, str], OperatorStudy], variants: Sequence[str]) -> dict[str, dict]:
-    """Measured and predicted cascades with ``rho(B)``: encoder label -> variant -> dict."""
+def leakage_data(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: Mapping[tuple[str, str], pd.DataFrame],
+                 studies: Mapping[tuple[str, str], OperatorStudy], variants: Sequence[str]) -> pd.DataFrame:
+    """Measured and predicted leakage per pass: ``encoder``, ``variant``, ``pass``, ``measured``,
+    ``monte_carlo``, ``non_member`` (encoders outer, variants inner)."""
     encoders = dict.fromkeys(e for _, e in studies)
-    return {ENCODER_LABEL[e]: {v: {"measured": measured[(v, e)], "predicted": predicted[(v, e)],
-                                   "rho_B": studies[(v, e)].spectra["rho_B"]} for v in variants}
-            for e in encoders}
+    parts = []
+    for e in encoders:
+        for v in variants:
+            m, p = measured[(v, e)].sort_values("pass"), predicted[(v, e)].sort_values("pass")
+            parts.append(pd.DataFrame({"encoder": ENCODER_LABEL[e], "variant": v, "pass": m["pass"].to_numpy(),
+                                       "measured": m["leakage"].astype(float).to_numpy(),
+                                       "monte_carlo": p["monte_carlo_leakage"].astype(float).to_numpy(),
+                                       "non_member": m["floor"].astype(float).to_numpy()}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def excess_data(measured: Mapping[tuple[str, str], pd.DataFrame], studies: Mapping[tuple[str, str], OperatorStudy],
+                variants: Sequence[str]) -> pd.DataFrame:
+    """The measured excess per pass with the slope ``rho(B)`` from pass 1: ``encoder``, ``variant``,
+    ``pass``, ``excess``, ``rho_slope`` (pass-1 excess times ``rho(B)`` per later pass; empty at
+    pass 0), ``rho_B``."""
+    encoders = dict.fromkeys(e for _, e in studies)
+    parts = []
+    for e in encoders:
+        for v in variants:
+            m = measured[(v, e)].sort_values("pass")
+            ex, k = m["excess"].astype(float).to_numpy(), m["pass"].to_numpy()
+            rho = float(studies[(v, e)].spectra["rho_B"])
+            slope = np.where(k >= 1, ex[1] * rho ** (k - 1.0), np.nan) if len(ex) > 1 else np.full(len(ex), np.nan)
+            parts.append(pd.DataFrame({"encoder": ENCODER_LABEL[e], "variant": v, "pass": k, "excess": ex,
+                                       "rho_slope": slope, "rho_B": rho}))
+    return pd.concat(parts, ignore_index=True)

@@ -1,12 +1,12 @@
-"""Chapter 4's tables and the values its prose quotes, with the papers' reported values beside ours.
+"""Chapter 4's tables of the corpora and the operator fit, with the papers' reported values beside ours.
 
 The papers' values the chapter compares with are here (:data:`OPERATOR_TABLE_II`,
 :data:`CASCADE_TABLE_III_FACEFUSION`, :data:`CASCADE`, :data:`CASCADE_TABLE_7`,
 :data:`CASCADE_TABLE_8`), copied from the papers' tables. Each function takes what the experiment
-computed (:mod:`~epsaudit.studies.cascade`: operator studies, predicted and measured cascades,
-per-pass audits) and returns the tables the chapter shows, ready to display, and a dict of the
-values its prose quotes (``{glue key: value}``; the notebook glues each). The papers' rows are
-labelled by :data:`PAPER_LABELS`.
+computed (:mod:`~epsaudit.studies.cascade`: the corpora's manifest, the operator studies, the fold
+designs) and returns the tables the chapter shows, ready to display (:func:`~.display.styled`), and
+a dict of the values its prose quotes (``{glue key: value}``), formatted by the same rule as the
+table they come from. The cascade's own tables are in :mod:`~epsaudit.studies.cascade.pass_tables`.
 """
 
 from __future__ import annotations
@@ -17,17 +17,21 @@ import numpy as np
 import pandas as pd
 
 from ...operator import DETERMINED_REL_TOL  # noqa: F401  (quoted by the chapter)
-from .verdicts import passes_to_excess, prediction_verdicts, verdict_sensitivity
+from .display import LABEL, MATH, fit_label, num, span, strings, styled
 
 __all__ = ["ENCODERS", "ENCODER_LABEL", "ENCODER_KEY", "CASCADE_TABLE_III_FACEFUSION", "OPERATOR_TABLE_II", "CASCADE",
-           "CASCADE_TABLE_7", "CASCADE_TABLE_7_CAP", "CASCADE_TABLE_8", "PAPER_LABELS", "DETERMINED_REL_TOL",
-           "show", "fmt", "corpora_overview", "operator_fit_tables", "size_curve_table", "search_table",
-           "search_styler", "design_table", "determination_table", "penalty_values", "residual_table", "prediction_table",
-           "expectation_table", "table_iii", "verdict_tables", "per_pass_tables", "operational_table", "timing_table"]
+           "CASCADE_TABLE_7", "CASCADE_TABLE_7_CAP", "CASCADE_TABLE_8", "CASCADE_THREE_PASS", "PAPER_READINGS",
+           "PAPER_LABELS", "DETERMINED_REL_TOL",
+           "PENALTY", "corpora_overview", "operator_fit_tables", "size_curve_table", "search_table",
+           "search_styler", "design_table", "determination_table", "penalty_values", "residual_table"]
 
 ENCODERS = ("dlib", "sface")
 ENCODER_LABEL = {"dlib": "dlib", "sface": "SFace"}
 ENCODER_KEY = {label: e for e, label in ENCODER_LABEL.items()}
+#: How a ridge penalty is printed, in tables and prose.
+PENALTY = "{:.1e}"
+#: How sigma_max(B) is printed (it spans 1 to 1e5).
+SIGMA = "{:#.3g}"
 
 # -------------------------------------------------------------------------------------------------
 # the papers' reported values (copied from the papers' tables)
@@ -82,59 +86,29 @@ CASCADE_TABLE_8 = pd.DataFrame(
      "raw_inf": [200] * 5, "mmd_reject": [100] * 5},
     index=pd.Index(range(1, 6), name="pass"),
 )
-#: How the papers' rows are labelled beside ours.
-PAPER_LABELS = {"operator": "Toward Interpretable Privacy Guarantees, Table II: 512-D",
-                "cascade": "Toward Interpretable Privacy Guarantees: FaceFusion",
-                "audits": "Picture the Epsilon: FaceFusion"}
+#: *Toward Interpretable Privacy Guarantees*, Section VIII-B: the three-pass BlendFace and CanonSwap
+#: cascades (about 1,000 chains per tool; median target-gallery cosine at passes 1-3), the third
+#: test of prediction 5 besides FaceFusion.
+CASCADE_THREE_PASS = pd.DataFrame({"BlendFace": [0.137, 0.104, 0.091], "CanonSwap": [0.124, 0.078, 0.062]},
+                                  index=pd.Index([1, 2, 3], name="pass"))
+#: *Toward Interpretable Privacy Guarantees*, Section VIII-B: how the paper itself reads each of its
+#: five predictions (numbered as in its Section VII-C) on its own cascades.
+PAPER_READINGS = {1: "confirmed in rate", 2: "consistent, floor not yet reached", 3: "confirmed",
+                  4: "weak support only", 5: "ordering confirmed"}
+#: How the papers' rows are labelled beside ours (each table's caption names the paper and its table).
+PAPER_LABELS = {"operator": "{tool} (paper)", "cascade": "FaceFusion (paper)", "audits": "FaceFusion (paper)"}
 
 
-# -------------------------------------------------------------------------------------------------
-# display helpers
-
-
-def show(frame: pd.DataFrame, formats: Mapping[str, str] | None = None, digits: int = 3) -> pd.DataFrame:
-    """A table for display: floats rounded (or formatted per column), missing cells as "n/a"
-    (e.g. quantities the paper does not report).
-
-    Examples
-    --------
-    >>> show(pd.DataFrame({"x": [0.12345, np.nan], "n": [1000.0, 2.0]}), {"n": "{:,.0f}"}).to_dict("list")
-    {'x': [0.123, 'n/a'], 'n': ['1,000', '2']}
-    """
-    out = frame.copy()
-    for col in out.columns:
-        spec = (formats or {}).get(col)
-        values = pd.to_numeric(out[col], errors="coerce") if out[col].dtype == object else out[col]
-        if spec is not None:
-            out[col] = [("n/a" if pd.isna(x) else spec.format(float(x))) for x in values]
-        elif pd.api.types.is_numeric_dtype(values):
-            out[col] = values.astype(float).round(digits)
-    return out.astype(object).where(out.notna(), "n/a")
-
-
-def fmt(x: Any, spec: str = "{:.3f}") -> str:
-    """A number for the prose, or "n/a" for a missing value (e.g. no certificate in a smoke run).
-
-    Examples
-    --------
-    >>> fmt(0.12345), fmt(float("nan"))
-    ('0.123', 'n/a')
-    """
-    return "n/a" if pd.isna(x) else spec.format(float(x))
-
-
-def _paper_block(frame: pd.DataFrame, label: str) -> pd.DataFrame:
-    """A paper's per-pass table indexed like ours: (variant = ``label``, encoder = ArcFace, pass)."""
-    out = frame.copy()
-    out.index = pd.MultiIndex.from_product([[label], ["ArcFace"], out.index], names=["variant", "encoder", "pass"])
-    return out
+def _fits(studies: Mapping[tuple[str, str], Any]) -> list[tuple[str, str, str]]:
+    """(variant, encoder, fit label) of every study, in the chapter's order."""
+    return [(v, e, fit_label(v, ENCODER_LABEL[e])) for v, e in studies]
 
 
 # -------------------------------------------------------------------------------------------------
 # the corpora and the operator fit
 
 
-def corpora_overview(manifest: Mapping[str, Any], variants: Sequence[str]) -> tuple[pd.Series, dict[str, Any]]:
+def corpora_overview(manifest: Mapping[str, Any], variants: Sequence[str]) -> tuple[Any, dict[str, Any]]:
     """The corpora's design counts and their prose values.
 
     Parameters
@@ -145,113 +119,155 @@ def corpora_overview(manifest: Mapping[str, Any], variants: Sequence[str]) -> tu
 
     Returns
     -------
-    design : pandas.Series
-        Named ``value``: identities, chains, donors, lost and complete chains per variant, operator
-        triplets and identities, photographs stored, ``make corpora`` wall time (min).
+    design : pandas.io.formats.style.Styler
+        ``corpus``, ``quantity``, ``value``: identities, chains, donors, lost and complete chains per
+        variant, operator triplets and identities, photographs stored, ``make corpora`` wall time.
     values : dict
-        ``n_chains``, ``n_targets``, ``n_donors``, ``n_train``, ``n_test``, ``corpora_mb`` (MB),
-        ``corpora_minutes``, ``n_disjoint_pairs``, ``lost_<variant>``, ``complete_<variant>``.
+        ``n_chains``, ``n_targets``, ``n_donors``, ``n_train``, ``n_test`` (counts with thousands
+        separators, as in the table), ``corpora_mb`` (MB), ``corpora_minutes``, ``n_disjoint_pairs``,
+        ``lost_<variant>``, ``complete_<variant>``.
     """
     cas, opd = manifest["design"]["cascade"], manifest["design"]["operator"]
-    design = pd.Series({
-        "target identities": cas["target_identities"], "chains": cas["chains"],
-        "chains per identity (max)": cas["chains_per_identity"], "passes": cas["passes"],
-        "donor photographs (all distinct)": cas["donor_photographs"], "donor slots": cas["donor_slots"],
-        "non-member identities": cas["nonmember_identities"],
-        **{f"chains lost ({v})": cas["lost_chains"][v] for v in variants},
-        **{f"complete chains ({v})": cas["complete_chains"][v] for v in variants},
-        "operator train triplets per variant": opd["train_triplets"],
-        "operator test triplets per variant": opd["test_triplets"],
-        "operator train identities": opd["train_identities"], "operator test identities": opd["test_identities"],
-        "original photographs stored": manifest["design"]["originals"]["encoded_and_stored"],
-        "make corpora wall time (min)": round(manifest["run"]["wall_seconds"] / 60, 1),
-    }, name="value")
+    wall = f"{manifest['run']['wall_seconds'] / 60:.1f}"
+    rows = [("cascade", "target identities", cas["target_identities"]), ("cascade", "chains", cas["chains"]),
+            ("cascade", "chains per identity (at most)", cas["chains_per_identity"]),
+            ("cascade", "passes", cas["passes"]),
+            ("cascade", "donor photographs (all distinct)", cas["donor_photographs"]),
+            ("cascade", "donor slots", cas["donor_slots"]),
+            ("cascade", "non-member identities", cas["nonmember_identities"]),
+            *[("cascade", f"chains lost ({v})", cas["lost_chains"][v]) for v in variants],
+            *[("cascade", f"complete chains ({v})", cas["complete_chains"][v]) for v in variants],
+            ("operator", "train triplets per variant", opd["train_triplets"]),
+            ("operator", "test triplets per variant", opd["test_triplets"]),
+            ("operator", "train identities", opd["train_identities"]),
+            ("operator", "test identities", opd["test_identities"]),
+            ("both", "original photographs stored", manifest["design"]["originals"]["encoded_and_stored"]),
+            ("both", "make corpora wall time (minutes, 2 cores)", wall)]
+    design = pd.DataFrame(rows, columns=["corpus", "quantity", "value"])
+    design["value"] = [x if isinstance(x, str) else f"{int(x):,}" for x in design["value"]]
     sizes_mb = sum(f["bytes"] for f in manifest["files"].values()) / 1e6
-    values = {"n_chains": cas["chains"], "n_targets": cas["target_identities"], "n_donors": cas["donor_photographs"],
-              "n_train": opd["train_triplets"], "n_test": opd["test_triplets"], "corpora_mb": round(sizes_mb, 1),
-              "corpora_minutes": round(manifest["run"]["wall_seconds"] / 60),
-              "n_disjoint_pairs": cas["target_identities"] // 2}
+    values = {"n_chains": f"{cas['chains']:,}", "n_targets": f"{cas['target_identities']:,}",
+              "n_donors": f"{cas['donor_photographs']:,}", "n_train": f"{opd['train_triplets']:,}",
+              "n_test": f"{opd['test_triplets']:,}", "corpora_mb": f"{sizes_mb:.1f}", "corpora_minutes": wall,
+              "n_disjoint_pairs": f"{cas['target_identities'] // 2:,}"}
     for v in variants:
-        values[f"lost_{v}"] = cas["lost_chains"][v]
-        values[f"complete_{v}"] = cas["complete_chains"][v]
-    return design, values
+        values[f"lost_{v}"] = f"{cas['lost_chains'][v]:,}"
+        values[f"complete_{v}"] = f"{cas['complete_chains'][v]:,}"
+    return styled(design, group="corpus", caption="The committed corpora (data/corpora/corpora_manifest.json)"), values
 
 
-def operator_fit_tables(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
+_PREDICTOR = {"affine": "affine operator", "copy-donor": "copy the donor", "kNN": "kNN (k = 10)"}
+
+
+def operator_fit_tables(studies: Mapping[tuple[str, str], Any]) -> tuple[Any, Any, dict[str, Any]]:
     """Held-out quality against the baselines, and the fitted spectra beside the paper's Table II.
 
     Returns
     -------
-    quality : pandas.DataFrame
-        Index (variant, encoder, predictor); ``mean_cosine``, ``r2``, ``residual_fraction`` (rounded).
-    spectra : pandas.DataFrame
-        Ours and the paper's Table II rows, for display (:func:`show`).
+    quality : pandas.io.formats.style.Styler
+        ``fit``, ``predictor``, held-out mean cosine, R^2 and residual fraction; the paper's tools last.
+    spectra : pandas.io.formats.style.Styler
+        ``fit``, train triplets, ridge penalty, ``b_u``, ``rho(B)``, ``sigma_max(B)``, ``rho(A)``;
+        the paper's Table II rows last.
     values : dict
     """
-    quality = pd.concat({(v, ENCODER_LABEL[e]): s.quality for (v, e), s in studies.items()},
-                        names=["variant", "encoder"])
-    spectra = pd.DataFrame({(v, ENCODER_LABEL[e]): {**s.spectra, "train": s.op.n_train, "ridge alpha": s.op.alpha,
-                                                     **{"R^2": s.quality.loc["affine", "r2"],
-                                                        "fit cosine": s.quality.loc["affine", "mean_cosine"],
-                                                        "residual fraction": s.quality.loc["affine", "residual_fraction"]}}
-                            for (v, e), s in studies.items()}).T.rename_axis(["variant", "encoder"])
-    paper_ii = OPERATOR_TABLE_II.rename(columns={"fit_cosine": "fit cosine", "r2": "R^2",
-                                                 "residual_fraction": "residual fraction"})
-    cols = ["train", "fit cosine", "R^2", "residual fraction", "b_u", "rho_B", "sigma_max_B", "rho_A"]
-    both = pd.concat({"ours: LFW, classical swap, 128-D": spectra.reindex(columns=cols),
-                      PAPER_LABELS["operator"]: paper_ii.reindex(columns=cols).rename_axis("variant")
-                      .assign(encoder="ArcFace").set_index("encoder", append=True)}, names=["source"])
-    aff = quality.xs("affine", level="predictor")
-    base = [quality.xs(b, level="predictor") for b in ("copy-donor", "kNN")]
+    rows = [{"fit": label, "predictor": _PREDICTOR.get(p, p), **q.to_dict()}
+            for v, e, label in _fits(studies) for p, q in studies[(v, e)].quality.iterrows()]
+    for tool, r in OPERATOR_TABLE_II.iterrows():
+        name = PAPER_LABELS["operator"].format(tool=tool)
+        rows.append({"fit": name, "predictor": _PREDICTOR["affine"], "mean_cosine": r["fit_cosine"], "r2": r["r2"],
+                     "residual_fraction": r["residual_fraction"]})
+        if tool == "FaceFusion":
+            rows += [{"fit": name, "predictor": _PREDICTOR["copy-donor"], "mean_cosine": CASCADE["copy_donor_cosine"]},
+                     {"fit": name, "predictor": _PREDICTOR["kNN"], "mean_cosine": CASCADE["knn_cosine"]}]
+    quality = pd.DataFrame(rows, columns=["fit", "predictor", "mean_cosine", "r2", "residual_fraction"])
+    spectra = pd.DataFrame([{"fit": label, "train": s.op.n_train, "alpha": s.op.alpha,
+                             **{k: s.spectra[k] for k in ("b_u", "rho_B", "sigma_max_B", "rho_A")}}
+                            for (v, e, label), s in zip(_fits(studies), studies.values())]
+                           + [{"fit": PAPER_LABELS["operator"].format(tool=tool), "train": r["train"], "alpha": np.nan,
+                               "b_u": r["b_u"], "rho_B": r["rho_B"], "sigma_max_B": r["sigma_max_B"],
+                               "rho_A": CASCADE["rho_A_facefusion"] if tool == "FaceFusion" else np.nan}
+                              for tool, r in OPERATOR_TABLE_II.iterrows()])
+    aff = pd.concat({k: s.quality.loc["affine"] for k, s in studies.items()}, axis=1).T
+    base = [pd.concat({k: s.quality.loc[b] for k, s in studies.items()}, axis=1).T for b in ("copy-donor", "kNN")]
     wins = all(((aff[c] > b[c]) if c != "residual_fraction" else (aff[c] < b[c])).all()
                for b in base for c in ("mean_cosine", "r2", "residual_fraction"))
+    copy_r2 = base[0]["r2"].astype(float)
     values: dict[str, Any] = {
         "beats_phrase": "beats both baselines for every variant and encoder" if wins
         else "does not beat both baselines everywhere (see the table)",
-        "r2_span": f"{aff['r2'].min():.2f}-{aff['r2'].max():.2f}"}
+        "r2_span": span(aff["r2"].min(), aff["r2"].max()),
+        "copy_r2_phrase": ("is negative for copying the donor in every fit" if (copy_r2 < 0).all()
+                           else f"is {span(copy_r2.min(), copy_r2.max())} for copying the donor")}
     for (v, e), s in studies.items():
-        for k in ("rho_B", "sigma_max_B", "b_u", "rho_A"):
-            values[f"{k}_{v}_{e}"] = float(s.spectra[k])
+        for k in ("rho_B", "b_u", "rho_A"):
+            values[f"{k}_{v}_{e}"] = num(s.spectra[k])
+        values[f"sigma_max_B_{v}_{e}"] = num(s.spectra["sigma_max_B"], SIGMA)
         for k in ("r2", "mean_cosine", "residual_fraction"):
-            values[f"{k}_{v}_{e}"] = float(s.quality.loc["affine", k])
-            values[f"{k}_copy_{v}_{e}"] = float(s.quality.loc["copy-donor", k])
-            values[f"{k}_knn_{v}_{e}"] = float(s.quality.loc["kNN", k])
-    return quality.round(3), show(both.astype(float), {"train": "{:,.0f}"}), values
+            values[f"{k}_{v}_{e}"] = num(s.quality.loc["affine", k])
+            values[f"{k}_copy_{v}_{e}"] = num(s.quality.loc["copy-donor", k])
+            values[f"{k}_knn_{v}_{e}"] = num(s.quality.loc["kNN", k])
+    headers = {"mean_cosine": "held-out mean cosine", "r2": "held-out R²", "residual_fraction": "residual fraction",
+               "train": "train triplets", "alpha": "ridge penalty", **{k: LABEL[k] for k in LABEL}}
+    quality_shown = styled(strings(quality), group="fit", headers=headers, nowrap=("predictor",),
+                           caption="Held-out quality of the fit and two baselines; last: the paper's Table II "
+                                   "and Section VI. They differ because the paper fits neural swappers in 512-D "
+                                   "ArcFace on 17,000-57,000 swaps, ours a landmark swap in 128-D dlib and SFace")
+    spectra_shown = styled(strings(spectra, {"train": "{:,.0f}", "alpha": PENALTY, "sigma_max_B": SIGMA}),
+                           headers=headers, caption="The fitted operators beside the paper's Table II (which "
+                                                    "reports no penalty). Ours differ by swapper, encoder and "
+                                                    "corpus size; which of ours the data determine is tested below")
+    return quality_shown, spectra_shown, values
 
 
-def size_curve_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
+def size_curve_table(studies: Mapping[tuple[str, str], Any]) -> tuple[Any, dict[str, Any], pd.DataFrame]:
     """The fitted spectra on nested subsets of the train triplets (the paper's Figure 14 analog).
 
     Returns
     -------
-    curve : pandas.DataFrame
-        Index (variant, encoder, n_train); ``rho_B``, ``sigma_max_B``, ``b_u``, ``r2_test``, ``alpha``,
-        ``alpha_edge``.
+    table : pandas.io.formats.style.Styler
+        Per fit and size: penalty and its position in the grid, ``rho(B)``, ``sigma_max(B)``, ``b_u``,
+        held-out R^2.
     values : dict
-        ``alpha_curve_*``, ``smax_curve_*`` and ``rho_creep`` (the largest change of ``rho(B)``
-        between the two largest sizes).
+        ``alpha_curve_*``, ``smax_curve_*``, ``rho_creep`` (the largest change of ``rho(B)`` between
+        the two largest sizes) and ``creep_sentence`` (Markdown: settled or not, and in which direction).
+    curve : pandas.DataFrame
+        Tidy, the figure's data: ``fit``, ``train_triplets``, ``rho_B``, ``sigma_max_B``, ``b_u``,
+        ``r2_test``, ``alpha``, ``alpha_edge``.
     """
-    curve = pd.concat({(v, ENCODER_LABEL[e]): s.size_curve.set_index("n_train") for (v, e), s in studies.items()},
-                      names=["variant", "encoder"])
+    curve = pd.concat([s.size_curve.assign(fit=label) for (v, e, label), s in zip(_fits(studies), studies.values())],
+                      ignore_index=True).rename(columns={"n_train": "train_triplets"})
+    curve = curve[["fit", "train_triplets", "rho_B", "sigma_max_B", "b_u", "r2_test", "alpha", "alpha_edge"]]
     creep, values = [], {}
     for (v, e), st in studies.items():
         sc = st.size_curve.dropna(subset=["rho_B"])
         if len(sc) >= 2:
-            creep.append(float(abs(sc["rho_B"].iloc[-1] - sc["rho_B"].iloc[-2])))
-        values[f"alpha_curve_{v}_{e}"] = ", ".join(f"{a:.0e}" for a in sc["alpha"])
-        values[f"smax_curve_{v}_{e}"] = ", ".join(f"{x:.3g}" for x in sc["sigma_max_B"])
-    values["rho_creep"] = f"{max(creep):.3f}" if creep else "n/a"
-    return curve, values
+            creep.append(float(sc["rho_B"].iloc[-1] - sc["rho_B"].iloc[-2]))
+        values[f"alpha_curve_{v}_{e}"] = ", ".join(num(a, PENALTY) for a in sc["alpha"])
+        values[f"smax_curve_{v}_{e}"] = ", ".join(num(x, SIGMA) for x in sc["sigma_max_B"])
+    largest = max((abs(c) for c in creep), default=float("nan"))
+    values["rho_creep"] = num(largest)
+    up = sum(c > 0 for c in creep)
+    direction = (f"upwards in all {len(creep)} fits" if up == len(creep) else
+                 f"upwards in {up} of {len(creep)} fits" if 2 * up > len(creep) else
+                 f"upwards in only {up} of {len(creep)} fits")
+    values["creep_sentence"] = (
+        "No fit has two sizes to compare" if not creep else
+        (f"Here they have not quite settled: $\\rho(B)$ still changes by up to {values['rho_creep']} between the two "
+         if largest >= 0.01 else f"They have settled: $\\rho(B)$ changes by at most {values['rho_creep']} between the two ")
+        + f"largest sizes ({direction}; at a given penalty, ridge shrinks $B$ less as data accumulate)")
+    shown = strings(curve.drop(columns=["alpha_edge"]).assign(position=curve["alpha_edge"]),
+                    {"train_triplets": "{:,.0f}", "alpha": PENALTY, "sigma_max_B": SIGMA})
+    shown = shown[["fit", "train_triplets", "alpha", "position", "rho_B", "sigma_max_B", "b_u", "r2_test"]]
+    table = styled(shown, group="fit", headers={"train_triplets": "train triplets", "alpha": "ridge penalty",
+                                                "position": "penalty in its grid", "r2_test": "held-out R²",
+                                                **LABEL},
+                   caption="The fit on nested subsets of the train triplets (the paper's Figure 14 analog)")
+    return table, values, curve
 
 
 # -------------------------------------------------------------------------------------------------
 # which numbers the data determine
-
-_SCI = "{:.1e}"
-_SEARCH_COLUMNS = ["chosen", "edge", "widenings", "stopped", "grid_low", "grid_high", "one_se_low", "one_se_high",
-                   "one_se_edge", "validated", "train per fold", "excluded per fold", "weak input directions"]
-_LABEL_Q = {"rho_B": "rho(B)", "sigma_max_B": "sigma_max(B)", "b_u": "b_u", "rho_A": "rho(A)", "r2": "R^2",
-            "mean_cosine": "held-out cosine"}
 
 
 def search_table(studies: Mapping[tuple[str, str], Any]) -> pd.DataFrame:
@@ -264,36 +280,82 @@ def search_table(studies: Mapping[tuple[str, str], Any]) -> pd.DataFrame:
                          for (v, e), s in studies.items()}).T.rename_axis(["variant", "encoder"])
 
 
-def search_styler(search: pd.DataFrame):
-    """:func:`search_table` formatted for display."""
-    return search[_SEARCH_COLUMNS].style.format(
-        {c: _SCI for c in ("chosen", "grid_low", "grid_high", "one_se_low", "one_se_high")}
-        | {"train per fold": "{:,.0f}", "excluded per fold": "{:,.0f}"})
+def search_styler(search: pd.DataFrame) -> list[Any]:
+    """:func:`search_table` for the page, as two tables: the chosen penalty (its position, the
+    widenings, why the search stopped) and the grid with the one-SE range (the fold counts are in
+    :func:`design_table`)."""
+    fits = [fit_label(v, enc) for v, enc in search.index]
+    choice = pd.DataFrame({"fit": fits, "chosen": [num(x, PENALTY) for x in search["chosen"]],
+                           "position": search["edge"].to_numpy(), "widenings": [f"{int(x)}" for x in search["widenings"]],
+                           "stopped": search["stopped"].to_numpy()})
+    grid = pd.DataFrame({"fit": fits, "grid": [span(a, b, PENALTY) for a, b in zip(search["grid_low"], search["grid_high"])],
+                         "one_se": [span(a, b, PENALTY) for a, b in zip(search["one_se_low"], search["one_se_high"])],
+                         "one_se_edge": search["one_se_edge"].to_numpy()})
+    headers = {"chosen": "chosen penalty", "position": "position in the final grid", "widenings": "grid widenings",
+               "stopped": "search stopped", "grid": "final grid", "one_se": "one-SE range",
+               "one_se_edge": "one-SE range reaches"}
+    return [styled(choice, headers=headers, caption="The penalty searches (folds disjoint in both roles, widened grid)"),
+            styled(grid, headers=headers, nowrap=("grid", "one_se"), caption="Their final grids and one-SE ranges")]
 
 
-def design_table(design_tables: Mapping[tuple[str, str], pd.DataFrame]) -> tuple[pd.DataFrame, list[str], Any]:
+_DESIGN_COUNTS = ["validated", "train_per_fold", "excluded_per_fold", "shared_identities"]
+
+
+def design_table(design_tables: Mapping[tuple[str, str], pd.DataFrame]) -> tuple[pd.DataFrame, str, list[Any]]:
     """The fold designs side by side (:data:`~epsaudit.studies.cascade.operator_study.CV_DESIGNS`).
 
     Returns
     -------
     designs : pandas.DataFrame
         Index (variant, encoder, design).
-    held_out : list of str
-        What the first and the last design hold out, one line each.
-    styler : pandas.io.formats.style.Styler
-        ``designs`` without ``held_out``, formatted.
+    held_out : str
+        Markdown: what each design holds out, one item per distinct rule.
+    tables : list of pandas.io.formats.style.Styler
+        The designs' counts (one row per design when every fit has the same counts), and per fit the
+        penalty each design chooses with the operator's numbers at that penalty (one column per design).
     """
     designs = pd.concat(design_tables, names=["variant", "encoder", "design"])
-    held_out = [f"{label}: held out = {designs.xs(label, level='design')['held_out'].iloc[0]}"
-                for label in designs.index.get_level_values("design").unique()[[0, -1]]]
-    styler = designs.drop(columns=["held_out"]).style.format(
-        {"alpha": _SCI, "one_se_low": _SCI, "one_se_high": _SCI, "sigma_max_B": "{:.3g}", "rho_B": "{:.3f}",
-         "b_u": "{:.3f}", "r2": "{:.3f}", "mean_cosine": "{:.4f}", "train_per_fold": "{:,.0f}",
-         "excluded_per_fold": "{:,.0f}", "shared_identities": "{:,.0f}", "validated": "{:,.0f}"})
-    return designs, held_out, styler
+    rules = designs.reset_index().groupby("held_out", sort=False)["design"].unique()
+    held_out = "\n".join(f"- {' and '.join(f'*{d}*' for d in names)}: held out = {rule}."
+                         for rule, names in rules.items())
+    flat = designs.reset_index()
+    flat.insert(0, "fit", [fit_label(v, enc) for v, enc in zip(flat["variant"], flat["encoder"])])
+    count_formats = {c: "{:,.0f}" for c in _DESIGN_COUNTS}
+    headers = {"train_per_fold": "train triplets per fold", "excluded_per_fold": "excluded per fold",
+               "shared_identities": "identities shared by a validation fold and its training part",
+               "validated": "triplets ever validated", "alpha": "chosen penalty", "edge": "position in the grid",
+               "one_se": "one-SE range", "r2": "held-out R²", **LABEL}
+    counts = flat[["fit", "design", *_DESIGN_COUNTS]]
+    same = counts.groupby("design", sort=False)[_DESIGN_COUNTS].nunique().le(1).all().all()
+    if same:
+        counts_shown = styled(strings(counts.drop_duplicates("design").drop(columns=["fit"]), count_formats),
+                              headers=headers, nowrap=("design",), caption="What each fold design validates and shares (the same for "
+                                                       "every variant and encoder; mean over the 5 folds)")
+    else:
+        counts_shown = styled(strings(counts, count_formats), group="fit", headers=headers,
+                              caption="What each fold design validates and shares (mean over the 5 folds)")
+    quantities = {"penalty": lambda r: num(r["alpha"], PENALTY), "position": lambda r: r["edge"],
+                  "widenings": lambda r: num(r["widenings"], "{:.0f}"),
+                  "one-SE range": lambda r: span(r["one_se_low"], r["one_se_high"], PENALTY),
+                  LABEL["rho_B"]: lambda r: num(r["rho_B"]), LABEL["sigma_max_B"]: lambda r: num(r["sigma_max_B"], SIGMA),
+                  LABEL["b_u"]: lambda r: num(r["b_u"]), LABEL["r2"]: lambda r: num(r["r2"]),
+                  LABEL["mean_cosine"]: lambda r: num(r["mean_cosine"])}
+    names = list(dict.fromkeys(flat["design"]))
+    rows = []
+    for fit, g in flat.groupby("fit", sort=False):
+        by_design = {r["design"]: r for _, r in g.iterrows()}
+        rows += [{"fit": fit, "quantity": q, **{d: f(by_design[d]) for d in names}} for q, f in quantities.items()]
+    choice_shown = styled(pd.DataFrame(rows), group="fit", raw=("quantity",), nowrap=("quantity", *names),
+                          caption="What each design chooses (the penalty, its position in the grid, the grid's "
+                                  "widenings, the one-SE range) and the operator's numbers at that penalty")
+    return designs, held_out, [counts_shown, choice_shown]
 
 
-def determination_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.DataFrame, Any]:
+def _quantity_spec(quantity: str) -> str:
+    return SIGMA if quantity == "sigma_max_B" else "{:.3f}"
+
+
+def determination_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.DataFrame, Any, str]:
     """Which quantities the data determine (range over the one-SE penalties), beside the paper's
     FaceFusion values (Table II).
 
@@ -302,7 +364,10 @@ def determination_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.Data
     det : pandas.DataFrame
         Index (variant, encoder, quantity); ``paper (FaceFusion)``, ``value``, ``low``, ``high``,
         ``relative_range``, ``determined``, ``note``.
-    styler : pandas.io.formats.style.Styler
+    table : pandas.io.formats.style.Styler
+        ``fit``, ``quantity``, the paper's value, ours, the one-SE range, its relative width, determined.
+    notes : str
+        Markdown: the notes of each fit (where the one-SE penalties reach a grid edge), one item each.
     """
     ff = OPERATOR_TABLE_II.loc["FaceFusion"]
     paper_ff = {"rho_B": ff["rho_B"], "sigma_max_B": ff["sigma_max_B"], "b_u": ff["b_u"],
@@ -310,9 +375,42 @@ def determination_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.Data
     det = pd.concat({(v, ENCODER_LABEL[e]): s.determination for (v, e), s in studies.items()},
                     names=["variant", "encoder"])
     det.insert(0, "paper (FaceFusion)", [paper_ff[q] for q in det.index.get_level_values("quantity")])
-    styler = det.style.format({"paper (FaceFusion)": "{:.3g}", "value": "{:.4g}", "low": "{:.4g}", "high": "{:.4g}",
-                               "relative_range": "{:.1%}"})
-    return det, styler
+    rows, notes = [], []
+    for (v, enc), g in det.groupby(level=["variant", "encoder"], sort=False):
+        label = fit_label(v, enc)
+        for (_, _, q), r in g.iterrows():
+            spec = _quantity_spec(q)
+            rows.append({"fit": label, "quantity": LABEL[q], "paper": num(r["paper (FaceFusion)"], "{:.3g}"),
+                         "ours": num(r["value"], spec), "range": span(r["low"], r["high"], spec),
+                         "relative": num(r["relative_range"], "{:.1%}"), "determined": "yes" if r["determined"] else "no"})
+        for note, h in g.groupby("note", sort=False):
+            if note:
+                which = "" if len(h) == len(g) else " (" + ", ".join(MATH[q] for q in h.index.get_level_values(2)) + ")"
+                notes.append(f"- **{label}**{which}: {note}.")
+    shown = pd.DataFrame(rows)
+    table = styled(shown, group="fit", raw=("quantity",), nowrap=("quantity", "range"),
+                   headers={"paper": "FaceFusion (paper's Table II)", "ours": "ours",
+                            "range": "over the one-SE penalties", "relative": "relative range"},
+                   caption=f"Which numbers the data determine (relative range at most {DETERMINED_REL_TOL:.0%}), "
+                           "beside the paper's FaceFusion values; the paper reports no range, and its values differ "
+                           "from ours by swapper, encoder and corpus size")
+    return det, table, "\n".join(notes)
+
+
+def _range_sentence(s: Any, variant: str, encoder: str) -> str:
+    """How the fit's numbers move over its one-SE penalties, in words (Markdown)."""
+    low, high = s.op.search.one_se_range
+    d_ = s.determination
+    if num(low, PENALTY) == num(high, PENALTY):
+        return (f"For {encoder} `{variant}` the one-SE range is the chosen penalty alone, so no number moves "
+                f"within it")
+    parts = []
+    for q, what in (("sigma_max_B", MATH["sigma_max_B"]), ("rho_B", MATH["rho_B"]), ("b_u", MATH["b_u"]),
+                    ("r2", "the held-out $R^2$")):
+        verb = "stays within" if bool(d_.loc[q, "determined"]) else "runs over"
+        parts.append(f"{what} {verb} {span(d_.loc[q, 'low'], d_.loc[q, 'high'], _quantity_spec(q))}")
+    return (f"Over the one-SE range of {encoder} `{variant}` ({span(low, high, PENALTY)}) " + ", ".join(parts[:-1])
+            + f" and {parts[-1]}")
 
 
 def _fit_values(studies: Mapping[tuple[str, str], Any], design_tables: Mapping[tuple[str, str], pd.DataFrame]
@@ -320,262 +418,133 @@ def _fit_values(studies: Mapping[tuple[str, str], Any], design_tables: Mapping[t
     """Per-fit prose values: penalties, edges, one-SE ranges, determination ranges, the old design."""
     values: dict[str, Any] = {}
     for e in ENCODERS:  # the weak input directions are the photographs' own: one count per encoder
-        values[f"weak_{e}"] = int(next(s for (_, enc), s in studies.items() if enc == e).spectra["weak_directions"])
+        found = [s for (_, enc), s in studies.items() if enc == e]
+        if found:
+            values[f"weak_{e}"] = f"{int(found[0].spectra['weak_directions']):,}"
     for (v, e), s in studies.items():
         rec, d_ = s.op.search, s.determination
-        values[f"alpha_{v}_{e}"] = f"{rec.chosen:.1e}"
+        values[f"alpha_{v}_{e}"] = num(rec.chosen, PENALTY)
         values[f"edge_{v}_{e}"] = rec.edge
-        values[f"one_se_{v}_{e}"] = f"{rec.one_se_range[0]:.0e} to {rec.one_se_range[1]:.0e}"
+        values[f"one_se_{v}_{e}"] = span(*rec.one_se_range, PENALTY)
+        values[f"range_{v}_{e}_sentence"] = _range_sentence(s, v, ENCODER_LABEL[e])
         for q in ("rho_B", "sigma_max_B", "b_u", "r2", "mean_cosine"):
-            values[f"range_{q}_{v}_{e}"] = f"{d_.loc[q, 'low']:.3g}-{d_.loc[q, 'high']:.3g}"
+            values[f"range_{q}_{v}_{e}"] = span(d_.loc[q, "low"], d_.loc[q, "high"], _quantity_spec(q))
         first = design_tables[(v, ENCODER_LABEL[e])].iloc[0]
-        values[f"old_alpha_{v}_{e}"] = f"{first['alpha']:.0e}"
+        values[f"old_alpha_{v}_{e}"] = num(first["alpha"], PENALTY)
         values[f"old_edge_{v}_{e}"] = first["edge"]
-        values[f"old_smax_{v}_{e}"] = f"{first['sigma_max_B']:.3g}"
-        values[f"old_rho_{v}_{e}"] = f"{first['rho_B']:.3f}"
-        values[f"old_shared_{v}_{e}"] = f"{first['shared_identities']:,.0f}"
+        values[f"old_smax_{v}_{e}"] = num(first["sigma_max_B"], SIGMA)
+        values[f"old_rho_{v}_{e}"] = num(first["rho_B"])
+        values[f"old_shared_{v}_{e}"] = num(first["shared_identities"], "{:,.0f}")
         values[f"validated_{v}_{e}"] = f"{s.op.cv.validated:,}"
         values[f"ntrain_{v}_{e}"] = f"{s.op.n_train:,}"
+        values[f"validated_share_{v}_{e}"] = f"{s.op.cv.validated / s.op.n_train:.0%}"
+        values[f"train_share_{v}_{e}"] = f"{s.op.cv.table['train'].mean() / s.op.n_train:.0%}"
     return values
 
 
 def _old_phrase(old: pd.Series) -> str:
-    """What the earlier fold design and grid picked for one fit, in words."""
-    old_smax = f"sigma_max(B) = {old['sigma_max_B']:.3g}"
+    """What the earlier fold design and grid picked for one fit, in words (Markdown)."""
+    old_smax = f"{MATH['sigma_max_B']} = {num(old['sigma_max_B'], SIGMA)}"
     if old["edge"] == "interior":
-        return f"picked the interior penalty {old['alpha']:.0e} ({old_smax})"
-    return (f"picked the grid's {'smallest' if old['edge'] == 'lower' else 'largest'} penalty ({old['alpha']:.0e}, "
-            f"at its {old['edge']} edge; {old_smax})")
+        return f"picked the interior penalty {num(old['alpha'], PENALTY)} ({old_smax})"
+    return (f"picked the grid's {'smallest' if old['edge'] == 'lower' else 'largest'} penalty "
+            f"({num(old['alpha'], PENALTY)}, at its {old['edge']} edge; {old_smax})")
 
 
 def penalty_values(studies: Mapping[tuple[str, str], Any], search: pd.DataFrame, det: pd.DataFrame,
                    design_tables: Mapping[tuple[str, str], pd.DataFrame], variants: Sequence[str]) -> dict[str, Any]:
-    """The prose values of the penalty section: per-fit numbers, edge status, what is determined."""
+    """The prose values of the penalty section: per-fit numbers, edge status, what is determined
+    (phrases with symbols are Markdown, for ``{glue:md}``)."""
     values = _fit_values(studies, design_tables)
-    values["old_phrase_dlib"] = _old_phrase(design_tables[(variants[0], "dlib")].iloc[0])
+    values["old_dlib_phrase"] = _old_phrase(design_tables[(variants[0], "dlib")].iloc[0])
     edges = search["edge"].value_counts()
     values["n_interior"] = int(edges.get("interior", 0))
     values["n_searches"] = len(search)
     values["edge_phrase"] = ("every chosen penalty is interior to its final grid" if edges.get("interior", 0) == len(search)
                              else "penalties at an edge (not determined): " + "; ".join(
-                                 f"{v}/{enc} ({r['edge']}, {r['chosen']:.0e})" for (v, enc), r in search.iterrows()
-                                 if r["edge"] != "interior"))
+                                 f"{fit_label(v, enc)} ({r['edge']}, {num(r['chosen'], PENALTY)})"
+                                 for (v, enc), r in search.iterrows() if r["edge"] != "interior"))
     undetermined = det[~det["determined"]].reset_index()
     values["undetermined_phrase"] = "none" if undetermined.empty else "; ".join(
-        f"{_LABEL_Q[q]} ({', '.join(f'{enc} {v}' for v, enc in zip(g['variant'], g['encoder']))})"
+        f"{MATH[q]} ({', '.join(f'{enc} {v}' for v, enc in zip(g['variant'], g['encoder']))})"
         for q, g in undetermined.groupby("quantity", sort=False))
-    determined_everywhere = [_LABEL_Q[q] for q in det.index.get_level_values("quantity").unique()
+    determined_everywhere = [q for q in det.index.get_level_values("quantity").unique()
                              if det.xs(q, level="quantity")["determined"].all()]
-    values["determined_phrase"] = ", ".join(determined_everywhere) if determined_everywhere else "none"
+    values["determined_phrase"] = ", ".join(MATH[q] for q in determined_everywhere) if determined_everywhere else "none"
     smax_open = undetermined[undetermined["quantity"] == "sigma_max_B"]
     values["smax_reading"] = (
-        "every sigma_max(B) here is determined by the data" if smax_open.empty else
-        "read sigma_max(B) of " + ", ".join(f"{enc} {v}" for v, enc in zip(smax_open["variant"], smax_open["encoder"]))
+        f"every {MATH['sigma_max_B']} here is determined by the data" if smax_open.empty else
+        f"read {MATH['sigma_max_B']} of " + ", ".join(f"{enc} {v}" for v, enc in zip(smax_open["variant"], smax_open["encoder"]))
         + " as set by the penalty, not as a measurement to compare with the paper's 10.1")
     straddle = det[det["note"].str.contains("straddles 1")]
     values["straddle_sentence"] = (
-        "In no fit does the one-SE range of rho(B) reach 1, so that the cascade forgets the "
-        "target (rho(B) < 1) is determined everywhere." if straddle.empty else
-        "For " + ", ".join(f"{enc} {v}" for (v, enc, _) in straddle.index) + " the one-SE range of rho(B) reaches 1: "
-        "whether the cascade forgets the target at all is not determined there.")
+        f"In no fit does the one-SE range of {MATH['rho_B']} reach 1, so that the cascade forgets the "
+        f"target ({MATH['rho_B']} < 1) is determined everywhere." if straddle.empty else
+        "For " + ", ".join(f"{enc} {v}" for (v, enc, _) in straddle.index) + f" the one-SE range of {MATH['rho_B']} "
+        "reaches 1: whether the cascade forgets the target at all is not determined there.")
+    levels = [q for q in ("b_u", "rho_B", "r2") if q not in determined_everywhere]
+    values["levels_sentence"] = (
+        "differ from FaceFusion's for the reasons listed at the end of the chapter (swapper, encoder, data), not "
+        "because of the penalty" if not levels else
+        "differ from FaceFusion's mainly for the reasons listed at the end of the chapter (swapper, encoder, data); "
+        f"where {', '.join(MATH[q] for q in levels)} {'is' if len(levels) == 1 else 'are'} not determined, the "
+        "penalty adds the range in the table")
     return values
 
 
 # -------------------------------------------------------------------------------------------------
-# residuals, predictions, the measured cascade
+# the residual checks
 
 
-def residual_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The residual checks of every fit (one row per variant and encoder) for display, and their prose values."""
-    resid = pd.concat({(v, ENCODER_LABEL[e]): pd.json_normalize(s.residuals, sep=" ").iloc[0]
-                       for (v, e), s in studies.items()}, axis=1).T.rename_axis(["variant", "encoder"])
-    values = {"resid_corr_max": float(resid["target_correlation mean_abs"].max()),
-              "resid_iso_min": float(resid["isotropy top_over_mean"].min()),
-              "resid_nongauss_max": int(resid["gaussianity non_gaussian"].max()),
-              "resid_same_span": f"{resid['residual_to_same_person'].astype(float).min():.2f}-"
-                                 f"{resid['residual_to_same_person'].astype(float).max():.2f}"}
-    return show(resid.astype(float)), values
-
-
-_PRED_COLUMNS = ["noiseless_leakage", "noiseless_excess_ratio", "monte_carlo_leakage", "monte_carlo_nonmember",
-                 "monte_carlo_excess_ratio", "monte_carlo_auc", "carrier", "lyapunov_floor"]
-
-
-def prediction_table(predicted: Mapping[tuple[str, str], pd.DataFrame]) -> pd.DataFrame:
-    """The predicted cascades (noiseless, Monte Carlo, carrier, Lyapunov floor) per pass, for display."""
-    pred = pd.concat({(v, ENCODER_LABEL[e]): p.set_index("pass")[_PRED_COLUMNS] for (v, e), p in predicted.items()},
-                     names=["variant", "encoder"])
-    return show(pred.astype(float))
-
-
-def expectation_table(studies: Mapping[tuple[str, str], Any], predicted: Mapping[tuple[str, str], pd.DataFrame],
-                      variants: Sequence[str]) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """What each fit predicts in words (first ratio, late ratio, floor; rounded) and the order of the
-    variants by ``rho(B)`` per encoder (``order_<encoder>``)."""
-    expect = pd.DataFrame({(v, ENCODER_LABEL[e]): {"b_u (first ratio)": studies[(v, e)].spectra["b_u"],
-                                                    "rho(B) (late ratio)": studies[(v, e)].spectra["rho_B"],
-                                                    "Lyapunov floor": float(predicted[(v, e)]["lyapunov_floor"].iloc[0])}
-                           for v in variants for e in ENCODERS}).T.rename_axis(["variant", "encoder"])
-    values = {f"order_{e}": " > ".join(sorted(variants, key=lambda v: -studies[(v, e)].spectra["rho_B"]))
-              for e in ENCODERS}
-    return expect.round(4), values
-
-
-_SERIES_COLUMNS = ["chains", "leakage", "floor", "excess", "excess_ratio", "auc", "tpr_at_fpr_1pct",
-                   "tpr_at_fpr_0.1pct", "cmc_rank1", "norm_median"]
-
-
-def table_iii(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: Mapping[tuple[str, str], pd.DataFrame]
-              ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """The measured cascade per pass beside the Monte Carlo prediction and the paper's FaceFusion
-    cascade (Table III analog), for display, and its prose values."""
-    table3 = pd.concat({(v, ENCODER_LABEL[e]): m.set_index("pass")[_SERIES_COLUMNS] for (v, e), m in measured.items()},
-                       names=["variant", "encoder"]).sort_index()
-    for (v, e), p in predicted.items():
-        table3.loc[(v, ENCODER_LABEL[e]), "predicted (Monte Carlo)"] = p.set_index("pass")["monte_carlo_leakage"].to_numpy()
-    paper3 = _paper_block(CASCADE_TABLE_III_FACEFUSION.rename(
-        columns={"measured": "leakage", "non_member": "floor", "mia_auc": "auc",
-                 "predicted_monte_carlo": "predicted (Monte Carlo)"}), PAPER_LABELS["cascade"])
-    values: dict[str, Any] = {}
-    for (v, e), m in measured.items():
-        m = m.set_index("pass")
-        for k in m.index:
-            for col, key in (("leakage", "leak"), ("excess_ratio", "ratio"), ("auc", "auc"), ("tpr_at_fpr_1pct", "tpr1"),
-                             ("cmc_rank1", "rank1")):
-                value = m.loc[k, col]
-                if pd.notna(value):
-                    values[f"{key}{k}_{v}_{e}"] = float(value)
-        values[f"floor_{v}_{e}"] = float(m["floor_pooled"].iloc[0])
-        values[f"chains_{v}_{e}"] = int(m["chains"].iloc[0])
-    first_ratios = [float(m["excess_ratio"].iloc[1]) for m in measured.values()]
-    values["first_ratio_span"] = f"{min(first_ratios):.2f}-{max(first_ratios):.2f}"
-    return show(pd.concat([table3, paper3]).astype(float), {"chains": "{:.0f}"}), values
-
-
-# -------------------------------------------------------------------------------------------------
-# verdicts, per-pass audits, the operational reading
-
-
-def verdict_tables(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: Mapping[tuple[str, str], pd.DataFrame],
-                   studies: Mapping[tuple[str, str], Any], persistent: Mapping[tuple[str, str], dict],
-                   variants: Sequence[str]) -> tuple[Any, Any, dict[str, Any]]:
-    """One verdict per prediction, variant and encoder, and prediction 1's checks over the one-SE
-    penalties (:func:`~epsaudit.studies.cascade.verdicts.verdict_sensitivity`), for display.
+def residual_table(studies: Mapping[tuple[str, str], Any]) -> tuple[list[Any], dict[str, Any]]:
+    """The residual checks of every fit, for display (size, isotropy and Gaussianity; correlations
+    with the inputs, beside the paper's bound), and their prose values and wording.
 
     Returns
     -------
-    verdicts : pandas.io.formats.style.Styler
-        ``encoder``, ``prediction``, ``variant``, ``expected``, ``measured``, ``verdict`` (the
-        frame, with ``rule``, is ``verdicts.data``).
-    robust : pandas.io.formats.style.Styler
-        ``encoder`` and the columns of ``verdict_sensitivity``.
+    tables : list of pandas.io.formats.style.Styler
     values : dict
+        ``resid_iso_min``, ``resid_corr_max``, ``resid_nongauss_max``, ``resid_same_span`` (formatted as
+        in the tables), the phrases ``resid_*_phrase`` and the sentences ``resid_*_sentence`` (which say
+        whether the paper found the same) whose wording depends on them.
     """
-    def per(mapping: Mapping, e: str) -> dict:
-        return {v: mapping[(v, e)] for v in variants}
-
-    verdicts = pd.concat({ENCODER_LABEL[e]: prediction_verdicts(
-        per(measured, e), per(predicted, e), {v: studies[(v, e)].spectra for v in variants}, per(persistent, e))
-        for e in ENCODERS}, names=["encoder"]).droplevel(1).reset_index()
-    counts = verdicts["verdict"].value_counts()
-    values: dict[str, Any] = {f"n_{key.replace(' ', '_')}": int(counts.get(key, 0))
-                              for key in ("confirmed", "partly", "not confirmed")}
-    values["n_verdicts"] = len(verdicts)
-    for _, r in verdicts.iterrows():
-        values[f"verdict{r['prediction'].split()[0]}_{r['variant'].replace(', ', '_')}_{r['encoder']}"] = r["verdict"]
-    robust = pd.concat({ENCODER_LABEL[e]: verdict_sensitivity(per(measured, e),
-                                                              {v: studies[(v, e)].determination for v in variants})
-                        for e in ENCODERS}, names=["encoder"]).droplevel(1).reset_index()
-    open_checks = robust[robust["outcome"] == "depends on the penalty"]
-    values["n_open_checks"] = len(open_checks)
-    values["n_checks"] = len(robust)
-    values["open_checks_phrase"] = "" if open_checks.empty else " (" + "; ".join(
-        f"{r['encoder']} {r['variant']} {r['check'].split()[0]}" for _, r in open_checks.iterrows()) + ")"
-    shown = verdicts[["encoder", "prediction", "variant", "expected", "measured", "verdict"]].style.hide(axis="index")
-    robust_shown = robust.style.format({c: "{:.3f}" for c in ("measured", "low", "high", "distance_min",
-                                                              "distance_max", "tolerance")}).hide(axis="index")
-    return shown, robust_shown, values
-
-
-_AUDIT_COUNTS = ("identities", "rows", "exact_corners", "raw_infinite", "roc_pairs", "mmd_rejections", "mmd_tested")
-_CERT_COUNTS = ("certificates", "positive", "above_1", "censored", "n_test_min", "n_test_max", "family_size")
-
-
-def per_pass_tables(table8: Mapping[tuple[str, str], pd.DataFrame], table7: Mapping[tuple[str, str], pd.DataFrame],
-                    audit: Mapping[str, Any]) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
-    """The per-pass audits beside *Picture the Epsilon*'s FaceFusion cascade (Table 8 and Table 7
-    analogs), for display, and their prose values.
-
-    Parameters
-    ----------
-    table8, table7 : mapping (variant, encoder label) -> DataFrame
-        :func:`~epsaudit.studies.cascade.scores.per_pass_audits`.
-    audit : mapping
-        The profile's audit sizes (``pairs``, ``kde_pairs``, ``roc_pairs``, ``permutations``,
-        ``certificates``).
-    """
-    values: dict[str, Any] = {name: f"{audit[key]:,}" for key, name in (
-        ("pairs", "audit_pairs"), ("kde_pairs", "audit_kde"), ("roc_pairs", "audit_roc"),
-        ("permutations", "audit_perm"), ("certificates", "audit_certs"))}
-    t8 = pd.concat({k: f.set_index("pass").drop(columns=["seconds"]) for k, f in table8.items()},
-                   names=["variant", "encoder"])
-    paper8 = _paper_block(CASCADE_TABLE_8.rename(columns={"kde_alpha_0": "kde_lr_0", "kde_alpha_0.01": "kde_lr_0.01",
-                                                          "exact_corner": "exact_corners", "raw_inf": "raw_infinite",
-                                                          "mmd_reject": "mmd_rejections"}), PAPER_LABELS["audits"])
-    t7 = pd.concat({k: f.set_index("pass") for k, f in table7.items()}, names=["variant", "encoder"])
-    paper7 = _paper_block(CASCADE_TABLE_7.rename(columns={"median_lb": "median_bound", "min_lb": "min_bound",
-                                                          "max_lb": "max_bound"}).assign(cap_max=CASCADE_TABLE_7_CAP),
-                          PAPER_LABELS["audits"])
-    values.update({
-        "t7_positive": int(t7["positive"].sum()), "t7_total": int(t7["certificates"].sum()),
-        "t7_cap_max": fmt(t7["cap_max"].max()), "t7_cap_min": fmt(t7["cap_min"].min()),
-        "t7_ntest": f"{fmt(t7['n_test_min'].min(), '{:.0f}')}-{fmt(t7['n_test_max'].max(), '{:.0f}')}",
-        "t7_alpha": float(t7["alpha_per_bound"].iloc[0]) if len(t7) else float("nan"),
-        "t7_families": len(table7), "t7_family": int(audit["certificates"]) * 5,
-        "t8_gm_first": float(t8.xs(1, level="pass")["gaussmech"].median()),
-        "t8_gm_last": float(t8.xs(5, level="pass")["gaussmech"].median()),
-        "t8_auc_last": float(t8.xs(5, level="pass")["oof_auc"].median()),
-        "t8_inf_min": int(t8["raw_infinite"].min()), "t8_roc_pairs": int(t8["roc_pairs"].max())})
-    return (show(pd.concat([t8, paper8]).astype(float), {c: "{:.0f}" for c in _AUDIT_COUNTS}),
-            show(pd.concat([t7, paper7]).astype(float), {"alpha_per_bound": "{:.1e}",
-                                                         **{c: "{:.0f}" for c in _CERT_COUNTS}}),
-            values)
-
-
-def operational_table(measured: Mapping[tuple[str, str], pd.DataFrame], studies: Mapping[tuple[str, str], Any]
-                      ) -> tuple[pd.DataFrame, dict[str, Any]]:
-    """Passes until the excess leakage falls below 0.01, extrapolating the measured pass-5 excess at
-    the late measured ratio and at ``rho(B)`` (:func:`~epsaudit.studies.cascade.verdicts.passes_to_excess`),
-    for display, and the prose values (``passes_late_*``, ``passes_rho_*``; "n/a" when no finite
-    number of passes is predicted)."""
-    rows = {}
-    for (v, e), m in measured.items():
-        ex5 = float(m["excess"].iloc[-1])
-        late = float(m["excess_ratio"].dropna().astype(float).iloc[-2:].mean())
-        rho = studies[(v, e)].spectra["rho_B"]
-        row = {"pass-5 excess": ex5, "late measured ratio": late, "rho(B)": rho}
-        for name, rate in (("passes at the late ratio", late), ("passes at rho(B)", rho)):
-            try:
-                row[name] = passes_to_excess(ex5, int(m["pass"].iloc[-1]), rate)
-            except ValueError as exc:  # rate outside (0, 1) or no positive excess: no finite answer
-                row[name] = pd.NA
-                row["note"] = str(exc).split(",")[0]
-        rows[(v, ENCODER_LABEL[e])] = row
-    operational = pd.DataFrame(rows).T.rename_axis(["variant", "encoder"])
-    values = {}
-    for (v, enc), r in operational.iterrows():
-        for col, key in (("passes at the late ratio", "passes_late"), ("passes at rho(B)", "passes_rho")):
-            values[f"{key}_{v}_{ENCODER_KEY[enc]}"] = "n/a" if pd.isna(r[col]) else int(r[col])
-    return show(operational, {"pass-5 excess": "{:.3f}", "late measured ratio": "{:.3f}", "rho(B)": "{:.3f}",
-                              "passes at the late ratio": "{:.0f}", "passes at rho(B)": "{:.0f}"}), values
-
-
-def timing_table(timings: Mapping[str, float]) -> pd.DataFrame:
-    """Seconds per stage of the chapter (rounded to 0.1 s).
-
-    Examples
-    --------
-    >>> timing_table({"load": 1.234}).to_dict()
-    {'seconds': {'load': 1.2}}
-    """
-    return pd.Series(timings, name="seconds").round(1).to_frame()
+    resid = pd.concat({(v, ENCODER_LABEL[e]): pd.json_normalize(s.residuals, sep=" ").iloc[0]
+                       for (v, e), s in studies.items()}, axis=1).T.rename_axis(["variant", "encoder"])
+    resid.insert(0, "fit", [fit_label(v, enc) for v, enc in resid.index])
+    top = int(resid["isotropy top"].iloc[0])
+    shape = pd.DataFrame({
+        "fit": resid["fit"], "n": [f"{int(x):,}" for x in resid["n"]],
+        "bias": [num(x) for x in resid["bias"]], "same": [num(x) for x in resid["residual_to_same_person"]],
+        "iso": [num(x, "{:.1f}") for x in resid["isotropy top_over_mean"]],
+        "share": [num(x) for x in resid["isotropy top_share"]],
+        "gauss": [f"{int(a)} of {int(b)}" for a, b in zip(resid["gaussianity non_gaussian"], resid["gaussianity tested"])]})
+    corr = pd.DataFrame({"fit": resid["fit"], **{f"{who} {k}": [num(x) for x in resid[f"{who}_correlation {k}_abs"]]
+                                                  for who in ("target", "donor") for k in ("mean", "max")}})
+    corr.loc[len(corr)] = ["FaceFusion (paper)", f"≤ {CASCADE['residual_target_abs_corr_max']}", "n/a", "n/a", "n/a"]
+    tables = [styled(shape, headers={"n": "test triplets", "bias": "bias", "same": "residual ÷ same-person distance",
+                                     "iso": "top ÷ mean eigenvalue", "share": f"top-{top} variance share",
+                                     "gauss": "non-Gaussian coordinates"},
+                     caption="Size, isotropy and Gaussianity of the held-out residual (isotropic noise: top ÷ mean = 1)"),
+              styled(corr, headers={"target mean": "|corr| with target: mean", "target max": "max",
+                                    "donor mean": "|corr| with donor: mean", "donor max": "max"},
+                     caption="Does the residual still carry the target (or the donor)? The paper reports only its "
+                             "mean |corr| with the target, in 512-D ArcFace (n/a: not reported)")]
+    iso = resid["isotropy top_over_mean"].astype(float).min()
+    corr_max = resid["target_correlation mean_abs"].astype(float).max()
+    nongauss = int(resid["gaussianity non_gaussian"].max())
+    tested = int(resid["gaussianity tested"].iloc[0])
+    same = resid["residual_to_same_person"].astype(float)
+    values = {"resid_corr_max": num(corr_max), "resid_iso_min": num(iso, "{:.1f}"), "resid_nongauss_max": f"{nongauss}",
+              "resid_tested": f"{tested}", "resid_same_span": span(same.min(), same.max()),
+              "resid_iso_sentence": ("As in *Toward Interpretable Privacy Guarantees*, isotropy fails" if iso > 2 else
+                                     "Unlike in *Toward Interpretable Privacy Guarantees*, where isotropy fails, it "
+                                     "roughly holds here"),
+              "resid_corr_phrase": ("the residual hardly correlates with the target" if corr_max < 0.1
+                                    else "the residual still correlates with the target"),
+              "resid_gauss_sentence": ("Unlike the paper's, our residual coordinates are close to Gaussian one at a "
+                                       "time" if nongauss <= 0.05 * tested else
+                                       "As in the paper, our residual coordinates are not Gaussian"),
+              "resid_size_phrase": ("about as large as" if 0.7 <= same.min() and same.max() <= 1.3 else
+                                    "smaller than" if same.max() < 0.7 else
+                                    "larger than" if same.min() > 1.3 else "of the order of")}
+    return tables, values

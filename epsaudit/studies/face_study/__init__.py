@@ -16,14 +16,18 @@ This module is what the chapter's notebook imports. It holds
 - loading the conditions (:func:`load_conditions`) and the audit settings shared with
   ``epsaudit audit`` (:func:`audit_settings`).
 
-Three companion modules hold the experiment; their public names are re-exported here (on first
-use, so that they can import this module):
+The companion modules hold the experiment and its page; their public names are re-exported here
+(on first use, so that they can import this module):
 
 - :mod:`~epsaudit.studies.face_study.audit` -- the audits, the data table and the Table 2 / Table 3
   analogs;
 - :mod:`~epsaudit.studies.face_study.diagnostics` -- the diagnostics of *Picture the Epsilon*,
   Section IV-D;
-- :mod:`~epsaudit.studies.face_study.membership` -- the membership adversary and the example images.
+- :mod:`~epsaudit.studies.face_study.membership` -- the membership adversary and the example images;
+- :mod:`~epsaudit.studies.face_study.tradeoff` -- beyond the papers: trade-off-curve and MMD
+  certificates of the certified pairs, on the audit's own development/test split;
+- :mod:`~epsaudit.studies.face_study.pages` -- the tables as the page shows them (labels, formats);
+- :mod:`~epsaudit.studies.face_study.wording` -- the sentences whose wording follows from the numbers.
 
 Every condition is audited with :func:`epsaudit.condition.audit_condition` and
 :func:`audit_settings`; ``settings.cli_args()`` gives the same settings as command-line flags, so
@@ -319,6 +323,30 @@ class Stopwatch:
         """Record ``seconds`` for ``stage`` (timed elsewhere)."""
         self.seconds[stage] = float(seconds)
 
+    def mark(self) -> None:
+        """Start timing the next stage now (its seconds are recorded by :meth:`lap`)."""
+        self._mark = time.perf_counter()
+
+    def lap(self, stage: str) -> float:
+        """Record the seconds since the last :meth:`mark` (or :meth:`lap`) for ``stage``, and start again.
+
+        Returns
+        -------
+        float
+            The seconds recorded.
+
+        Examples
+        --------
+        >>> clock = Stopwatch()
+        >>> clock.mark()
+        >>> clock.lap("stage") >= 0, list(clock.seconds)
+        (True, ['stage'])
+        """
+        now = time.perf_counter()
+        self.seconds[stage] = now - getattr(self, "_mark", self.started)
+        self._mark = now
+        return self.seconds[stage]
+
     @property
     def elapsed(self) -> float:
         """Seconds since the stopwatch was made."""
@@ -490,12 +518,27 @@ _COMPANIONS = {
         "SHAPIRO_MAX_ROWS", "BANDWIDTH_SCALES", "BANDWIDTH_WIDEN_FACTOR", "pooled_residuals", "shapiro_wilk",
         "bandwidth_sweep", "bandwidth_sweep_record", "witness_gap", "random_forest", "classifier_sensitivity",
         "split_half_groups", "split_half_controls", "shapiro_study", "least_gaussian",
-        "qq_data", "shapiro_numbers", "BandwidthStudy", "bandwidth_study", "witness_table", "witness_numbers",
+        "qq_data", "qq_points", "shapiro_numbers", "BandwidthStudy", "bandwidth_study", "witness_table", "witness_numbers",
         "robustness_checks", "robustness_numbers",
     ),
     "membership": (
         "reference_centre", "assign_non_members", "SwapMembership", "swap_membership", "roc_curve_points",
-        "MembershipStudy", "membership_inference", "paper_table_i", "example_triplets",
+        "MembershipStudy", "membership_inference", "paper_table_i", "example_triplets", "triplet_ids",
+    ),
+    "tradeoff": (
+        "TRADEOFF_ENCODERS", "TRADEOFF_REGIME", "TRADEOFF_PAIRS", "certified_pairs", "TradeoffStudy", "rows_for_deviation",
+        "tradeoff_study",
+    ),
+    "pages": (
+        "SHORT_REGIME", "PAPER_ROW", "PAPER_NOTE", "with_paper", "number", "count", "percent", "certificate", "span_text", "range_text", "short_label", "condition_text",
+        "short_index", "styled", "data_views", "table2_view", "table2_500_view", "cap_view", "table3_view",
+        "table3_caps_view", "shapiro_view", "bandwidth_view", "edges_view", "witness_view", "robustness_views",
+        "membership_views", "short_name", "tradeoff_views", "timing_view",
+    ),
+    "wording": (
+        "fold_words", "profile_text", "cli_command", "audit_numbers", "data_claims", "table2_claims", "table3_claims",
+        "shapiro_claims", "witness_claims", "bandwidth_claims", "robustness_claims", "membership_claims",
+        "tradeoff_claims", "exercise_numbers", "exercise_claims",
     ),
 }
 _LAZY = {name: module for module, names in _COMPANIONS.items() for name in names}

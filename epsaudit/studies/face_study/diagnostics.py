@@ -34,6 +34,7 @@ from ...seeds import generator
 from ...settings import AuditSettings
 from ...validation import as_groups
 from . import CONDITIONS, DIAGNOSTICS, LEVELS, Stopwatch, condition_label, labelled
+from .pages import condition_text
 
 SHAPIRO_MAX_ROWS = 5000  # scipy's Shapiro-Wilk p-value is accurate up to N = 5000
 BANDWIDTH_SCALES = (0.5, 0.75, 1.0, 1.5, 2.0)
@@ -371,7 +372,37 @@ def qq_data(groups: Mapping[str, Mapping[Hashable, np.ndarray]], shapiro: Mappin
     """
     worst = least_gaussian(shapiro)
     return {"residuals": pooled_residuals(groups[worst]), "coordinates": shapiro[worst]["coordinate"].head(panels),
-            "title": f"Least Gaussian residual coordinates, {' / '.join(condition_label(worst))}"}
+            "title": f"Least Gaussian residual coordinates: {condition_text(worst)}"}
+
+
+def qq_points(qq: Mapping[str, Any], *, max_rows: int = SHAPIRO_MAX_ROWS, seed: int | tuple = 0) -> pd.DataFrame:
+    """The points of the Q-Q figure: normal quantiles against the sorted residuals of each coordinate.
+
+    Parameters
+    ----------
+    qq : mapping
+        :func:`qq_data` output (``residuals``, ``coordinates``).
+    max_rows : int
+        A seeded subsample of this many pooled rows is plotted (the paper: 5,000).
+    seed : int or tuple
+        Base seed or stream key of the subsample (purpose ``"qq-subsample"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per plotted point: ``coordinate``, ``normal_quantile``, ``residual_quantile``
+        (embedding units), and the Gaussian reference line's ``slope`` and ``intercept``
+        (:func:`scipy.stats.probplot`).
+    """
+    x = np.asarray(qq["residuals"])
+    if len(x) > max_rows:
+        x = x[generator(seed, "qq-subsample").choice(len(x), max_rows, replace=False)]
+    frames = []
+    for j in qq["coordinates"]:
+        (osm, osr), (slope, intercept, _) = stats.probplot(x[:, int(j)], dist="norm")
+        frames.append(pd.DataFrame({"coordinate": int(j), "normal_quantile": osm, "residual_quantile": osr,
+                                    "slope": slope, "intercept": intercept}))
+    return pd.concat(frames, ignore_index=True)
 
 
 def shapiro_numbers(sw: pd.DataFrame, shapiro: Mapping[str, pd.DataFrame]) -> dict[str, Any]:

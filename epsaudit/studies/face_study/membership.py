@@ -35,7 +35,7 @@ from ...data import EmbeddingTable
 from ...leakage import cmc, membership_metrics
 from ...seeds import generator
 from ...validation import unit_rows
-from . import ENCODER_LABEL, ENCODERS, MATCHED_GALLERY, MIA, MIA_TABLE_I_FACEFUSION, REGIME_LABEL
+from . import ENCODER_LABEL, ENCODERS, MATCHED_GALLERY, MIA, MIA_TABLE_I_FACEFUSION
 
 AGGREGATES = ("median", "max")
 
@@ -365,10 +365,30 @@ class MembershipStudy:
         panels = {}
         for enc in ENCODERS:
             m, s = self.full[enc], self.full[enc].scores
-            panels[f"{ENCODER_LABEL[enc]}, swap, {REGIME_LABEL['large']}"] = {
+            panels[f"{ENCODER_LABEL[enc]}, swaps of the ≥20-photo regime"] = {
                 "scores": s, "auc": {a: m.metrics(a)["auc"] for a in AGGREGATES},
                 "roc": {a: roc_curve_points(s[f"target_{a}"], s[f"non_member_{a}"]) for a in AGGREGATES}}
         return panels
+
+    def figure_data(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """The data behind the two membership figures, in long form (one CSV each).
+
+        Returns
+        -------
+        tuple of pandas.DataFrame
+            ``(scores, roc)``: per encoder and swap the median-aggregated target, non-member and
+            donor scores; per encoder and aggregate the ROC points ``fpr``, ``tpr``.
+        """
+        scores, roc = [], []
+        for enc in ENCODERS:
+            s = self.full[enc].scores
+            scores.append(pd.DataFrame({"encoder": ENCODER_LABEL[enc], "identity": s["identity"],
+                                        "image_id": s["image_id"], "target": s["target_median"],
+                                        "non_member": s["non_member_median"], "donor": s["donor_median"]}))
+            for agg in AGGREGATES:
+                fpr, tpr = roc_curve_points(s[f"target_{agg}"], s[f"non_member_{agg}"])
+                roc.append(pd.DataFrame({"encoder": ENCODER_LABEL[enc], "aggregate": agg, "fpr": fpr, "tpr": tpr}))
+        return pd.concat(scores, ignore_index=True), pd.concat(roc, ignore_index=True)
 
     def numbers(self) -> dict[str, Any]:
         """The numbers the membership prose quotes.
@@ -513,3 +533,20 @@ def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: i
         swapped, _ = swapper(target, target_id)  # a target without a face passes through, as in the data
         out.append({"target_id": target_id, "target": target, "donor": donor, "swap": swapped})
     return out
+
+
+def triplet_ids(triplets: Sequence[Mapping[str, Any]], donor_id: str) -> pd.DataFrame:
+    """The image ids behind the example figure (its CSV): one row per target, with the donor.
+
+    Parameters
+    ----------
+    triplets : sequence of dict
+        :func:`example_triplets` output.
+    donor_id : str
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``target_id``, ``donor_id``.
+    """
+    return pd.DataFrame({"target_id": [str(t["target_id"]) for t in triplets], "donor_id": str(donor_id)})

@@ -1,0 +1,612 @@
+"""Builder of the resampled swap corpus: many independent draws of the randomised swap mechanism per
+identity, so that reserved-test certificates on real faces are not held down by the ~25
+photographs an LFW identity has.
+
+The mechanism audited (:mod:`epsaudit.resampled` states it and the file format): for an identity A,
+
+    M_k(A) = encode(pass k of a chain: a photograph drawn uniformly from A's photographs, swapped
+    with a donor photograph drawn from the donor pool, the output swapped with a fresh donor, ...).
+
+*Design* (:func:`draw_design`, pure). Identities: ``identities`` (default 24) of the identities with
+>= 20 photographs (the cascade corpus's targets), the first in a seeded order (:func:`choose_identities`).
+A's photographs are those in which dlib finds a face with 68 landmarks (the swapper's input domain;
+the others are counted per identity in the manifest). The donor pool: every photograph with 68
+landmarks of the identities with <= 9 photographs. Draw ``j`` of identity A's split ``s`` (``dev`` or
+``test``) uses only its own stream ``stream("resampled-draw", seed, A, s, j)``: the photograph is
+drawn uniformly from A's photographs, then ``chain_length`` (5) donors one after the other, uniformly
+from the pool, with replacement across draws and a donor identity never repeated within a chain. Draws
+are therefore independent, and a photograph or donor may recur in other draws (and across dev and
+test) -- what may never recur is a draw, so every row carries its draw id.
+
+*Passes*. Each draw is rendered once per swap variant (``hull`` by default, ``--variants hull inner`` adds ``inner``; the
+variants share the draws, a paired design) and passes 0 (the photograph itself), 1 and 5 are encoded
+with dlib and SFace:
+the pass-1 and pass-5 rows of a draw come from one chain (same photograph, same first donor). Pass 0
+is encoded once per photograph and its row copied to every draw that drew it (the encoders are
+deterministic).
+
+*Lost draws and the redraw rule* (fixed in advance). A chain whose input at pass ``k >= 2`` has no
+face (the swapper cannot run) is lost for that variant at pass ``k``. For each variant, identity and
+split the stored pass-k rows are those of the *first n complete draws in key order*; when fewer than
+``n`` of the keys drawn so far are complete, the next keys ``j = n, n + 1, ...`` are drawn and rendered
+(for every variant), in rounds, until each variant has ``n``. Taking the first ``n`` successes of an
+independent sequence gives ``n`` independent draws of the mechanism conditioned on a complete chain
+(what a deployed swapper that reports failure releases). Pass-0 rows are those of keys ``0 .. n-1``,
+lost or not (pass 0 needs no swap). Every lost (variant, draw, pass) is listed in the manifest and
+the draws table.
+
+*Stages*, each cut into batches whose results are saved as they complete
+(:mod:`epsaudit.faces.checkpoints`), so an interrupted build resumes where it stopped and writes the
+same files: landmarks of every candidate photograph, the design, the pass-0 encodings, the chains
+(one stage per redraw round), then the tables and the manifest (:mod:`epsaudit.resampled`), with
+wall and CPU seconds and images per second per stage.
+
+``python -m epsaudit.faces.resampled`` (``make resampled``, part of ``make data``) builds it;
+:func:`epsaudit.resampled.load_resampled` reads it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timezone
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .. import resampled as fmt
+from ..seeds import stream
+from . import checkpoints as ckpt
+from . import images as img
+from .batches import _batches, _packages
+
+TARGET_MIN_IMAGES = 20
+DONOR_MAX_IMAGES = 9
+VARIANTS_DEFAULT = ("hull",)  # the committed corpus; --variants hull inner adds the second swapper
+DEFAULTS = {"identities": 24, "dev": 100, "test": 100, "chain_length": 5, "encode_passes": (1, 5)}
+MAX_ROUNDS = 20
+_SOURCES = ("generators.py", "encoders.py", "images.py")  # code the checkpointed results depend on
+
+
+# -------------------------------------------------------------------------------------------------
+# design (pure functions of the identity listing, the usable photographs and the seed)
+
+
+def _order(ids: Sequence[str], *parts: object) -> list[str]:
+    ids = sorted(ids)
+    return [ids[i] for i in stream(*parts).permutation(len(ids))]
+
+
+def choose_identities(identities: Mapping[str, Sequence[str]], n: int, seed: int = 0) -> list[str]:
+    """The audited identities: the first ``n`` of the identities with >= 20 photographs in the
+    seeded order ``stream("resampled-identities", seed)``, returned sorted.
+
+    Raises
+    ------
+    ValueError
+        Fewer than ``n`` such identities, or ``n < 2``.
+
+    Examples
+    --------
+    >>> listing = {f"P{i}": [f"P{i}/P{i}_{k:04d}.jpg" for k in range(20 + i)] for i in range(4)}
+    >>> choose_identities(listing | {"Q": ["Q/Q_0001.jpg"]}, 2)
+    ['P2', 'P3']
+    """
+    targets = sorted(p for p, ids in identities.items() if len(ids) >= TARGET_MIN_IMAGES)
+    if n < 2 or len(targets) < n:
+        raise ValueError(f"need 2 <= identities <= {len(targets)} (identities with >= {TARGET_MIN_IMAGES} "
+                         f"photographs), got {n}")
+    return sorted(_order(targets, "resampled-identities", seed)[:n])
+
+
+def pool_candidates(identities: Mapping[str, Sequence[str]], seed: int = 0, size: int | None = None) -> list[str]:
+    """Photographs of the identities with <= 9 photographs (the donor pool before the landmark
+    screen), sorted; ``size`` keeps a seeded subset (smoke runs).
+
+    Examples
+    --------
+    >>> pool_candidates({"A": ["A/A_0001.jpg"], "B": [f"B/B_{k:04d}.jpg" for k in range(10)]})
+    ['A/A_0001.jpg']
+    """
+    ids = sorted(i for p, photos in identities.items() if len(photos) <= DONOR_MAX_IMAGES for i in photos)
+    return ids if size is None else sorted(_order(ids, "resampled-pool", seed)[:size])
+
+
+def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], pool: Sequence[str], *,
+              seed: int = 0, chain_length: int = DEFAULTS["chain_length"]) -> dict[str, Any]:
+    """One draw: its photograph and donors from its own stream ``("resampled-draw", seed, identity,
+    split, key)``.
+
+    The photograph is uniform over ``photographs``; donors are drawn one by one uniformly from
+    ``pool``, a draw whose identity the chain already has being drawn again.
+
+    Raises
+    ------
+    ValueError
+        No photograph, or a pool of fewer than ``chain_length`` identities.
+
+    Examples
+    --------
+    >>> pool = [f"D{i}/D{i}_0001.jpg" for i in range(6)]
+    >>> d = make_draw("A", "dev", 0, ["A/A_0001.jpg", "A/A_0002.jpg"], pool, chain_length=3)
+    >>> sorted(d), len({d[f"donor_{k}"] for k in (1, 2, 3)})
+    (['donor_1', 'donor_2', 'donor_3', 'identity', 'key', 'photograph', 'seed_key', 'split'], 3)
+    """
+    key_parts = ("resampled-draw", seed, identity, split, int(key))
+    photographs, pool = sorted(photographs), sorted(pool)
+    if not photographs:
+        raise ValueError(f"identity {identity!r} has no usable photograph")
+    if len({img.identity_of(d) for d in pool}) < chain_length:
+        raise ValueError(f"the donor pool has fewer than {chain_length} identities")
+    rng = stream(*key_parts)
+    photo = photographs[int(rng.integers(len(photographs)))]
+    donors: list[str] = []
+    while len(donors) < chain_length:
+        d = pool[int(rng.integers(len(pool)))]
+        if img.identity_of(d) not in {img.identity_of(x) for x in donors}:
+            donors.append(d)
+    return {"identity": identity, "split": split, "key": int(key), "seed_key": "|".join(map(str, key_parts)),
+            "photograph": photo, **{f"donor_{k}": d for k, d in enumerate(donors, start=1)}}
+
+
+def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
+                keys: Mapping[tuple[str, str], Sequence[int]], *, seed: int = 0,
+                chain_length: int = DEFAULTS["chain_length"], first_id: int = 0) -> pd.DataFrame:
+    """The draws of ``keys`` (``(identity, split) -> key indices``), numbered from ``first_id`` in
+    (identity, split, key) order.
+
+    Returns
+    -------
+    DataFrame
+        ``draw``, ``identity``, ``split``, ``key``, ``seed_key``, ``photograph``, ``donor_1 ..``.
+
+    Examples
+    --------
+    >>> pool = [f"D{i}/D{i}_0001.jpg" for i in range(6)]
+    >>> d = draw_design({"A": ["A/A_0001.jpg"]}, pool, {("A", "dev"): [0, 1], ("A", "test"): [0]}, chain_length=2)
+    >>> d[["draw", "split", "key"]].values.tolist()
+    [[0, 'dev', 0], [1, 'dev', 1], [2, 'test', 0]]
+    """
+    order = {s: i for i, s in enumerate(fmt.SPLITS)}
+    rows = [make_draw(p, s, j, photographs[p], pool, seed=seed, chain_length=chain_length)
+            for (p, s) in sorted(keys, key=lambda ps: (ps[0], order[ps[1]])) for j in sorted(keys[(p, s)])]
+    frame = pd.DataFrame(rows, columns=["identity", "split", "key", "seed_key", "photograph"]
+                         + fmt.donor_columns(chain_length))
+    frame.insert(0, "draw", np.arange(first_id, first_id + len(frame), dtype=np.int64))
+    return frame
+
+
+# -------------------------------------------------------------------------------------------------
+# workers (models loaded once per process)
+
+_STATE: dict[str, Any] = {}
+
+
+def _state() -> dict[str, Any]:
+    if not _STATE:
+        import cv2
+
+        from . import encoders as enc
+        from . import generators as gen
+
+        cv2.setNumThreads(1)
+        _STATE.update(models=gen.LandmarkModels(), encoders={e: enc.make_encoder(e) for e in fmt.ENCODERS})
+    return _STATE
+
+
+class _Steps:
+    """Worker-side wall seconds, CPU seconds and counts per step."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+
+    def run(self, step: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        w, c = time.perf_counter(), time.process_time()
+        out = fn(*args, **kwargs)
+        row = self.table[step]
+        row[0] += time.perf_counter() - w
+        row[1] += time.process_time() - c
+        row[2] += 1
+        return out
+
+    def record(self) -> dict[str, list[float]]:
+        return {k: list(v) for k, v in self.table.items()}
+
+
+def _encode(state: Mapping[str, Any], image: np.ndarray, steps: _Steps) -> dict[str, tuple[np.ndarray, str]]:
+    return {name: steps.run(f"encode:{name}", enc.encode_with_path, image) for name, enc in state["encoders"].items()}
+
+
+def _screen_batch(image_ids: Sequence[str], image_root: str) -> tuple[list, dict]:
+    """dlib's 68 landmarks of photographs (``None`` without a face)."""
+    state, steps = _state(), _Steps()
+    out = []
+    for i in image_ids:
+        image = steps.run("read", img.load_image, i, image_root)
+        out.append((i, steps.run("landmarks", state["models"].landmarks, image)[0]))
+    return out, steps.record()
+
+
+def _originals_batch(image_ids: Sequence[str], image_root: str) -> tuple[list, dict]:
+    """Both encodings of photographs (the pass-0 rows)."""
+    state, steps = _state(), _Steps()
+    out = [(i, _encode(state, steps.run("read", img.load_image, i, image_root), steps)) for i in image_ids]
+    return out, steps.record()
+
+
+def _chain_batch(items: Sequence[Mapping[str, Any]], variants: Sequence[str], encode_passes: Sequence[int],
+                 image_root: str) -> tuple[list, list, dict]:
+    """Every draw's chain for every variant: rows ``(variant, draw, pass, codes)`` of the encoded
+    passes of complete chains, and lost ``(variant, draw, pass)``."""
+    from .generators import swap_face
+
+    state, steps = _state(), _Steps()
+    rows, lost = [], []
+    for it in items:
+        start = steps.run("read", img.load_image, it["photograph"], image_root)
+        donors = [steps.run("read", img.load_image, d, image_root) for d in it["donors"]]
+        for variant in variants:
+            x, lm, chain_rows = start, it["start_landmarks"], []
+            for k, (donor, dlm) in enumerate(zip(donors, it["donor_landmarks"]), start=1):
+                if k > 1:
+                    lm = steps.run("landmarks", state["models"].landmarks, x)[0]
+                if lm is None:
+                    lost.append((variant, it["draw"], k))
+                    chain_rows = []
+                    break
+                x = steps.run("swap", swap_face, x, donor, variant, target_landmarks=lm, donor_landmarks=dlm)
+                if k in encode_passes:
+                    chain_rows.append((variant, it["draw"], k, _encode(state, x, steps)))
+            rows += chain_rows
+    return rows, lost, steps.record()
+
+
+# -------------------------------------------------------------------------------------------------
+# main process: the stages
+
+
+class _Build:
+    """The settings, checkpoint stores and per-stage records of one build."""
+
+    def __init__(self, cfg: dict[str, Any], root: str, checkpoint_root: Path, interrupt_after: int | None):
+        self.cfg, self.root, self.interrupt_after = cfg, root, interrupt_after
+        here = Path(__file__).resolve().parent
+        code = {name: hashlib.sha256((here / name).read_bytes()).hexdigest() for name in _SOURCES}
+        self.key = ckpt.fingerprint({k: v for k, v in cfg.items() if k not in ("n_jobs", "progress")}, code)
+        self.checkpoints = checkpoint_root / f"resampled-{self.key[:16]}"
+        self.stages: dict[str, dict[str, Any]] = {}
+
+    def run(self, stage: str, func: Callable, items: list, batch_size: int, desc: str) -> list:
+        store = ckpt.BatchStore(self.checkpoints, stage)
+        remaining = None if self.interrupt_after is None else self.interrupt_after - self._computed()
+        if remaining is not None and remaining <= 0:
+            raise ckpt.BuildInterrupted(f"{desc}: interrupted before the stage (interrupt_after)")
+        results, run = ckpt.run_batches(func, _batches(items, batch_size), store, ckpt.fingerprint(self.key, stage),
+                                        n_jobs=self.cfg["n_jobs"], desc=desc, progress=self.cfg["progress"],
+                                        interrupt_after=remaining)
+        steps: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+        now: dict[str, int] = defaultdict(int)  # images of the batches computed in this session
+        for i, res in enumerate(results):
+            for step, (w, c, n) in res[-1].items():
+                steps[step][0] += w
+                steps[step][1] += c
+                steps[step][2] += n
+                now[step] += 0 if i in run.from_checkpoints else n
+        wall = run.wall_seconds
+        self.stages[stage] = {**run.record(), "cpu_seconds": round(sum(c for _, c, _ in steps.values()), 1),
+                              "images_per_wall_second": {s: round(n / wall, 2) if wall > 0 and n else None
+                                                         for s, n in sorted(now.items())},
+                              "steps": {s: {"worker_seconds": round(w, 1), "cpu_seconds": round(c, 1),
+                                            "count": int(n), "per_cpu_second": round(n / c, 2) if c > 0 else None}
+                                        for s, (w, c, n) in sorted(steps.items())}}
+        return results
+
+    def _computed(self) -> int:
+        return sum(s["batches"] - s["batches_from_checkpoints"] for s in self.stages.values())
+
+
+def _screen(build: _Build, photos: list[str]) -> dict[str, np.ndarray | None]:
+    res = build.run("landmarks", partial(_screen_batch, image_root=build.root), photos, 64,
+                    "resampled: landmarks")
+    return {i: lm for out, _ in res for i, lm in out}
+
+
+def _render_round(build: _Build, draws: pd.DataFrame, landmarks: Mapping[str, np.ndarray | None],
+                  rnd: int) -> tuple[list, list]:
+    cfg = build.cfg
+    donor_cols = fmt.donor_columns(cfg["chain_length"])
+    items = [{"draw": int(r["draw"]), "photograph": r["photograph"], "start_landmarks": landmarks[r["photograph"]],
+              "donors": [r[c] for c in donor_cols], "donor_landmarks": [landmarks[r[c]] for c in donor_cols]}
+             for r in draws.to_dict(orient="records")]
+    res = build.run(f"chains-{rnd}", partial(_chain_batch, variants=cfg["variants"],
+                                              encode_passes=cfg["encode_passes"], image_root=build.root),
+                    items, cfg["batch_size"], f"resampled: chains (round {rnd})")
+    return [r for rows, _, _ in res for r in rows], [x for _, lost, _ in res for x in lost]
+
+
+def _complete(draws: pd.DataFrame, lost: list, variant: str) -> pd.DataFrame:
+    bad = {d for v, d, _ in lost if v == variant}
+    return draws[~draws["draw"].isin(bad)]
+
+
+def _deficits(draws: pd.DataFrame, lost: list, cfg: Mapping[str, Any]) -> dict[tuple[str, str], int]:
+    """Per (identity, split): how many more keys every variant needs to reach its n complete draws."""
+    need: dict[tuple[str, str], int] = {}
+    for v in cfg["variants"]:
+        counts = _complete(draws, lost, v).groupby(["identity", "split"]).size()
+        for p in cfg["identities"]:
+            for s in fmt.SPLITS:
+                short = cfg[s] - int(counts.get((p, s), 0))
+                if short > 0:
+                    need[(p, s)] = max(need.get((p, s), 0), short)
+    return need
+
+
+def _render(build: _Build, photographs: Mapping[str, list[str]], pool: list[str],
+            landmarks: Mapping[str, np.ndarray | None]) -> tuple[pd.DataFrame, list, list, int]:
+    """The chains of the initial draws, then of redraws (next keys) until every variant has n complete
+    draws per identity and split; returns all draws, rows, lost and the number of rounds."""
+    cfg = build.cfg
+    keys = {(p, s): range(cfg[s]) for p in cfg["identities"] for s in fmt.SPLITS}
+    draws = draw_design(photographs, pool, keys, seed=cfg["seed"], chain_length=cfg["chain_length"])
+    rows, lost = _render_round(build, draws, landmarks, 0)
+    for rnd in range(1, MAX_ROUNDS + 1):
+        need = _deficits(draws, lost, cfg)
+        if not need:
+            return draws, rows, lost, rnd
+        nxt = draws.groupby(["identity", "split"])["key"].max() + 1
+        more = draw_design(photographs, pool, {ps: range(int(nxt[ps]), int(nxt[ps]) + n) for ps, n in need.items()},
+                           seed=cfg["seed"], chain_length=cfg["chain_length"], first_id=int(draws["draw"].max()) + 1)
+        ckpt.log(f"resampled: round {rnd} redraws {len(more)} draw(s) for {len(need)} (identity, split)")
+        r, lst = _render_round(build, more, landmarks, rnd)
+        draws, rows, lost = pd.concat([draws, more], ignore_index=True), rows + r, lost + lst
+    raise ValueError(f"fewer than the requested complete draws after {MAX_ROUNDS} redraw rounds")
+
+
+def _mark(draws: pd.DataFrame, lost: list, cfg: Mapping[str, Any]) -> pd.DataFrame:
+    """The draws table with ``used_none`` and each variant's ``lost_pass_`` and ``used_`` columns."""
+    draws = draws.copy()
+    draws["used_none"] = (draws["key"] < draws["split"].map({s: cfg[s] for s in fmt.SPLITS})).astype(int)
+    for v in cfg["variants"]:
+        lost_col, used_col = fmt.status_columns(v)
+        at = {d: k for vv, d, k in lost if vv == v}
+        draws[lost_col] = draws["draw"].map(at).fillna(0).astype(int)
+        ok = draws[draws[lost_col] == 0].sort_values(["identity", "split", "key"])
+        first = ok[ok.groupby(["identity", "split"]).cumcount() < ok["split"].map({s: cfg[s] for s in fmt.SPLITS})]
+        draws[used_col] = draws["draw"].isin(first["draw"]).astype(int)
+    return draws
+
+
+def _write(out: Path, draws: pd.DataFrame, rows: list, codes0: Mapping[str, dict], cfg: Mapping[str, Any]) -> None:
+    keys, codes = [], []
+    for r in draws[draws["used_none"] == 1].itertuples(index=False):
+        keys.append({"variant": fmt.ORIGINAL, "draw": int(r.draw), "pass": 0})
+        codes.append(codes0[r.photograph])
+    used = {v: set(draws.loc[draws[fmt.status_columns(v)[1]] == 1, "draw"]) for v in cfg["variants"]}
+    for variant, draw, k, c in sorted(rows, key=lambda r: (r[0], r[1], r[2])):
+        if draw in used[variant]:
+            keys.append({"variant": variant, "draw": int(draw), "pass": int(k)})
+            codes.append(c)
+    for enc in fmt.ENCODERS:
+        frame = fmt.resampled_frame(keys, [c[enc][0] for c in codes], [c[enc][1] for c in codes])
+        fmt.write_resampled_table(out, enc, frame)
+    fmt.write_draws(out, draws)
+
+
+def _design_record(draws: pd.DataFrame, lost: list, rounds: int, photographs: Mapping[str, list[str]],
+                   identities: Mapping[str, list[str]], pool: list[str], n_candidates: int,
+                   cfg: Mapping[str, Any]) -> dict[str, Any]:
+    from .generators import SWAP_VARIANTS
+
+    lost_frame = pd.DataFrame(lost, columns=["variant", "draw", "pass"]).sort_values(["variant", "draw"])
+    variants = list(cfg["variants"])
+    return {
+        "seed": cfg["seed"], "variants": variants, "swap_variants": {v: SWAP_VARIANTS[v] for v in variants},
+        "encoders": list(fmt.ENCODERS), "chain_length": cfg["chain_length"],
+        "passes": [0] + list(cfg["encode_passes"]), "draws_per_split": {s: cfg[s] for s in fmt.SPLITS},
+        "mechanism": "M_k(A) = encode(pass k of a chain started from a photograph drawn uniformly from A's "
+                     "photographs with 68 dlib landmarks, each pass swapping in a fresh donor drawn from the pool)",
+        "identities": {"rule": f"the first {len(cfg['identities'])} identities with >= {TARGET_MIN_IMAGES} "
+                               "photographs in the seeded order stream('resampled-identities', seed)",
+                       "chosen": list(cfg["identities"]),
+                       "photographs": {p: len(identities[p]) for p in cfg["identities"]},
+                       "usable_photographs": {p: len(photographs[p]) for p in cfg["identities"]}},
+        "donor_pool": {"rule": f"photographs with 68 dlib landmarks of the identities with <= {DONOR_MAX_IMAGES} "
+                               "photographs" + ("" if cfg["pool_size"] is None else
+                                                f" (a seeded subset of {cfg['pool_size']} candidates: smoke run)"),
+                       "candidates": n_candidates, "photographs": len(pool),
+                       "identities": len({img.identity_of(d) for d in pool})},
+        "draw_rule": "draw j of (identity, split) uses only stream('resampled-draw', seed, identity, split, j): "
+                     "photograph uniform; donors uniform from the pool with replacement across draws, no donor "
+                     "identity twice within a chain; draws are independent",
+        "redraw_rule": "per variant, identity and split the stored swap rows are the first n complete draws in key "
+                       "order; missing ones are replaced by the next keys j = n, n+1, ..., rendered for every "
+                       "variant, until each variant has n (fixed in advance); pass-0 rows are keys 0..n-1",
+        "dependence": "rows of one draw are dependent: pass 0, pass 1 and pass 5 share the photograph, passes 1 "
+                      "and 5 also the first donor; variants share the draws (paired); rows of different draws "
+                      "are independent; pass-0 rows repeat a photograph's single encoding (deterministic encoders)",
+        "rounds": rounds, "draws_rendered": len(draws),
+        "draws_rendered_by_split": {s: int((draws["split"] == s).sum()) for s in fmt.SPLITS},
+        "used_draws": {"none": int(draws["used_none"].sum()),
+                       **{v: int(draws[fmt.status_columns(v)[1]].sum()) for v in variants}},
+        "lost_draws": {v: int((lost_frame["variant"] == v).sum()) for v in variants},
+        "lost_by_pass": {v: {str(k): int(n) for k, n in lost_frame[lost_frame["variant"] == v]["pass"]
+                             .value_counts().sort_index().items()} for v in variants},
+        "spare_draws": {v: int(((draws[fmt.status_columns(v)[0]] == 0) & (draws[fmt.status_columns(v)[1]] == 0)).sum())
+                        for v in variants},
+        "pass0_photographs": int(draws.loc[draws["used_none"] == 1, "photograph"].nunique()),
+        "lost": lost_frame.to_dict(orient="records"), "subset": is_subset(cfg),
+    }
+
+
+def is_subset(settings: Mapping[str, Any]) -> bool:
+    """Whether a build's settings make a smoke subset (a donor-pool slice, or fewer identities or
+    draws than the defaults), which must not overwrite a full corpus.
+
+    Examples
+    --------
+    >>> is_subset({"pool_size": None, "identities": 24, "dev": 100, "test": 100})
+    False
+    >>> is_subset({"pool_size": None, "identities": 2, "dev": 100, "test": 100})
+    True
+    """
+    n = settings["identities"]
+    n = len(n) if isinstance(n, (list, tuple)) else int(n)
+    return (settings["pool_size"] is not None or n < DEFAULTS["identities"]
+            or min(settings["dev"], settings["test"]) < min(DEFAULTS["dev"], DEFAULTS["test"]))
+
+
+# Over 80 lines only through its docstring; each stage is one of the helpers above.
+def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
+                    seed: int = 0, identities: int = DEFAULTS["identities"], dev: int = DEFAULTS["dev"],
+                    test: int = DEFAULTS["test"], variants: Sequence[str] = VARIANTS_DEFAULT,
+                    chain_length: int = DEFAULTS["chain_length"],
+                    encode_passes: Sequence[int] = DEFAULTS["encode_passes"], pool_size: int | None = None,
+                    n_jobs: int = 2, batch_size: int = 8, checkpoint_dir: str | os.PathLike | None = None,
+                    keep_checkpoints: bool = False, progress: bool = True,
+                    interrupt_after: int | None = None) -> dict[str, Any]:
+    """Build the resampled corpus into ``<out_dir>/resampled/`` (see the module docstring).
+
+    Parameters
+    ----------
+    out_dir : path-like
+        Parent folder; the corpus goes to ``<out_dir>/resampled``.
+    image_root : path-like, optional
+        LFW image root (default ``data/lfw/images``).
+    seed : int
+        Seed of the identity choice and of every draw.
+    identities, dev, test : int
+        Identities, and development and test draws per identity.
+    variants : sequence of str
+        Swap variants (:data:`epsaudit.faces.generators.SWAP_VARIANTS` keys).
+    chain_length : int
+        Passes per chain (donors per draw).
+    encode_passes : sequence of int
+        The swap passes encoded (pass 0 always is).
+    pool_size : int, optional
+        A seeded subset of the donor-pool candidates (smoke runs; ``None``: all).
+    n_jobs, batch_size : int
+        Worker processes; draws per chain batch.
+    checkpoint_dir : path-like, optional
+        Root of the checkpoint files (default ``_build/checkpoints``); a build's files are in a
+        subfolder named by its settings.
+    keep_checkpoints : bool
+        Keep the checkpoint files after a successful build (else they are deleted).
+    progress : bool
+    interrupt_after : int, optional
+        Stop with :class:`epsaudit.faces.checkpoints.BuildInterrupted` after this many computed batches
+        (tests of resumption).
+
+    Returns
+    -------
+    dict
+        The manifest as written.
+
+    Raises
+    ------
+    ValueError
+        Bad settings, too few identities or usable photographs.
+    epsaudit.faces.images.ImageRootError
+        No images at the image root.
+    """
+    from .generators import SWAP_VARIANTS
+
+    bad = [v for v in variants if v not in SWAP_VARIANTS]
+    if bad or not variants or min(dev, test) < 1 or not set(encode_passes) <= set(range(1, chain_length + 1)):
+        raise ValueError(f"variants must be a non-empty subset of {sorted(SWAP_VARIANTS)}, dev/test >= 1 and "
+                         f"encode_passes within 1..{chain_length}; got {list(variants)}, {dev}/{test}, "
+                         f"{list(encode_passes)}")
+    t_start = time.perf_counter()
+    root = img.image_root(image_root)
+    listing = img.list_identities(root)
+    chosen = choose_identities(listing, identities, seed)
+    cfg = dict(seed=seed, identities=chosen, dev=dev, test=test, variants=list(variants), chain_length=chain_length,
+               encode_passes=sorted({int(k) for k in encode_passes}), pool_size=pool_size, batch_size=batch_size,
+               n_jobs=n_jobs, progress=progress)
+    build = _Build(cfg, str(root.resolve()), Path(checkpoint_dir or ckpt.DEFAULT_ROOT), interrupt_after)
+    ckpt.log(f"resampled: {len(chosen)} identities, {dev}+{test} draws each, variants {list(variants)}; "
+             f"checkpoints in {build.checkpoints}")
+
+    candidates = pool_candidates(listing, seed, pool_size)
+    landmarks = _screen(build, sorted(set(candidates) | {i for p in chosen for i in listing[p]}))
+    photographs = {p: [i for i in listing[p] if landmarks[i] is not None] for p in chosen}
+    pool = [i for i in candidates if landmarks[i] is not None]
+    ckpt.log(f"resampled: donor pool {len(pool)} of {len(candidates)} photographs; usable photographs per identity "
+             f"{min(map(len, photographs.values()))}-{max(map(len, photographs.values()))}")
+    draws, rows, lost, rounds = _render(build, photographs, pool, landmarks)
+    draws = _mark(draws, lost, cfg)
+    starts = sorted(set(draws.loc[draws["used_none"] == 1, "photograph"]))
+    res = build.run("originals", partial(_originals_batch, image_root=build.root), starts, 16,
+                    "resampled: pass-0 photographs")
+    codes0 = {i: c for out, _ in res for i, c in out}
+
+    out = Path(out_dir) / fmt.RESAMPLED_DIR
+    out.mkdir(parents=True, exist_ok=True)
+    _write(out, draws, rows, codes0, cfg)
+    design = _design_record(draws, lost, rounds, photographs, listing, pool, len(candidates), cfg)
+    run = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "n_jobs": n_jobs,
+           "cpu_count": os.cpu_count(), "wall_seconds": round(time.perf_counter() - t_start, 1),
+           "resumed": any(s["batches_from_checkpoints"] for s in build.stages.values()),
+           "stages": build.stages, "packages": _packages(),
+           "note": "wall seconds are this session's; worker and CPU seconds per step sum every batch, those "
+                   "loaded from checkpoints of an interrupted session included"}
+    doc = fmt.write_manifest(out, design, run)
+    if not keep_checkpoints:
+        for stage in build.stages:
+            ckpt.BatchStore(build.checkpoints, stage).clear()
+    ckpt.log(f"resampled: wrote {out} in {run['wall_seconds']} s")
+    return doc
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m epsaudit.faces.resampled",
+                                description="Build the resampled swap corpus (data/resampled/) from LFW images. "
+                                            "Resumable: rerun the same command after an interruption.")
+    p.add_argument("--image-root", default=None)
+    p.add_argument("--out-dir", default="data")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--identities", type=int, default=DEFAULTS["identities"])
+    p.add_argument("--dev", type=int, default=DEFAULTS["dev"], help="development draws per identity")
+    p.add_argument("--test", type=int, default=DEFAULTS["test"], help="test draws per identity")
+    p.add_argument("--variants", nargs="+", default=list(VARIANTS_DEFAULT))
+    p.add_argument("--pool-size", type=int, default=None, help="smoke runs: a seeded subset of donor candidates")
+    p.add_argument("--n-jobs", type=int, default=2)
+    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--checkpoint-dir", default=None, help=f"default {ckpt.DEFAULT_ROOT}")
+    p.add_argument("--keep-checkpoints", action="store_true")
+    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--force", action="store_true",
+                   help="allow a subset run (--pool-size, fewer identities or draws) to overwrite a full corpus")
+    a = p.parse_args(argv)
+    existing = Path(a.out_dir) / fmt.RESAMPLED_DIR / fmt.MANIFEST
+    full = existing.exists() and not json.loads(existing.read_text(encoding="utf-8")).get("design", {}).get("subset")
+    if is_subset(vars(a)) and full and not a.force:
+        print(f"error: {existing.parent} holds a full corpus; a subset run would overwrite it. Give another "
+              "--out-dir (make resampled OUT=/tmp/resampled-smoke ...) or --force.", file=sys.stderr)
+        return 2
+    try:
+        doc = build_resampled(a.out_dir, a.image_root, seed=a.seed, identities=a.identities, dev=a.dev, test=a.test,
+                              variants=a.variants, pool_size=a.pool_size, n_jobs=a.n_jobs, batch_size=a.batch_size,
+                              checkpoint_dir=a.checkpoint_dir, keep_checkpoints=a.keep_checkpoints,
+                              progress=not a.no_progress)
+    except (img.ImageRootError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    d = doc["design"]
+    print(json.dumps({k: d[k] for k in ("draws_rendered", "rounds", "used_draws", "lost_draws", "lost_by_pass",
+                                        "spare_draws", "pass0_photographs")}, indent=1))
+    print(json.dumps({s: {k: r[k] for k in ("wall_seconds", "items", "items_per_wall_second")}
+                      for s, r in doc["run"]["stages"].items()}, indent=1), doc["run"]["wall_seconds"], "s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
