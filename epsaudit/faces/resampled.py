@@ -52,6 +52,7 @@ import hashlib
 import json
 import os
 import sys
+import threading
 import time
 from collections import defaultdict
 from datetime import datetime, timezone
@@ -63,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from .. import resampled as fmt
+from ..parallel import running_on
 from ..seeds import stream
 from . import checkpoints as ckpt
 from . import images as img
@@ -185,21 +187,23 @@ def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
 
 
 # -------------------------------------------------------------------------------------------------
-# workers (models loaded once per process)
+# workers (models loaded once per worker thread: once per process with one thread per worker)
 
-_STATE: dict[str, Any] = {}
+_LOCAL = threading.local()  # dlib/OpenCV models are not shared between threads (Dask workers may run several)
 
 
 def _state() -> dict[str, Any]:
-    if not _STATE:
+    state = getattr(_LOCAL, "state", None)
+    if state is None:
         import cv2
 
         from . import encoders as enc
         from . import generators as gen
 
         cv2.setNumThreads(1)
-        _STATE.update(models=gen.LandmarkModels(), encoders={e: enc.make_encoder(e) for e in fmt.ENCODERS})
-    return _STATE
+        state = _LOCAL.state = {"models": gen.LandmarkModels(),
+                                "encoders": {e: enc.make_encoder(e) for e in fmt.ENCODERS}}
+    return state
 
 
 class _Steps:
@@ -583,6 +587,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--checkpoint-dir", default=None, help=f"default {ckpt.DEFAULT_ROOT}")
     p.add_argument("--keep-checkpoints", action="store_true")
     p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                   help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when set); "
+                        "the workers need the [faces] extra and the images at the same path")
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--pool-size, fewer identities or draws) to overwrite a full corpus")
     a = p.parse_args(argv)
@@ -593,11 +600,12 @@ def main(argv: Sequence[str] | None = None) -> int:
               "--out-dir (make resampled OUT=/tmp/resampled-smoke ...) or --force.", file=sys.stderr)
         return 2
     try:
-        doc = build_resampled(a.out_dir, a.image_root, seed=a.seed, identities=a.identities, dev=a.dev, test=a.test,
-                              variants=a.variants, pool_size=a.pool_size, n_jobs=a.n_jobs, batch_size=a.batch_size,
-                              checkpoint_dir=a.checkpoint_dir, keep_checkpoints=a.keep_checkpoints,
-                              progress=not a.no_progress)
-    except (img.ImageRootError, ValueError) as exc:
+        with running_on(a.scheduler, ckpt.log):
+            doc = build_resampled(a.out_dir, a.image_root, seed=a.seed, identities=a.identities, dev=a.dev,
+                                  test=a.test, variants=a.variants, pool_size=a.pool_size, n_jobs=a.n_jobs,
+                                  batch_size=a.batch_size, checkpoint_dir=a.checkpoint_dir,
+                                  keep_checkpoints=a.keep_checkpoints, progress=not a.no_progress)
+    except (img.ImageRootError, ValueError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     d = doc["design"]

@@ -8,7 +8,7 @@ import pandas as pd
 
 from .style import PALETTE
 
-WIDTH = 10.0
+WIDTH = 8.0
 DESIGN_COLOUR = {"resampled draws": PALETTE[0], "photographs (chapter 4)": PALETTE[1]}
 
 

@@ -26,6 +26,7 @@ planner's answers for the three designs (:func:`planner_table`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -48,7 +49,7 @@ from .cascade.tables import CASCADE_TABLE_7, CASCADE_TABLE_7_CAP, ENCODER_LABEL
 __all__ = ["CHAPTER", "PASSES", "PROFILES", "PAPER_TABLE_7", "choose_profile", "load_chapter_corpus", "pass_data",
            "certify_condition", "certify_passes", "capped_design", "planner_table", "summary_table",
            "paper_comparison", "worst_pair_table", "corpus_table", "build_timings", "summary_view", "comparison_view",
-           "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
+           "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ChapterResults", "run_chapter", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
 
 CHAPTER = "chapter 5 (certificates on resampled swaps)"
 #: Passes of the corpus: 0 = the photographs, 1 and 5 swaps.
@@ -213,7 +214,7 @@ def certify_passes(corpora: Mapping[tuple[str, str], Any], settings: Mapping[str
     family = settings["pairs"] * len(passes)
     frames, worst_rows = [], []
     jobs = [(key, k) for key in corpora for k in passes]
-    for (encoder, variant), k in progress_bar(jobs, desc="resampled certificates", disable=not progress):
+    for (encoder, variant), k in progress_bar(jobs, progress, "resampled certificates"):
         dev, test, dev_ids, test_ids = pass_data(corpora[(encoder, variant)], k, settings["identities"])
         per_pair, worst = certify_condition(dev, test, dev_ids, test_ids, pairs=settings["pairs"],
                                             worst_k=settings["worst_k"], family=family,
@@ -241,7 +242,7 @@ def capped_design(directory: str | Path, settings: Mapping[str, Any], *, passes:
     frames, worst_rows = [], []
     jobs = [(e, v, k) for e in settings["encoders"] for v in settings["variants"] for k in passes]
     corpora = {e: load_corpora(e, directory) for e in settings["encoders"]}
-    for encoder, variant, k in progress_bar(jobs, desc="photograph design", disable=not progress):
+    for encoder, variant, k in progress_bar(jobs, progress, "photograph design"):
         groups = pass_groups(corpora[encoder], variant, k)
         if settings["identities"]:
             groups = {a: groups[a] for a in sorted(groups)[: settings["identities"]]}
@@ -262,8 +263,8 @@ def summary_table(per_pair: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         ``encoder``, ``variant``, ``pass``, ``certificates``, ``positive`` (> 0), ``above_1``,
         ``at_cap`` (bound equal to its cap: zero test errors), ``median_bound``, ``min_bound``,
-        ``max_bound``, ``cap`` (the largest cap of the family), ``n_test`` (smallest test size per
-        side), ``not_computed``.
+        ``max_bound``, ``cap`` (the largest cap of the family), ``n_test`` and ``n_test_max`` (the
+        smallest and the largest test size per side of a pair), ``not_computed``.
     """
     def row(g: pd.DataFrame) -> pd.Series:
         ok = g[g["not_computed"].isna()]
@@ -275,10 +276,11 @@ def summary_table(per_pair: pd.DataFrame) -> pd.DataFrame:
                           "max_bound": float(b.max()) if len(b) else np.nan,
                           "cap": float(g["cap"].max()),
                           "n_test": int(min(g["n_test_a"].min(), g["n_test_b"].min())),
+                          "n_test_max": int(np.minimum(g["n_test_a"], g["n_test_b"]).max()),
                           "not_computed": int(g["not_computed"].notna().sum())})
     keys = ["encoder", "variant", "pass"]
     out = per_pair.groupby(keys, sort=False).apply(row, include_groups=False).reset_index()
-    counts = ["certificates", "positive", "above_1", "at_cap", "n_test", "not_computed"]
+    counts = ["certificates", "positive", "above_1", "at_cap", "n_test", "n_test_max", "not_computed"]
     return out.astype({c: int for c in counts})
 
 
@@ -474,7 +476,7 @@ def chapter_numbers(summary: pd.DataFrame, worst: pd.DataFrame, photo_summary: p
         gap = by.loc[1, "cap"] - m1
         where = "within 0.1 of" if gap <= 0.1 else f"{gap:.2f} below"
         lines.append(f"{_condition(enc, var)}: median {m1:.2f} at pass 1 ({where} the cap), "
-                     f"{m5:.2f} at pass 5, {by.loc[0, 'median_bound']:.2f} for the photographs themselves")
+                     f"{m5:.2f} at pass 5 and {by.loc[0, 'median_bound']:.2f} at pass 0 (the photographs themselves)")
     out["median_lines"] = "; ".join(lines)
     out["m1_first"] = float(s.loc[(e, v, 1), "median_bound"])
     out["m5_first"] = float(s.loc[(e, v, 5), "median_bound"])
@@ -490,10 +492,24 @@ def chapter_numbers(summary: pd.DataFrame, worst: pd.DataFrame, photo_summary: p
     w5 = worst[worst["pass"] == max(PASSES)]
     out["worst5_max"] = float(w5["worst_bound"].max())
     out["worst5_min"] = float(w5["worst_bound"].min())
+    out["worst_cap"] = certifiable_cap(out["n_test"], out["n_test"], float(worst["worst_alpha_per_bound"].max()), 1e-5)
+    span = (f"{out['worst5_min']:.2f}" if np.isclose(out["worst5_min"], out["worst5_max"])
+            else f"{out['worst5_min']:.2f} to {out['worst5_max']:.2f}")
+    out["worst_phrase"] = span
+    at_cap = np.isclose(worst["worst_bound"], out["worst_cap"], atol=1e-9)
+    out["worst_sentence"] = (
+        f"Every worst-pair bound on resampled draws is {out['worst_cap']:.2f}, the cap of a family of "
+        f"{int(worst['worst_k'].max())} at {out['n_test']} test rows: the top-ranked pair is separated without a "
+        "test error, so the bound says only that the worst-case epsilon exceeds this; more test draws would "
+        "certify more." if at_cap.all() else
+        f"On resampled draws the worst-pair bound is between {out['worst_min']:.2f} and {out['worst_max']:.2f} "
+        f"across conditions and passes ({span} at pass 5; {int(at_cap.sum())} of {len(worst)} at the family's cap "
+        f"of {out['worst_cap']:.2f}).")
     if photo_summary is not None:
         out["photo_cap"] = float(photo_summary["cap"].max())
         out["photo_median_max"] = float(photo_summary["median_bound"].max())
         out["photo_n_test"] = int(photo_summary["n_test"].min())
+        out["photo_n_test_max"] = int(photo_summary["n_test_max"].max())
         out["photo_positive"] = int(photo_summary["positive"].sum())
         out["photo_certificates"] = int(photo_summary["certificates"].sum())
     if photo_worst is not None:
@@ -526,14 +542,14 @@ def verdict(numbers: Mapping[str, Any]) -> str:
             f"{numbers['m5_first']:.2f} after five ({numbers['pos5_first']} positive), against a cap of "
             f"{numbers['cap']:.2f}. Read as a privacy claim, each bound says that, with 95% confidence for the "
             "whole family, this swapper, released on these photographs with this donor pool and read by this "
-            "encoder, is not $(\\varepsilon, 10^{-5})$-differentially private between the two identities for any "
-            "$\\varepsilon$ below it, and the worst-pair bound says the same for the worst pair at "
-            f"{numbers['worst5_min']:.2f} to {numbers['worst5_max']:.2f} after five passes. A deployed claim of "
-            "identity protection at $\\varepsilon \\le 1$ is therefore refuted for the classical swapper. ")
+            "encoder, is not (ε, 10⁻⁵)-differentially private between the two identities for any ε below it, and the "
+            f"worst-pair bound says the same for the worst pair at {numbers['worst_phrase']} after five passes. A "
+            "deployed claim of identity protection at ε ≤ 1 is therefore refuted for the classical swapper. ")
     if "photo_median_max" in numbers:
         text += (f"The same audit on the photographs certifies at most a median of {numbers['photo_median_max']:.2f} "
-                 f"({numbers['photo_positive']} of {numbers['photo_certificates']} certificates positive, cap "
-                 f"{numbers['photo_cap']:.2f} at {numbers['photo_n_test']} test rows): there, a bound of zero "
+                 f"({numbers['photo_positive']} of {numbers['photo_certificates']} certificates positive, caps of at most "
+                 f"{numbers['photo_cap']:.2f} with {numbers['photo_n_test']}-{numbers['photo_n_test_max']} test rows "
+                 "per identity): there, a bound of zero "
                  "was a statement about the sample size, not about the swapper. ")
     text += ("What the certificates do not say is that the identity is protected where they are small: a "
              "certificate is a lower bound, and a weak one only means this test could not show more.")
@@ -560,3 +576,45 @@ def exercise_numbers(corpus: Any, numbers: Mapping[str, Any]) -> dict[str, Any]:
             "ex_distinct_photos": int(draws.groupby("identity")["photograph"].nunique().median()),
             "ex_n_for_paper_median": required_test_size(2.29, alpha, 1e-5),
             "ex_n_for_one": required_test_size(1.0, alpha, 1e-5)}
+
+
+@dataclass(frozen=True)
+class ChapterResults:
+    """Everything chapter 5 computes (:func:`run_chapter`).
+
+    Attributes
+    ----------
+    per_pair, worst, summary : pandas.DataFrame
+        Resampled corpus: :func:`certify_passes` and its :func:`summary_table`.
+    photo_pairs, photo_worst, photo_summary : pandas.DataFrame or None
+        The photograph design (:func:`capped_design`), when the profile asks for it.
+    numbers : dict
+        :func:`chapter_numbers`.
+    """
+
+    per_pair: pd.DataFrame
+    worst: pd.DataFrame
+    summary: pd.DataFrame
+    photo_pairs: pd.DataFrame | None
+    photo_worst: pd.DataFrame | None
+    photo_summary: pd.DataFrame | None
+    numbers: dict
+
+
+def run_chapter(corpora: Mapping[tuple[str, str], Any], settings: Mapping[str, Any], *, data: str | Path = "data",
+                n_jobs: int | None = None, progress: bool = True) -> ChapterResults:
+    """Certify the resampled corpus and, when ``settings["capped"]``, the photograph design in ``data/corpora``.
+
+    Raises
+    ------
+    FileNotFoundError, ValueError
+        As :func:`certify_passes` and :func:`capped_design`.
+    """
+    per_pair, worst = certify_passes(corpora, settings, n_jobs=n_jobs, progress=progress)
+    summary = summary_table(per_pair)
+    photo_pairs = photo_worst = photo_summary = None
+    if settings["capped"]:
+        photo_pairs, photo_worst = capped_design(Path(data) / "corpora", settings, n_jobs=n_jobs, progress=progress)
+        photo_summary = summary_table(photo_pairs)
+    return ChapterResults(per_pair, worst, summary, photo_pairs, photo_worst, photo_summary,
+                          chapter_numbers(summary, worst, photo_summary, photo_worst))
