@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BIN = ROOT / ".venv" / "bin"
 CHROMIUM = "/usr/bin/chromium"
 WIDTH, TILE = 1280, 1600
+#: Height of the browser window (px): the longest chapter (3, about 25,000 px) must fit in it.
+HEIGHT = 40000
 
 
 def execute(source: Path, out: Path, profile: str, figures: Path) -> None:
@@ -63,8 +65,9 @@ def photograph(page: Path, folder: Path) -> list[Path]:
     with tempfile.TemporaryDirectory() as profile:
         subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                        f"--user-data-dir={profile}", "--hide-scrollbars", f"--window-size={WIDTH},16000",
+                        f"--user-data-dir={profile}", "--hide-scrollbars", f"--window-size={WIDTH},{HEIGHT}",
                         f"--screenshot={full}", page.as_uri()], check=True, capture_output=True)
+    Image.MAX_IMAGE_PIXELS = None  # a tall page is larger than Pillow's default guard
     image = Image.open(full)
     grey = image.convert("L")
     tiles = []

@@ -29,6 +29,8 @@ decided within 1e-9 (relative) of its threshold -- is refitted with scikit-learn
 
 from __future__ import annotations
 
+import copy
+import threading
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -36,14 +38,13 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 
+from .batch_lbfgsb import BatchLBFGSB
+
 EPS = float(np.finfo(np.float64).eps)
-MEMORY = 10            # scipy L-BFGS-B default maxcor, as scikit-learn leaves it
-FTOL_LS, GTOL_LS, XTOL_LS = 1e-3, 0.9, 0.1   # lnsrlb's line-search constants
-STPMAX = 1e10          # lnsrlb's largest step without bounds
-FACTR_TOL = 64.0 * EPS  # scikit-learn passes ftol = 64 eps
-MAX_LS_EVALUATIONS = 20  # scipy allows 50 (maxls); longer searches are refitted by scikit-learn
-CLOSE = 1e-9           # a test decided within this relative margin is refitted by scikit-learn
-CHUNK_BYTES = 8 * 2**20
+MAX_ITERATIONS = 60    # longer runs amplify rounding: refitted by scikit-learn
+STABLE = 1e-9          # raw or offset features: two runs (centred, uncentred) must agree to this
+OFFSET = 1e3           # a feature's |mean| / scale above which the two runs are compared
+CHUNK_BYTES = 8 * 2**20  # rows of a chunk of designs (cache-sized)
 
 
 @dataclass(frozen=True)
@@ -236,41 +237,70 @@ def resolve_solver(solver: str | None, classifier: Any) -> LogisticSpec | None:
 def _loss_grad(z: np.ndarray, sign: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The half binomial loss ``log(1 + e^z) - y z`` and its derivative ``expit(z) - y``, accurately.
 
-    ``sign = 1 - 2 y``: with ``u = sign * z`` the loss is ``-log_expit(-u)`` and the derivative
-    ``sign * expit(u)`` (no cancellation), scikit-learn's ``closs_grad_half_binomial`` to rounding.
+    ``sign = 1 - 2 y``; with ``u = sign * z`` the loss is ``log(1 + e^u) = max(u, 0) + log1p(e^-|u|)``
+    and the derivative ``sign * expit(u)``: no cancellation, scikit-learn's ``closs_grad_half_binomial``
+    to rounding (numpy's vectorised ``exp``/``log1p``).
     """
-    from scipy.special import expit, log_expit
-
     u = sign * z
-    loss = log_expit(np.negative(u))
-    np.negative(loss, out=loss)
-    grad = expit(u, out=u)
+    t = np.exp(-np.abs(u))
+    loss = np.log1p(t)
+    loss += np.maximum(u, 0.0)
+    grad = np.where(u >= 0.0, 1.0, t)
+    grad /= 1.0 + t
     grad *= sign
     return loss, grad
+
+
+_BUFFERS = threading.local()
+
+
+def _buffer(name: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A float64 work array of ``shape``, reused by the chunks one thread solves in turn (no fresh pages)."""
+    size = int(np.prod(shape))
+    store = _BUFFERS.__dict__.setdefault("arrays", {})
+    if name not in store or store[name].size < size:
+        store[name] = np.empty(max(size, CHUNK_BYTES // 8))
+    return store[name][:size].reshape(shape)
+
+
+def _rows_times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` for stacks (P, K, N) @ (P, N, d), in blocks of four rows of ``a``.
+
+    The same product; OpenBLAS multiplies four (or one) rows by a tall matrix markedly faster than five.
+    """
+    if a.shape[1] <= 4:
+        return np.matmul(a, b)
+    out = np.empty(a.shape[:2] + b.shape[2:])
+    for i in range(0, a.shape[1], 4):
+        np.matmul(a[:, i: i + 4], b, out=out[:, i: i + 4])
+    return out
 
 
 class _Chunk:
     """Rows, labels, training masks and scaler statistics of a chunk of pairs (padded to N rows)."""
 
-    def __init__(self, designs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], spec: LogisticSpec):
+    def __init__(self, designs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], spec: LogisticSpec,
+                 centred: bool = True):
         P, K = len(designs), designs[0][2].shape[0]
         N, d = max(x.shape[0] for x, _, _ in designs), designs[0][0].shape[1]
         # rows centred on their design's mean (and zero beyond it): the objective is evaluated as
         # xc @ (w / scale) + b - mu @ (w / scale) with mu = shift - centre, which loses nothing to cancellation
-        self.xc = np.zeros((P, N, d))
+        self.xc = _buffer("xc", (P, N, d))
+        self.xc[:] = 0.0
         self.y = np.zeros((P, N))
         self.mask = np.zeros((P, K, N))
         centre = np.empty((P, d))
         for p, (x, y, train) in enumerate(designs):
-            centre[p] = x.mean(0)
+            centre[p] = x.mean(0) if centred else 0.0
             np.subtract(x, centre[p], out=self.xc[p, : len(x)])
             self.y[p, : len(x)] = y
             self.mask[p, :, : len(x)] = train
         self.n = self.mask.sum(-1)                                          # (P, K) training rows
-        mean_c = np.matmul(self.mask, self.xc) / self.n[..., None]          # (P, K, d) training means - centre
+        mean_c = _rows_times(self.mask, self.xc) / self.n[..., None]        # (P, K, d) training means - centre
         self.mean = mean_c + centre[:, None, :]
         if spec.standardize:  # population variances, as StandardScaler
-            var = np.maximum(np.matmul(self.mask, self.xc * self.xc) / self.n[..., None] - mean_c * mean_c, 0.0)
+            square = np.multiply(self.xc, self.xc, out=_buffer("square", (P, N, d)))
+            var = np.maximum(_rows_times(self.mask, square) / self.n[..., None] - mean_c * mean_c, 0.0)
             for p, k, j in zip(*np.nonzero(var <= 1e-6 * (var + mean_c * mean_c))):  # (nearly) constant in the fold:
                 t = designs[p][0][designs[p][2][k], j]                       # two passes, as scikit-learn
                 temp = t - self.mean[p, k, j]
@@ -304,293 +334,8 @@ class _Chunk:
         f = (loss * m).sum(-1) / n + 0.5 * l2 * np.einsum("pkd,pkd->pk", w, w)
         gp = grad * m / n[..., None]
         sg = gp.sum(-1)
-        gw = (np.matmul(gp, xc) - mu * sg[..., None]) / sc + l2[..., None] * w
+        gw = (_rows_times(gp, xc) - mu * sg[..., None]) / sc + l2[..., None] * w
         return f, np.concatenate([gw, sg[..., None]], axis=-1)
-
-
-# -------------------------------------------------------------------------------------------------
-# the More-Thuente line search (MINPACK-2 dcsrch / dcstep), vectorised over fits
-
-
-class _Search:
-    """State of one line search per fit (the ``isave``/``dsave`` of dcsrch), as arrays."""
-
-    def __init__(self, B: int):
-        self.stage = np.ones(B, dtype=np.int8)
-        self.brackt = np.zeros(B, dtype=bool)
-        names = ("finit", "ginit", "gtest", "stx", "fx", "gx", "sty", "fy", "gy", "stmin", "stmax", "width",
-                 "width1", "stp")
-        for name in names:
-            setattr(self, name, np.zeros(B))
-
-    def start(self, idx: np.ndarray, f: np.ndarray, g: np.ndarray, stp: np.ndarray) -> None:
-        self.stage[idx], self.brackt[idx] = 1, False
-        self.finit[idx], self.ginit[idx], self.gtest[idx] = f, g, FTOL_LS * g
-        self.width[idx] = STPMAX
-        self.width1[idx] = STPMAX / 0.5
-        self.stx[idx], self.fx[idx], self.gx[idx] = 0.0, f, g
-        self.sty[idx], self.fy[idx], self.gy[idx] = 0.0, f, g
-        self.stmin[idx], self.stmax[idx] = 0.0, stp + 4.0 * stp
-        self.stp[idx] = stp
-
-
-def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Comparisons of ``a`` with ``b`` that rounding could decide otherwise."""
-    return np.abs(a - b) <= CLOSE * (np.abs(a) + np.abs(b))
-
-
-def _dcstep(stx, fx, dx, sty, fy, dy, stp, fp, dp, brackt, stpmin, stpmax):
-    """MINPACK-2 dcstep on arrays (``stpmin``/``stpmax``: dcsrch's current ``stmin``/``stmax``).
-
-    Returns the updated interval, the new step, ``brackt`` and a flag for cases left to scikit-learn.
-    """
-    with np.errstate(all="ignore"):
-        sgnd = dp * (dx / np.abs(dx))
-        c1 = fp > fx
-        c2 = ~c1 & (sgnd < 0.0)
-        c3 = ~c1 & ~c2 & (np.abs(dp) < np.abs(dx))
-        c4 = ~(c1 | c2 | c3)
-        theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
-        s = np.maximum(np.abs(theta), np.maximum(np.abs(dx), np.abs(dp)))
-        # case 1: a higher function value; the minimum is bracketed
-        gamma = s * np.sqrt((theta / s) ** 2 - (dx / s) * (dp / s))
-        gamma = np.where(stp < stx, -gamma, gamma)
-        r = ((gamma - dx) + theta) / (((gamma - dx) + gamma) + dp)
-        stpc = stx + r * (stp - stx)
-        stpq = stx + ((dx / ((fx - fp) / (stp - stx) + dx)) / 2.0) * (stp - stx)
-        stpf1 = np.where(np.abs(stpc - stx) < np.abs(stpq - stx), stpc, stpc + (stpq - stpc) / 2.0)
-        # case 2: a lower value and derivatives of opposite sign; the minimum is bracketed
-        gamma2 = s * np.sqrt((theta / s) ** 2 - (dx / s) * (dp / s))
-        gamma2 = np.where(stp > stx, -gamma2, gamma2)
-        r2 = ((gamma2 - dp) + theta) / (((gamma2 - dp) + gamma2) + dx)
-        stpc2 = stp + r2 * (stx - stp)
-        stpq2 = stp + (dp / (dp - dx)) * (stx - stp)
-        stpf2 = np.where(np.abs(stpc2 - stp) > np.abs(stpq2 - stp), stpc2, stpq2)
-        # case 3: a lower value, derivatives of the same sign, decreasing in magnitude
-        gamma3 = s * np.sqrt(np.maximum(0.0, (theta / s) ** 2 - (dx / s) * (dp / s)))
-        gamma3 = np.where(stp > stx, -gamma3, gamma3)
-        r3 = ((gamma3 - dp) + theta) / ((gamma3 + (dx - dp)) + gamma3)
-        stpc3 = np.where((r3 < 0.0) & (gamma3 != 0.0), stp + r3 * (stx - stp), np.where(stp > stx, stpmax, stpmin))
-        stpq3 = stp + (dp / (dp - dx)) * (stx - stp)
-        in_bracket = np.where(np.abs(stpc3 - stp) < np.abs(stpq3 - stp), stpc3, stpq3)
-        in_bracket = np.where(stp > stx, np.minimum(stp + 0.66 * (sty - stp), in_bracket),
-                              np.maximum(stp + 0.66 * (sty - stp), in_bracket))
-        outside = np.maximum(stpmin, np.minimum(stpmax, np.where(np.abs(stpc3 - stp) > np.abs(stpq3 - stp), stpc3,
-                                                                   stpq3)))
-        stpf3 = np.where(brackt, in_bracket, outside)
-        # case 4 without a bracket: the step goes to a bound
-        stpf4 = np.where(stp > stx, stpmax, stpmin)
-        stpf = np.where(c1, stpf1, np.where(c2, stpf2, np.where(c3, stpf3, stpf4)))
-    # case 4 with a bracket does not occur here; it is left to scikit-learn, as are NaNs
-    rare = (c4 & brackt) | ~np.isfinite(stpf)
-    rare |= _close(fp, fx) | _close(np.abs(dp), np.abs(dx)) | (sgnd == 0.0)
-    new_sty = np.where(c1, stp, np.where(c2, stx, sty))
-    new_fy = np.where(c1, fp, np.where(c2, fx, fy))
-    new_dy = np.where(c1, dp, np.where(c2, dx, dy))
-    new_stx = np.where(c1, stx, stp)
-    new_fx = np.where(c1, fx, fp)
-    new_dx = np.where(c1, dx, dp)
-    return new_stx, new_fx, new_dx, new_sty, new_fy, new_dy, stpf, brackt | c1 | c2, rare
-
-
-def _dcsrch(ls: _Search, idx: np.ndarray, f: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One dcsrch call for fits ``idx`` with the value ``f`` and slope ``g`` at their current step.
-
-    Returns (done, rare, stp): the search accepted the step (convergence), the fit left the common
-    path (a warning, a rare case, a close call), and the next step to evaluate.
-    """
-    stp, finit, ginit, gtest = ls.stp[idx], ls.finit[idx], ls.ginit[idx], ls.gtest[idx]
-    ftest = finit + stp * gtest
-    conv = (f <= ftest) & (np.abs(g) <= GTOL_LS * (-ginit))
-    rare = _close(f, ftest) | _close(np.abs(g), GTOL_LS * (-ginit))
-    if conv.all():  # the usual case: the first trial step is accepted
-        return conv, rare, stp
-    # the rest of dcsrch, for the fits whose search goes on (or ends in a warning)
-    go = ~conv
-    sub = idx[go]
-    stp, f, g, ftest, ginit, gtest = stp[go], f[go], g[go], ftest[go], ginit[go], gtest[go]
-    stage, brackt = ls.stage[sub], ls.brackt[sub]
-    stx, fx, gx, sty, fy, gy = ls.stx[sub], ls.fx[sub], ls.gx[sub], ls.sty[sub], ls.fy[sub], ls.gy[sub]
-    stmin, stmax, width, width1 = ls.stmin[sub], ls.stmax[sub], ls.width[sub], ls.width1[sub]
-    stage = np.where((stage == 1) & (f <= ftest) & (g >= 0.0), 2, stage).astype(np.int8)
-    warn = (brackt & ((stp <= stmin) | (stp >= stmax))) | (brackt & (stmax - stmin <= XTOL_LS * stmax))
-    warn |= ((stp == STPMAX) & (f <= ftest) & (g <= gtest)) | ((stp == 0.0) & ((f > ftest) | (g >= gtest)))
-    rare_go = warn | ((stage == 1) & ((np.abs(g) <= CLOSE * np.abs(ginit)) | _close(f, fx)))
-    modified = (stage == 1) & (f <= fx) & (f > ftest)
-    off = np.where(modified, gtest, 0.0)  # the modified function psi of the first stage
-    nstx, nfx, ngx, nsty, nfy, ngy, nstp, nbrackt, rare_step = _dcstep(
-        stx, fx - stx * off, gx - off, sty, fy - sty * off, gy - off, stp, f - stp * off, g - off, brackt, stmin,
-        stmax)
-    nfx, nfy, ngx, ngy = nfx + nstx * off, nfy + nsty * off, ngx + off, ngy + off
-    bis = nbrackt & (np.abs(nsty - nstx) >= 0.66 * width1)
-    nstp = np.where(bis, nstx + 0.5 * (nsty - nstx), nstp)
-    nwidth1 = np.where(nbrackt, width, width1)
-    nwidth = np.where(nbrackt, np.abs(nsty - nstx), width)
-    nstmin = np.where(nbrackt, np.minimum(nstx, nsty), nstp + 1.1 * (nstp - nstx))
-    nstmax = np.where(nbrackt, np.maximum(nstx, nsty), nstp + 4.0 * (nstp - nstx))
-    nstp = np.clip(nstp, 0.0, STPMAX)
-    stuck = nbrackt & ((nstp <= nstmin) | (nstp >= nstmax) | (nstmax - nstmin <= XTOL_LS * nstmax))
-    nstp = np.where(stuck, nstx, nstp)
-    rare[go] |= rare_go | rare_step | stuck
-    ls.stage[sub] = stage
-    for name, value in (("stx", nstx), ("fx", nfx), ("gx", ngx), ("sty", nsty), ("fy", nfy), ("gy", ngy),
-                        ("stmin", nstmin), ("stmax", nstmax), ("width", nwidth), ("width1", nwidth1),
-                        ("stp", nstp), ("brackt", nbrackt)):
-        getattr(ls, name)[sub] = value
-    return conv, rare, ls.stp[idx]
-
-
-# -------------------------------------------------------------------------------------------------
-# L-BFGS-B without bounds, vectorised over the fits of a chunk
-
-
-def _two_loop(g: np.ndarray, S: np.ndarray, Y: np.ndarray, rho: np.ndarray, theta: np.ndarray,
-              order: list[int]) -> np.ndarray:
-    """``-H g`` of the limited-memory matrix with ``H0 = I / theta`` (L-BFGS-B's direction without bounds)."""
-    q = g.copy()
-    tmp = np.empty_like(q)
-    alpha = np.empty((len(order), len(g)))
-    for j in reversed(range(len(order))):
-        i = order[j]
-        alpha[j] = rho[i] * np.einsum("bn,bn->b", S[i], q)
-        q -= np.multiply(alpha[j, :, None], Y[i], out=tmp)
-    r = np.divide(q, theta[:, None], out=q)
-    for j, i in enumerate(order):
-        beta = rho[i] * np.einsum("bn,bn->b", Y[i], r)
-        r += np.multiply(S[i], (alpha[j] - beta)[:, None], out=tmp)
-    return np.negative(r, out=r)
-
-
-class _Solver:
-    """L-BFGS-B iterations of every fit of one chunk in lock-step (one quasi-Newton update per iteration)."""
-
-    def __init__(self, chunk: _Chunk, spec: LogisticSpec):
-        self.chunk, self.spec = chunk, spec
-        self.mean, self.scale = chunk.mean, chunk.scale  # kept: compaction replaces the chunk's arrays
-        P, K, n = chunk.P, chunk.K, chunk.d + 1
-        self.orig = np.arange(P)
-        self.coef_out = np.zeros((P, K, n))
-        self.iter_out = np.zeros((P, K), dtype=int)
-        self.rare_out = np.zeros((P, K), dtype=bool)
-        self.x = np.zeros((P * K, n))
-        f, g = chunk.fg(self.x.reshape(P, K, n))
-        self.f, self.g = f.reshape(-1), g.reshape(P * K, n)
-        self.S, self.Y = np.zeros((MEMORY, P * K, n)), np.zeros((MEMORY, P * K, n))  # slot-major: rows contiguous
-        self.rho, self.theta = np.zeros((MEMORY, P * K)), np.ones(P * K)
-        self.n_iter = np.zeros(P * K, dtype=int)
-        sbgnrm = np.abs(self.g).max(1)
-        self.done = sbgnrm <= spec.tol
-        self.rare = _close(sbgnrm, np.full_like(sbgnrm, spec.tol))
-        self.col = self.head = self.itail = self.iupdat = self.iteration = 0
-
-    def _evaluate(self, fits: np.ndarray) -> None:
-        """f and g of ``fits`` at their current coefficients (their pairs' other fits are not touched)."""
-        K, n = self.chunk.K, self.chunk.d + 1
-        pairs = np.unique(fits // K)
-        whole = len(pairs) == self.chunk.P
-        f, g = self.chunk.fg(self.x.reshape(-1, K, n)[pairs], None if whole else pairs)
-        rows = (pairs[:, None] * K + np.arange(K)).ravel()
-        where = np.searchsorted(rows, fits)
-        self.f[fits] = f.reshape(-1)[where]
-        self.g[fits] = g.reshape(-1, n)[where]
-
-    def _retire(self) -> None:
-        """Record finished fits and drop pairs none of whose fits is still running (when half are gone)."""
-        K, n = self.chunk.K, self.chunk.d + 1
-        P = len(self.orig)
-        pk = (self.orig[:, None], np.arange(K)[None, :])
-        finished = (self.done | self.rare).reshape(P, K)
-        self.coef_out[pk] = np.where(finished[..., None], self.x.reshape(P, K, n), self.coef_out[pk])
-        self.iter_out[pk] = self.n_iter.reshape(P, K)
-        self.rare_out[pk] = self.rare.reshape(P, K)
-        live = ~finished.all(1)
-        if live.sum() <= P // 2 and live.sum() < P:
-            keep = np.flatnonzero(live)
-            fits = (keep[:, None] * K + np.arange(K)).ravel()
-            self.chunk.take(keep)
-            self.orig = self.orig[keep]
-            for name in ("x", "f", "g", "theta", "n_iter", "done", "rare"):
-                setattr(self, name, getattr(self, name)[fits])
-            self.S, self.Y, self.rho = self.S[:, fits], self.Y[:, fits], self.rho[:, fits]
-
-    def run(self) -> None:
-        spec = self.spec
-        while True:
-            self._retire()
-            active = np.flatnonzero(~self.done & ~self.rare)
-            if len(active) == 0:
-                return
-            self._iterate(active)
-            if self.iteration >= spec.max_iter:  # scipy stops here and scikit-learn warns: refit those
-                self.rare[active] = True
-
-    def _iterate(self, a: np.ndarray) -> None:
-        x0, g0, fold = self.x[a], self.g[a], self.f[a]
-        if self.col == 0:  # the Cauchy point of B = theta I with theta = 1: x - g
-            z = x0 + 1.0 * (-g0)
-        else:
-            order = [(self.head + j) % MEMORY for j in range(self.col)]
-            if len(a) == len(self.f):  # every fit of the chunk runs: no copies of the memory
-                z = x0 + _two_loop(g0, self.S, self.Y, self.rho, self.theta, order)
-            else:
-                z = x0 + _two_loop(g0, self.S[:, a], self.Y[:, a], self.rho[:, a], self.theta[a], order)
-        d = z - x0
-        dtd = np.einsum("bn,bn->b", d, d)
-        stp0 = np.minimum(1.0 / np.sqrt(dtd), STPMAX) if self.iteration == 0 else np.ones(len(a))
-        gdold = np.einsum("bn,bn->b", g0, d)
-        bad = gdold >= 0.0
-        self.rare[a[bad]] = True
-        ls = _Search(len(a))
-        pos = np.flatnonzero(~bad)
-        ls.start(pos, fold[pos], gdold[pos], stp0[pos])
-        gd = gdold.copy()
-        for evaluation in range(MAX_LS_EVALUATIONS + 1):
-            if len(pos) == 0:
-                break
-            if evaluation == MAX_LS_EVALUATIONS:
-                self.rare[a[pos]] = True
-                break
-            stp = ls.stp[pos]
-            self.x[a[pos]] = np.where((stp == 1.0)[:, None], z[pos], stp[:, None] * d[pos] + x0[pos])
-            self._evaluate(a[pos])
-            gd[pos] = np.einsum("bn,bn->b", self.g[a[pos]], d[pos])
-            conv, rare, _ = _dcsrch(ls, pos, self.f[a[pos]], gd[pos])
-            self.rare[a[pos[rare]]] = True
-            pos = pos[~conv & ~rare]
-        self.iteration += 1
-        ok = ~self.rare[a]
-        b = a[ok]
-        self.n_iter[b] = self.iteration
-        f, g = self.f[b], self.g[b]
-        sbgnrm = np.abs(g).max(1)
-        tol = np.full_like(sbgnrm, self.spec.tol)
-        ddum = np.maximum(np.maximum(np.abs(fold[ok]), np.abs(f)), 1.0)
-        conv_f = (fold[ok] - f) <= FACTR_TOL * ddum
-        self.rare[b] |= _close(sbgnrm, tol) | _close(fold[ok] - f, FACTR_TOL * ddum)
-        self.done[b] |= (sbgnrm <= tol) | conv_f
-        upd = ok & ~self.done[a] & ~self.rare[a]
-        stp = ls.stp[upd]
-        dd, gdo, gdn = d[upd], gdold[upd], gd[upd]
-        one = stp == 1.0
-        dr = np.where(one, gdn - gdo, (gdn - gdo) * stp)
-        skip = dr <= EPS * np.where(one, -gdo, -gdo * stp)
-        self.rare[a[upd][skip]] = True  # a skipped update: L-BFGS-B keeps its memory, we leave it to scipy
-        if not upd.any():
-            return
-        c = a[upd]
-        y = self.g[c] - g0[upd]
-        self.iupdat += 1
-        if self.iupdat <= MEMORY:
-            self.col = self.iupdat
-            self.itail = (self.head + self.iupdat - 1) % MEMORY
-        else:
-            self.itail = (self.itail + 1) % MEMORY
-            self.head = (self.head + 1) % MEMORY
-        rows = slice(None) if len(c) == len(self.f) else c
-        self.S[self.itail, rows] = np.where(one[:, None], dd, stp[:, None] * dd)
-        self.Y[self.itail, rows] = y
-        self.rho[self.itail, rows] = 1.0 / dr
-        self.theta[c] = np.einsum("bn,bn->b", y, y) / dr
 
 
 # -------------------------------------------------------------------------------------------------
@@ -640,13 +385,20 @@ def _chunks(designs: Sequence[Design]) -> list[list[int]]:
     return out
 
 
-def _score(x: np.ndarray, coef: np.ndarray, mean: np.ndarray, scale: np.ndarray, standardize: bool) -> np.ndarray:
-    """``predict_proba(x)[:, 1]`` of the fitted pipeline, computed as scikit-learn computes it."""
+def _final_scores(chunk: _Chunk, coef: np.ndarray) -> np.ndarray:
+    """``predict_proba(rows)[:, 1]`` of every fit of the chunk for all its rows, shape (P, K, N).
+
+    The decision function of the standardised rows, ``((x - mean) / scale) @ w + b``, evaluated as
+    the objective evaluates it (centred rows, the scaling folded into ``w``): the same scores as
+    scikit-learn's to rounding.
+    """
     from scipy.special import expit
 
-    if standardize:
-        x = (x - mean) / scale
-    return expit((x @ coef[None, :-1].T + coef[-1:])[:, 0])
+    w, b = coef[..., :-1], coef[..., -1]
+    v = w / chunk.scale
+    z = np.matmul(v, chunk.xc.transpose(0, 2, 1))
+    z += (b - np.einsum("pkd,pkd->pk", chunk.mu, v))[..., None]
+    return expit(z, out=z)
 
 
 def _refit(design: Design, k: int, spec: LogisticSpec) -> tuple[list[np.ndarray], int]:
@@ -659,9 +411,22 @@ def _refit(design: Design, k: int, spec: LogisticSpec) -> tuple[list[np.ndarray]
 
 
 def _solve_chunk(designs: Sequence[Design], spec: LogisticSpec) -> list[tuple[list[list[np.ndarray]], int, int]]:
-    chunk = _Chunk([(d.x, d.y, d.train) for d in designs], spec)
-    solver = _Solver(chunk, spec)
+    rows = [(d.x, d.y, d.train) for d in designs]
+    chunk = _Chunk(rows, spec)
+    whole = copy.copy(chunk)  # the solver compacts the chunk's arrays as fits finish
+    solver = BatchLBFGSB(chunk, tol=spec.tol, max_iter=spec.max_iter)
     solver.run()
+    final = _final_scores(whole, solver.coef_out)  # before another chunk reuses the work arrays
+    if not spec.standardize or np.max(np.abs(whole.mean) / whole.scale) > OFFSET:
+        # raw features, or features far from zero relative to their spread: their offsets can make a fit
+        # sensitive to rounding (scikit-learn's own result then depends on its summation order). Fit again on
+        # uncentred rows, as scikit-learn computes, and leave the fits whose two runs differ to scikit-learn.
+        again = BatchLBFGSB(_Chunk(rows, spec, centred=False), tol=spec.tol, max_iter=spec.max_iter)
+        again.run()
+        gap = np.abs(again.coef_out - solver.coef_out).max(-1)
+        size = np.abs(solver.coef_out).max(-1)
+        solver.rare_out |= again.rare_out | (gap > STABLE * (1.0 + size)) | (again.iter_out != solver.iter_out)
+    solver.rare_out |= solver.iter_out > MAX_ITERATIONS
     out = []
     for p, design in enumerate(designs):
         scores, warned, refits = [], 0, 0
@@ -670,9 +435,7 @@ def _solve_chunk(designs: Sequence[Design], spec: LogisticSpec) -> list[tuple[li
                 fit_scores, w = _refit(design, k, spec)
                 warned, refits = warned + w, refits + 1
             else:
-                coef = solver.coef_out[p, k]
-                fit_scores = [_score(design.x[group], coef, solver.mean[p, k], solver.scale[p, k], spec.standardize)
-                              for group in design.score_rows[k]]
+                fit_scores = [final[p, k, group] for group in design.score_rows[k]]
             scores.append(fit_scores)
         out.append((scores, warned, refits))
     return out
@@ -725,11 +488,12 @@ def batched_scores(designs: Sequence[Design], spec: LogisticSpec, *, n_jobs: int
         if design.train.shape != (K, design.x.shape[0]) or design.x.shape[1] != d:
             raise ValueError(f"design {i}: train mask of shape {design.train.shape} and rows of shape "
                              f"{design.x.shape}; every design needs {K} fits over its rows in dimension {d}")
-        labels = [np.unique(design.y[t]) for t in design.train]
-        bad = [k for k, lab in enumerate(labels) if len(lab) != 2]
-        if bad:
-            raise ValueError(f"design {i}: fit {bad[0]} has training labels {labels[bad[0]].tolist()}; "
-                             "a logistic regression needs both labels 0 and 1")
+        ones = design.y == 1
+        both = (design.train & ones).any(1) & (design.train & ~ones).any(1)
+        if not both.all() or not np.isin(design.y, (0, 1)).all():
+            k = int(np.flatnonzero(~both)[0]) if not both.all() else 0
+            raise ValueError(f"design {i}: fit {k} has training labels {np.unique(design.y[design.train[k]]).tolist()}; "
+                             "a logistic regression needs both labels 0 and 1 (and no others)")
     from joblib import Parallel, delayed
 
     from .progress import progress_bar

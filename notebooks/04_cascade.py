@@ -397,8 +397,8 @@ Markdown(links)
 # `epsaudit.studies.cascade.verdicts` (module constants, fixed before the corpora were analysed;
 # each table states its rule). The last row of each table applies the same rule to the paper's own
 # numbers (FaceFusion; for prediction 5 also its three-pass BlendFace and CanonSwap cascades), with
-# the paper's own reading of that prediction (*Toward Interpretable Privacy Guarantees*, Section
-# VIII-B) in italics. Persistent directions (prediction 4) use the invariant subspace of $B$'s ten
+# the paper's own reading of that prediction (*Toward Interpretable Privacy Guarantees*, Sections
+# VIII-B and VIII-C) in italics. Persistent directions (prediction 4) use the invariant subspace of $B$'s ten
 # largest-modulus eigenvalues:
 
 # %%
@@ -558,5 +558,5 @@ glue_values(study.exercise_values(measured, table7))
 
 # %% tags=["hide-input"]
 timing = clock.table()
-glue_values({"ch4_minutes": study.minutes(clock.elapsed())})
+glue_values({"ch4_minutes": study.minutes(clock.elapsed)})
 display(study.styled(timing))

@@ -72,10 +72,13 @@ glue_all({"ch5_profile": f"`{profile}`", "ch5_draws": design["draws_per_split"][
 # %% [markdown]
 # ## The corpus
 #
-# Read from the corpus's manifest (which also holds the SHA-256 of every file, checked on loading).
+# Read from the corpus's manifest (which also holds the SHA-256 of every file, checked on loading),
+# with the build's measured speed per stage (`landmarks`: every candidate photograph; `chains`: the
+# swap chains and their encodings; `originals`: the pass-0 photographs).
 
 # %% tags=["remove-input"]
 display(study.styled(study.corpus_table(first), caption="The resampled corpus"))
+display(study.timings_view(first))
 
 # %% [markdown]
 # ## Certificates per pass, beside Table 7

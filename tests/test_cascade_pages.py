@@ -235,3 +235,22 @@ def test_exercise_values_follow_from_the_series():
     assert values["ex_alpha"] == "2.5e-03" and values["ex_alpha_single"] == "2.5e-02"
     assert int(values["ex_rows_family"].replace(",", "")) > int(values["ex_rows_single"].replace(",", "")) > 0
     assert values["ex_cap_sentence"].startswith("This run's largest test set has 15 rows per identity")
+
+
+def test_corpora_overview_puts_the_papers_corpora_beside_ours():
+    manifest = {"design": {"cascade": {"target_identities": 4, "chains": 10, "chains_per_identity": 3, "passes": 5,
+                                       "donor_photographs": 50, "donor_slots": 50, "nonmember_identities": 2,
+                                       "lost_chains": {"hull": 1, "inner": 0}, "complete_chains": {"hull": 9, "inner": 10}},
+                           "operator": {"train_triplets": 1200, "test_triplets": 300, "train_identities": 40,
+                                        "test_identities": 10},
+                           "originals": {"encoded_and_stored": 99}},
+                "run": {"wall_seconds": 90.0}, "files": {"a.csv": {"bytes": 2_500_000}, "b.parquet": {"bytes": 500_000}}}
+    shown, values = cs.corpora_overview(manifest, ("hull", "inner"))
+    table = {r[1]: r[2:] for r in rows_of(shown)[1:]}
+    assert rows_of(shown)[0] == ["corpus", "quantity", "ours", "paper"]
+    assert table["target identities"] == ["4", "500"] and table["chains"] == ["10", "500"]
+    assert table["chains lost (hull)"] == ["1", "22 (FaceFusion)"]  # 500 chains started, 478 complete
+    assert table["train triplets per variant"] == ["1,200", "57,048"] and table["train identities"] == ["40", "n/a"]
+    assert table["make corpora wall time (minutes, 2 cores)"] == ["1.5", "n/a"]
+    assert "LFW has 4 identities with enough photographs for up to 3 chains each" in caption_of(shown)
+    assert (values["n_chains"], values["corpora_mb"], values["n_disjoint_pairs"], values["lost_hull"]) == ("10", "3.0", "2", "1")

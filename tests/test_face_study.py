@@ -96,7 +96,7 @@ def synthetic_swaps(seed=0, d=16, n_targets=6, per=8, n_nm=4):
     nm_labels = [f"n{k}" for k in range(n_nm) for _ in range(per)]
     nm = np.array([protos[n_targets + k] + 0.3 * rng.normal(size=d) for k in range(n_nm) for _ in range(per)])
     return (_table(labels, np.array(orig), ids), _table(labels, np.array(swap), ids),
-            _table(nm_labels, nm, [f"{l}/{i}.jpg" for i, l in enumerate(nm_labels)]), donor_p[None, :])
+            _table(nm_labels, nm, [f"{name}/{i}.jpg" for i, name in enumerate(nm_labels)]), donor_p[None, :])
 
 
 def test_swap_membership_protocol():

@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
-from sklearn.metrics import roc_auc_score, roc_curve
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
 from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
@@ -181,6 +180,35 @@ def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: i
     return Design(x=x, y=y, train=train, score_rows=tuple((test,) for test in tests))
 
 
+def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray, test_b: np.ndarray) -> Design:
+    """The fit of one reserved test as a batched design: trained on the development rows, scoring all four parts.
+
+    Parameters
+    ----------
+    dev_a, dev_b, test_a, test_b : numpy.ndarray
+        The pair's development and test rows (validated).
+
+    Returns
+    -------
+    epsaudit.batch_logistic.Design
+        One fit on ``vstack([dev_a, dev_b])`` (label 1 for A); it scores ``dev_a``, ``dev_b``,
+        ``test_a`` and ``test_b`` in four groups, as :func:`epsaudit.audits.roc_reserved.fixed_score` scores them.
+
+    Examples
+    --------
+    >>> design = certificate_design(np.zeros((3, 2)), np.ones((4, 2)), np.zeros((2, 2)), np.ones((2, 2)))
+    >>> int(design.train.sum()), [len(g) for g in design.score_rows[0]]
+    (7, [3, 4, 2, 2])
+    """
+    sizes = np.cumsum([0, len(dev_a), len(dev_b), len(test_a), len(test_b)])
+    y = np.zeros(sizes[-1], dtype=int)
+    y[: sizes[1]] = 1
+    train = np.zeros((1, sizes[-1]), dtype=bool)
+    train[0, : sizes[2]] = True
+    groups = tuple(np.arange(sizes[i], sizes[i + 1]) for i in range(4))
+    return Design(x=np.vstack([dev_a, dev_b, test_a, test_b]), y=y, train=train, score_rows=(groups,))
+
+
 def _batched_summaries(samples: list[tuple[np.ndarray, np.ndarray]], spec: LogisticSpec, name: str, folds: int,
                        seed: int, delta: float, n_jobs: int | None = None, progress: bool = False,
                        contain: bool = True) -> list[dict | PairFailure]:
@@ -209,6 +237,26 @@ def _batched_summaries(samples: list[tuple[np.ndarray, np.ndarray]], spec: Logis
     return out  # type: ignore[return-value]
 
 
+def _roc(y: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+    """scikit-learn's ``roc_curve(y, scores, drop_intermediate=False)`` and ``roc_auc_score(y, scores)``.
+
+    The same arithmetic from one sort, without their input checks (the caller's inputs are checked):
+    cumulative counts at each distinct score, descending; the AUC is the trapezoid area of the curve
+    with collinear points dropped, as ``roc_auc_score`` computes it.
+    """
+    order = np.argsort(scores, kind="stable")[::-1]
+    ranked, hits = scores[order], (y[order] == 1).astype(np.float64)
+    thresholds = np.r_[np.nonzero(np.diff(ranked))[0], len(ranked) - 1]
+    tps = np.cumsum(hits)[thresholds]
+    fps = 1 + thresholds.astype(np.float64) - tps
+    fpr, tpr = np.r_[0.0, fps] / fps[-1], np.r_[0.0, tps] / tps[-1]
+    if len(fps) > 2:  # roc_auc_score's curve: drop_intermediate=True
+        keep = np.flatnonzero(np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True])
+        fps, tps = fps[keep], tps[keep]
+    x, h = np.r_[0.0, fps] / fps[-1], np.r_[0.0, tps] / tps[-1]
+    return fpr, tpr, float((np.diff(x) * (h[1:] + h[:-1]) / 2.0).sum())
+
+
 def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[str, Any]:
     """Epsilon, AUC, +inf flag, exact corner and witness TV of one empirical ROC.
 
@@ -232,11 +280,11 @@ def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[s
     >>> out["epsilon"], out["auc"], out["tv_witness"]
     (inf, 0.75, 0.5)
     """
-    fpr, tpr, _ = roc_curve(y, scores, drop_intermediate=False)
+    fpr, tpr, auc = _roc(np.asarray(y), np.asarray(scores, dtype=np.float64))
     eps = float(max(np.max(roc_point_epsilon(tpr, fpr, delta)), 0.0))
     return {
         "epsilon": eps,
-        "auc": float(roc_auc_score(y, scores)),
+        "auc": auc,
         "infinite": bool(np.isinf(eps)),
         "exact_corner": bool(np.any((fpr == 0) & (tpr == 1))),
         "tv_witness": float(np.max(tpr - fpr)),

@@ -53,7 +53,7 @@ from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopp
 from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_dev_test, as_draw_ids, as_groups, as_pairs, check_fresh, check_fresh_ids, check_probability
-from .roc_oof import pair_design
+from .roc_oof import certificate_design, pair_design
 from .runner import (PAIR_ERRORS, PairFailure, family_size, map_certificates, not_computed, pair_id_parts,
                      pair_parts, split_test_sizes)
 
@@ -285,43 +285,11 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, de
     return _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned)
 
 
-def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray, test_b: np.ndarray) -> Design:
-    """The fit of one reserved test as a batched design: trained on the development rows, scoring all four parts.
-
-    Parameters
-    ----------
-    dev_a, dev_b, test_a, test_b : numpy.ndarray
-        The pair's development and test rows (validated).
-
-    Returns
-    -------
-    epsaudit.batch_logistic.Design
-        One fit on ``vstack([dev_a, dev_b])`` (label 1 for A); it scores ``dev_a``, ``dev_b``,
-        ``test_a`` and ``test_b`` in four groups, as :func:`fixed_score` scores them.
-
-    Examples
-    --------
-    >>> design = certificate_design(np.zeros((3, 2)), np.ones((4, 2)), np.zeros((2, 2)), np.ones((2, 2)))
-    >>> int(design.train.sum()), [len(g) for g in design.score_rows[0]]
-    (7, [3, 4, 2, 2])
-    """
-    sizes = np.cumsum([0, len(dev_a), len(dev_b), len(test_a), len(test_b)])
-    y = np.zeros(sizes[-1], dtype=int)
-    y[: sizes[1]] = 1
-    train = np.zeros((1, sizes[-1]), dtype=bool)
-    train[0, : sizes[2]] = True
-    groups = tuple(np.arange(sizes[i], sizes[i + 1]) for i in range(4))
-    return Design(x=np.vstack([dev_a, dev_b, test_a, test_b]), y=y, train=train, score_rows=(groups,))
-
-
 def _certify_batched(items: Sequence[tuple], spec: LogisticSpec, name: str, alpha: float, delta: float,
                      check_reuse: bool, n_jobs: int | None = None, progress: bool = False,
                      contain: bool = True) -> list[dict | PairFailure]:
-    """:func:`_certify` of many pairs with their classifiers fitted in batches.
-
-    ``items``: per pair ``(parts, names, ids)`` with ``parts`` the four row arrays or a
-    :class:`PairFailure`. With ``contain`` a pair's error becomes its failure; otherwise it is raised.
-    """
+    """:func:`_certify` of many pairs, their classifiers fitted in batches; ``items``: per pair ``(parts, names,
+    ids)``, ``parts`` the four row arrays or a :class:`PairFailure`. With ``contain`` errors become failures."""
     errors = PAIR_ERRORS if contain else ()
     out: list[Any] = [None] * len(items)
     designs: list[tuple[int, Design]] = []

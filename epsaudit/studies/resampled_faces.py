@@ -49,7 +49,7 @@ from .cascade.tables import CASCADE_TABLE_7, CASCADE_TABLE_7_CAP, ENCODER_LABEL
 __all__ = ["CHAPTER", "PASSES", "PROFILES", "PAPER_TABLE_7", "choose_profile", "load_chapter_corpus", "pass_data",
            "certify_condition", "certify_passes", "capped_design", "planner_table", "summary_table",
            "paper_comparison", "worst_pair_table", "corpus_table", "build_timings", "summary_view", "comparison_view",
-           "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ChapterResults", "run_chapter", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
+           "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ChapterResults", "run_chapter", "timings_view", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
 
 CHAPTER = "chapter 5 (certificates on resampled swaps)"
 #: Passes of the corpus: 0 = the photographs, 1 and 5 swaps.
@@ -618,3 +618,15 @@ def run_chapter(corpora: Mapping[tuple[str, str], Any], settings: Mapping[str, A
         photo_summary = summary_table(photo_pairs)
     return ChapterResults(per_pair, worst, summary, photo_pairs, photo_worst, photo_summary,
                           chapter_numbers(summary, worst, photo_summary, photo_worst))
+
+
+def timings_view(corpus: Any):
+    """:func:`build_timings` as the page shows it: images per CPU second of each step of each stage."""
+    t = build_timings(corpus)
+    t = t[t["images"] > 0]
+    frame = strings(t[["stage", "step", "images", "images_per_cpu_second", "stage_wall_seconds"]],
+                    {"images": "{:,.0f}", "images_per_cpu_second": "{:,.1f}", "stage_wall_seconds": "{:,.0f}"})
+    return styled(frame, group="stage", headers={"images_per_cpu_second": "images per CPU second",
+                                                 "stage_wall_seconds": "stage wall time (s)"},
+                  caption=f"How the corpus was built ({corpus.manifest['run']['wall_seconds'] / 60:.0f} minutes on "
+                          f"{corpus.manifest['run']['n_jobs']} worker processes)")

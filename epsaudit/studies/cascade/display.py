@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import html
 import re
-import time
-from contextlib import contextmanager
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import pandas as pd
+
+from ..stopwatch import Stopwatch
 
 __all__ = ["LABEL", "MATH", "num", "span", "fit_label", "strings", "styled", "Stopwatch", "profile_summary",
            "minutes"]
@@ -145,40 +145,6 @@ def styled(frame: pd.DataFrame, *, group: str | None = None, caption: str | None
     st = st.set_table_styles([{"selector": "td, th", "props": "padding: 2px 6px; vertical-align: top;"},
                               {"selector": "caption", "props": "caption-side: top; text-align: left;"}])
     return st.set_caption(caption if caption_html else html.escape(caption)) if caption else st
-
-
-class Stopwatch:
-    """Seconds per stage of a chapter run.
-
-    Examples
-    --------
-    >>> clock = Stopwatch()
-    >>> with clock("fit"):
-    ...     pass
-    >>> list(clock.table()["stage"])
-    ['fit', 'total']
-    """
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.seconds: dict[str, float] = {}
-
-    @contextmanager
-    def __call__(self, stage: str) -> Iterator[None]:
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - t0
-
-    def elapsed(self) -> float:
-        """Seconds since the stopwatch was made."""
-        return time.perf_counter() - self.started
-
-    def table(self) -> pd.DataFrame:
-        """``stage``, ``seconds`` (0.1 s) for each timed stage and the whole run (``total``)."""
-        rows = [*self.seconds.items(), ("total", self.elapsed())]
-        return pd.DataFrame({"stage": [r[0] for r in rows], "seconds": [f"{r[1]:.1f}" for r in rows]})
 
 
 def profile_summary(name: str, settings: Mapping[str, Any], encoders: Sequence[str] = ("dlib", "SFace")) -> str:

@@ -223,7 +223,7 @@ def paper_verdicts() -> pd.DataFrame:
 
     *Toward Interpretable Privacy Guarantees* tests its predictions on a five-pass FaceFusion cascade
     (Table III; fitted ``b_u``, ``rho(B)`` from Table II; floors and Spearman correlations from
-    Section VIII-B) and on three-pass BlendFace and CanonSwap cascades (prediction 5). The same
+    Section VIII-B) and on three-pass BlendFace and CanonSwap cascades (prediction 5, Section VIII-C). The same
     functions that judge our cascade (:mod:`~epsaudit.studies.cascade.verdicts`) are applied to
     those numbers: the excess is the leakage above the paper's floor 0.006, the BlendFace and
     CanonSwap tails are their leakage ratios (the paper reports no floor for them), and the
@@ -238,8 +238,8 @@ def paper_verdicts() -> pd.DataFrame:
 
     References
     ----------
-    *Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*, Sections VII-C and
-    VIII-B, Tables II and III.
+    *Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*, Sections VII-C,
+    VIII-B and VIII-C, Tables II and III.
 
     Examples
     --------
@@ -356,7 +356,7 @@ def verdict_tables(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: 
         tables.append(styled(frame, raw=("expected", "measured", "verdict"), caption_html=True,
                              caption=f"<b>Prediction {number}, {html.escape(name)}.</b> Rule: {_html(g['rule'].iloc[0])}. "
                                      "Last row: the paper's own numbers judged by the same rule, and in italics "
-                                     "the paper's reading (Section VIII-B)"))
+                                     "the paper's reading (Sections VIII-B and VIII-C)"))
     robust = robust.assign(_v=robust["variant"].map(order), _e=[encoders.index(ENCODER_KEY[enc]) for enc in robust["encoder"]])
     robust = robust.sort_values(["check", "_v", "_e"], kind="stable")
     return tables, _check_tables(robust), values

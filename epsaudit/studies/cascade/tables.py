@@ -59,6 +59,7 @@ OPERATOR_TABLE_II = pd.DataFrame(
 #: *Toward Interpretable Privacy Guarantees*, Sections VI-VIII: other numbers quoted beside ours.
 CASCADE = {
     "chains": 478, "target_identities": 500, "passes": 5,
+    "chains_started": 500, "donor_photographs": 2_500,  # Section VIII-A: one chain per target, 2,500 donors
     "rho_A_facefusion": 1.12,
     "copy_donor_cosine": 0.654, "knn_cosine": 0.442,  # held-out cosine of the baselines (FaceFusion)
     "residual_target_abs_corr_max": 0.023,  # mean |corr(residual, target)| <= 0.023
@@ -86,13 +87,13 @@ CASCADE_TABLE_8 = pd.DataFrame(
      "raw_inf": [200] * 5, "mmd_reject": [100] * 5},
     index=pd.Index(range(1, 6), name="pass"),
 )
-#: *Toward Interpretable Privacy Guarantees*, Section VIII-B: the three-pass BlendFace and CanonSwap
+#: *Toward Interpretable Privacy Guarantees*, Section VIII-C: the three-pass BlendFace and CanonSwap
 #: cascades (about 1,000 chains per tool; median target-gallery cosine at passes 1-3), the third
 #: test of prediction 5 besides FaceFusion.
 CASCADE_THREE_PASS = pd.DataFrame({"BlendFace": [0.137, 0.104, 0.091], "CanonSwap": [0.124, 0.078, 0.062]},
                                   index=pd.Index([1, 2, 3], name="pass"))
-#: *Toward Interpretable Privacy Guarantees*, Section VIII-B: how the paper itself reads each of its
-#: five predictions (numbered as in its Section VII-C) on its own cascades.
+#: *Toward Interpretable Privacy Guarantees*, Sections VIII-B and VIII-C: how the paper itself reads
+#: each of its five predictions (numbered as in its Section VII-C) on its own cascades.
 PAPER_READINGS = {1: "confirmed in rate", 2: "consistent, floor not yet reached", 3: "confirmed",
                   4: "weak support only", 5: "ordering confirmed"}
 #: How the papers' rows are labelled beside ours (each table's caption names the paper and its table).
@@ -145,6 +146,16 @@ def corpora_overview(manifest: Mapping[str, Any], variants: Sequence[str]) -> tu
             ("both", "make corpora wall time (minutes, 2 cores)", wall)]
     design = pd.DataFrame(rows, columns=["corpus", "quantity", "value"])
     design["value"] = [x if isinstance(x, str) else f"{int(x):,}" for x in design["value"]]
+    ff = OPERATOR_TABLE_II.loc["FaceFusion"]
+    lost = CASCADE["chains_started"] - CASCADE["chains"]
+    paper = {"target identities": CASCADE["target_identities"], "chains": CASCADE["chains_started"],
+             "chains per identity (at most)": 1, "passes": CASCADE["passes"],
+             "donor photographs (all distinct)": CASCADE["donor_photographs"],
+             "donor slots": CASCADE["donor_photographs"], "train triplets per variant": int(ff["train"]),
+             "test triplets per variant": int(ff["test"]),
+             **{f"chains lost ({v})": f"{lost:,} (FaceFusion)" for v in variants},
+             **{f"complete chains ({v})": f"{CASCADE['chains']:,} (FaceFusion)" for v in variants}}
+    design["paper"] = [num(paper[q], "{:,.0f}") if q in paper else "n/a" for q in design["quantity"]]
     sizes_mb = sum(f["bytes"] for f in manifest["files"].values()) / 1e6
     values = {"n_chains": f"{cas['chains']:,}", "n_targets": f"{cas['target_identities']:,}",
               "n_donors": f"{cas['donor_photographs']:,}", "n_train": f"{opd['train_triplets']:,}",
@@ -153,7 +164,11 @@ def corpora_overview(manifest: Mapping[str, Any], variants: Sequence[str]) -> tu
     for v in variants:
         values[f"lost_{v}"] = f"{cas['lost_chains'][v]:,}"
         values[f"complete_{v}"] = f"{cas['complete_chains'][v]:,}"
-    return styled(design, group="corpus", caption="The committed corpora (data/corpora/corpora_manifest.json)"), values
+    caption = ("The committed corpora (data/corpora/corpora_manifest.json) beside the paper's FaceFusion corpora "
+               "(Section VIII-A and Table II; n/a: not reported). They differ by design: the paper swaps one photograph "
+               f"of each of {CASCADE['target_identities']} identities, LFW has {cas['target_identities']} identities "
+               f"with enough photographs for up to {cas['chains_per_identity']} chains each")
+    return styled(design, group="corpus", headers={"value": "ours"}, nowrap=("paper",), caption=caption), values
 
 
 _PREDICTOR = {"affine": "affine operator", "copy-donor": "copy the donor", "kNN": "kNN (k = 10)"}
@@ -388,12 +403,11 @@ def determination_table(studies: Mapping[tuple[str, str], Any]) -> tuple[pd.Data
                 which = "" if len(h) == len(g) else " (" + ", ".join(MATH[q] for q in h.index.get_level_values(2)) + ")"
                 notes.append(f"- **{label}**{which}: {note}.")
     shown = pd.DataFrame(rows)
-    table = styled(shown, group="fit", raw=("quantity",), nowrap=("quantity", "range"),
-                   headers={"paper": "FaceFusion (paper's Table II)", "ours": "ours",
-                            "range": "over the one-SE penalties", "relative": "relative range"},
-                   caption=f"Which numbers the data determine (relative range at most {DETERMINED_REL_TOL:.0%}), "
-                           "beside the paper's FaceFusion values; the paper reports no range, and its values differ "
-                           "from ours by swapper, encoder and corpus size")
+    table = styled(shown, group="fit", raw=("quantity",), nowrap=("range",),
+                   headers={"paper": "paper", "ours": "ours", "range": "range", "relative": "relative range"},
+                   caption=f"Which numbers the data determine: each number's range over the one-SE penalties "
+                           f"and its relative width (at most {DETERMINED_REL_TOL:.0%}: determined), beside the paper's FaceFusion values (Table II); the paper "
+                           "reports no range, and its values differ from ours by swapper, encoder and corpus size")
     return det, table, "\n".join(notes)
 
 

@@ -40,13 +40,14 @@ import importlib
 import json
 import tempfile
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
+
+from ..stopwatch import Stopwatch
 
 from ... import faces
 from ...data import EmbeddingTable, load_embeddings
@@ -293,70 +294,6 @@ MIA = {
 
 # -------------------------------------------------------------------------------------------------
 # timing and data
-
-
-class Stopwatch:
-    """Seconds per stage of the chapter, in the order the stages ran.
-
-    Examples
-    --------
-    >>> clock = Stopwatch()
-    >>> with clock("load"):
-    ...     pass
-    >>> list(clock.seconds)
-    ['load']
-    """
-
-    def __init__(self) -> None:
-        self.started = time.perf_counter()
-        self.seconds: dict[str, float] = {}
-
-    @contextmanager
-    def __call__(self, stage: str) -> Iterator[None]:
-        t0 = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.seconds[stage] = time.perf_counter() - t0
-
-    def add(self, stage: str, seconds: float) -> None:
-        """Record ``seconds`` for ``stage`` (timed elsewhere)."""
-        self.seconds[stage] = float(seconds)
-
-    def mark(self) -> None:
-        """Start timing the next stage now (its seconds are recorded by :meth:`lap`)."""
-        self._mark = time.perf_counter()
-
-    def lap(self, stage: str) -> float:
-        """Record the seconds since the last :meth:`mark` (or :meth:`lap`) for ``stage``, and start again.
-
-        Returns
-        -------
-        float
-            The seconds recorded.
-
-        Examples
-        --------
-        >>> clock = Stopwatch()
-        >>> clock.mark()
-        >>> clock.lap("stage") >= 0, list(clock.seconds)
-        (True, ['stage'])
-        """
-        now = time.perf_counter()
-        self.seconds[stage] = now - getattr(self, "_mark", self.started)
-        self._mark = now
-        return self.seconds[stage]
-
-    @property
-    def elapsed(self) -> float:
-        """Seconds since the stopwatch was made."""
-        return time.perf_counter() - self.started
-
-    def table(self) -> pd.DataFrame:
-        """Seconds per stage (rounded to 0.1 s) and the total since the start, one column."""
-        timing = pd.Series(self.seconds, name="seconds").round(1)
-        timing["notebook total"] = round(self.elapsed, 1)
-        return timing.to_frame()
 
 
 @dataclass

@@ -527,7 +527,7 @@ def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: i
     chosen = [labels[i] for i in rng.choice(len(labels), size=min(k, len(labels)), replace=False)]
     out = []
     for lab in chosen:
-        ids = sorted(i for i, l in zip(swap.image_ids, swap.labels) if l == lab)
+        ids = sorted(i for i, label in zip(swap.image_ids, swap.labels) if label == lab)
         target_id = ids[int(rng.integers(len(ids)))]
         target = img.load_image(target_id, image_root)
         swapped, _ = swapper(target, target_id)  # a target without a face passes through, as in the data

@@ -607,4 +607,4 @@ def tradeoff_views(table: pd.DataFrame):
 
 def timing_view(timing: pd.DataFrame):
     """Seconds per stage of the chapter (``Stopwatch.table()``), one decimal."""
-    return styled(timing.rename(columns={"seconds": "seconds (wall clock)"}), default=decimals(1))
+    return styled(timing.set_index("stage").rename(columns={"seconds": "seconds (wall clock)"}), default=decimals(1))
