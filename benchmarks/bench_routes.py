@@ -20,6 +20,8 @@ Baselines (all pair by pair, numpy / scipy / scikit-learn):
   (``StandardScaler`` + ``LogisticRegression``) on the library's seeded folds, then the ROC;
   ``library, solver="sklearn"``: the library's per-pair reference path. The library fits all folds
   of all pairs in batches (:mod:`epsaudit.batch_logistic`).
+* ROC-HT OOF on a committed table (``--table``, default ``data/dlib_large_swap.csv``, 128-D face
+  embeddings, the first ``--roc-pairs`` of its shuffled pairs): the same two baselines.
 * MMD-TV at large n (one pair of ``--large-n`` rows per identity): the ``one BLAS matrix`` loop and
   the library in memory against the library's exact blocked computation; peak memory from
   ``tracemalloc`` (numpy's buffers included).
@@ -47,13 +49,13 @@ import platform
 import sys
 import time
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 try:  # run from a checkout without installing: make ``import epsaudit`` work
-    import epsaudit  # noqa: F401
+    import epsaudit
 except ImportError:  # pragma: no cover
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -67,7 +69,13 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from threadpoolctl import threadpool_info, threadpool_limits
 
 import epsaudit
-from epsaudit.audits import gaussmech_pairs, kde_lr_pairs, mmd_tv, mmd_tv_pairs, roc_oof_pairs
+from epsaudit.audits import (
+    gaussmech_pairs,
+    kde_lr_pairs,
+    mmd_tv,
+    mmd_tv_pairs,
+    roc_oof_pairs,
+)
 from epsaudit.pairs import identity_pairs
 from epsaudit.scorers import logistic_regression
 from epsaudit.seeds import sklearn_seed
@@ -77,8 +85,9 @@ KDE_ALPHAS = (0.0, 0.01)
 KDE_GRID = 201
 KDE_MARGIN = 3.0
 KDE_FLOOR = 1e-12
-TOLERANCE = {"gaussmech": 1e-9, "mmd_tv": 1e-9, "kde_lr": 1e-4, "roc_oof": 1e-6, "mmd_large": 1e-9}
-ROUTES = ("gaussmech", "mmd_tv", "kde_lr", "roc_oof", "mmd_large")
+TOLERANCE = {"gaussmech": 1e-9, "mmd_tv": 1e-9, "kde_lr": 1e-4, "roc_oof": 1e-6, "roc_table": 1e-6, "mmd_large": 1e-9}
+ROUTES = ("gaussmech", "mmd_tv", "kde_lr", "roc_oof", "roc_table", "mmd_large")
+REPO = Path(__file__).resolve().parents[1]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,23 +355,37 @@ def route_specs(args, groups, all_pairs) -> dict[str, dict]:
     kde_base = all_pairs[: min(args.kde_baseline_pairs, args.kde_pairs)]
     roc_pairs, seed = all_pairs[: args.roc_pairs], args.seed
     return {
-        "gaussmech": dict(label="GaussMech", pairs=pairs, one=lambda ps: lib_gaussmech(groups, ps), two=None,
-                          baselines=[("paper loop", pairs, lambda ps: loop_gaussmech(groups, ps)),
-                                     ("cached loop", pairs, lambda ps: cached_gaussmech(groups, ps))]),
-        "mmd_tv": dict(label="MMD-TV (no perm.)", pairs=pairs, one=lambda ps: lib_mmd_tv(groups, ps, 1),
-                       two=lambda ps: lib_mmd_tv(groups, ps, 2),
-                       baselines=[("paper loop (pdist/cdist)", pairs, lambda ps: loop_mmd_tv(groups, ps)),
-                                  ("one BLAS matrix", pairs, lambda ps: blas_mmd_tv(groups, ps)),
-                                  ("cached loop", pairs, lambda ps: cached_mmd_tv(groups, ps))]),
-        "kde_lr": dict(label="KDE-LR (a=0, 0.01)", pairs=kde_pairs, one=lambda ps: lib_kde_lr(groups, ps, 1),
-                       two=lambda ps: lib_kde_lr(groups, ps, 2),
-                       baselines=[("scipy loop", kde_base, lambda ps: loop_kde_lr(groups, ps))]),
-        "roc_oof": dict(label="ROC-HT OOF", pairs=roc_pairs, one=lambda ps: lib_roc_oof(groups, ps, 1, seed),
-                        two=lambda ps: lib_roc_oof(groups, ps, 2, seed),
-                        baselines=[("scikit-learn loop", roc_pairs, lambda ps: loop_roc_oof(groups, ps, seed)),
-                                   ('library, solver="sklearn"', roc_pairs,
-                                    lambda ps: lib_roc_oof(groups, ps, 1, seed, solver="sklearn"))]),
+        "gaussmech": {"label": "GaussMech", "pairs": pairs, "one": lambda ps: lib_gaussmech(groups, ps), "two": None,
+                      "baselines": [("paper loop", pairs, lambda ps: loop_gaussmech(groups, ps)),
+                                    ("cached loop", pairs, lambda ps: cached_gaussmech(groups, ps))]},
+        "mmd_tv": {"label": "MMD-TV (no perm.)", "pairs": pairs, "one": lambda ps: lib_mmd_tv(groups, ps, 1),
+                   "two": lambda ps: lib_mmd_tv(groups, ps, 2),
+                   "baselines": [("paper loop (pdist/cdist)", pairs, lambda ps: loop_mmd_tv(groups, ps)),
+                                 ("one BLAS matrix", pairs, lambda ps: blas_mmd_tv(groups, ps)),
+                                 ("cached loop", pairs, lambda ps: cached_mmd_tv(groups, ps))]},
+        "kde_lr": {"label": "KDE-LR (a=0, 0.01)", "pairs": kde_pairs, "one": lambda ps: lib_kde_lr(groups, ps, 1),
+                   "two": lambda ps: lib_kde_lr(groups, ps, 2),
+                   "baselines": [("scipy loop", kde_base, lambda ps: loop_kde_lr(groups, ps))]},
+        "roc_oof": _roc_spec("ROC-HT OOF", groups, roc_pairs, seed),
     }
+
+
+def _roc_spec(label: str, groups, pairs, seed: int) -> dict:
+    return {"label": label, "pairs": pairs, "one": lambda ps: lib_roc_oof(groups, ps, 1, seed),
+            "two": lambda ps: lib_roc_oof(groups, ps, 2, seed),
+            "baselines": [("scikit-learn loop", pairs, lambda ps: loop_roc_oof(groups, ps, seed)),
+                          ('library, solver="sklearn"', pairs,
+                           lambda ps: lib_roc_oof(groups, ps, 1, seed, solver="sklearn"))]}
+
+
+def table_spec(args) -> tuple[dict, list]:
+    """ROC-HT OOF on a committed embedding table (epsaudit's loader; identities with >= 5 rows)."""
+    from epsaudit.data import load_embeddings
+
+    path = Path(args.table) if Path(args.table).is_absolute() else REPO / args.table
+    groups = load_embeddings(path).groups(min_rows=5)
+    pairs = identity_pairs(groups, seed=args.seed)
+    return _roc_spec(f"ROC-HT OOF, {path.name}", groups, pairs[: args.roc_pairs], args.seed), pairs[:2]
 
 
 def run_route(name: str, spec: dict, warm: list) -> tuple[list[dict], dict]:
@@ -419,7 +442,7 @@ def run_large(args) -> tuple[list[dict], dict]:
     rows, ref = [], None
     for name, fn in impls:
         values, t, c = timed(fn, pair, None, min_seconds=0.0, max_repeats=1)
-        mem = peak_memory(lambda: fn(pair))
+        mem = peak_memory(lambda fn=fn: fn(pair))
         ref = values if ref is None else ref
         rows.append({"route": label, "implementation": name, "pairs": 1, "s_per_pair": t, "cpu_s_per_pair": c,
                      "peak_mb": mem, "max_rel_diff": max_relative_difference(values, ref)})
@@ -449,6 +472,8 @@ def main(argv=None) -> int:
                    help="prefix timed with the scipy gaussian_kde loop (default 40; ~0.3 s per pair)")
     p.add_argument("--roc-pairs", type=int, default=200,
                    help="pairs for ROC-HT OOF, loops and library (default 200, the paper's ROC-HT prefix)")
+    p.add_argument("--table", default="data/dlib_large_swap.csv",
+                   help="committed table of the roc_table route (default data/dlib_large_swap.csv)")
     p.add_argument("--large-n", type=int, default=1500,
                    help="rows per identity of the large-n MMD-TV pair (default 1500: 4.5 million pooled distances, "
                         "above the in-memory limit)")
@@ -485,7 +510,13 @@ def main(argv=None) -> int:
     with threadpool_limits(limits=args.blas_threads, user_api="blas"):
         specs = route_specs(args, groups, all_pairs)
         for name in routes:
-            r, s = run_large(args) if name == "mmd_large" else run_route(name, specs[name], warm)
+            if name == "mmd_large":
+                r, s = run_large(args)
+            elif name == "roc_table":
+                spec, table_warm = table_spec(args)
+                r, s = run_route(name, spec, table_warm)
+            else:
+                r, s = run_route(name, specs[name], warm)
             rows += r
             summaries.append(s)
     elapsed, cpu_elapsed = time.perf_counter() - started, time.process_time() - cpu_started

@@ -207,6 +207,12 @@ class BatchLBFGSB:
     rare_out : numpy.ndarray of bool, shape (P, K)
         Problems that left the common path (their ``coef_out`` is not a solution).
 
+    References
+    ----------
+    Zhu, Byrd, Lu and Nocedal (1997), L-BFGS-B (ACM TOMS 23); Morales and Nocedal (2011), its
+    version 3.0 (ACM TOMS 38); More and Thuente (1994), the line search (ACM TOMS 20); the
+    learned tests of *Picture the Epsilon*, Section IV, are what it fits here.
+
     Examples
     --------
     >>> class Quadratics:  # f(x) = ||x - t||^2 / 2 for two targets t

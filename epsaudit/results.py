@@ -22,8 +22,9 @@ This module imports nothing heavy: pandas is loaded by :func:`results_frame` whe
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Iterable, Literal, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
@@ -228,7 +229,7 @@ class EpsilonResult:
 
     @classmethod
     def many(cls, values: Iterable[float], pairs: Iterable[Any], ns: Iterable[tuple[int, ...]],
-             statistics: Iterable[RouteStatistics | None], **common: Any) -> list["EpsilonResult"]:
+             statistics: Iterable[RouteStatistics | None], **common: Any) -> list[EpsilonResult]:
         """Computed results of one route that differ only in value, pair, sample sizes and statistics.
 
         The fields shared by all (``kind``, ``route``, ``delta``, ``settings``, the certificate

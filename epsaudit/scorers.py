@@ -7,17 +7,23 @@ embedding: an L2 penalty with ``C = 1`` on raw features is scale-dependent, and 
 1e-12 would leave it predicting 0.5 everywhere (no power at all). :func:`paper_logistic_regression`
 is the paper's exact learner (no standardisation), which the known-epsilon benchmark uses where it
 reproduces the paper's learned-test numbers; :func:`shrinkage_lda` is a whitening alternative.
+
+The two logistic regressions are fitted by the ROC-HT routes for many pairs at once
+(:mod:`epsaudit.batch_logistic`: scikit-learn's objective and L-BFGS-B iterations, vectorised over
+folds and pairs, the same scores to rounding); ``solver="sklearn"`` on a route, or
+``epsaudit.batch_logistic.use_solver("sklearn")``, fits them one by one with scikit-learn.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.base import clone
 from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import StandardScaler

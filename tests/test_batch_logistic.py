@@ -14,10 +14,21 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
-from epsaudit.audits import reserved_test_pairs, roc_oof_epsilon, roc_oof_pairs, select_pairs
+from epsaudit.audits import (
+    reserved_test_pairs,
+    roc_oof_epsilon,
+    roc_oof_pairs,
+    select_pairs,
+)
 from epsaudit.audits.roc_oof import oof_design, out_of_fold_scores
-from epsaudit.batch_logistic import (Design, batched_scores, current_solver, logistic_spec, resolve_solver,
-                                     use_solver)
+from epsaudit.batch_logistic import (
+    Design,
+    batched_scores,
+    current_solver,
+    logistic_spec,
+    resolve_solver,
+    use_solver,
+)
 from epsaudit.condition import audit_condition
 from epsaudit.data import load_embeddings
 from epsaudit.pairs import identity_pairs
@@ -91,7 +102,8 @@ def test_batched_scores_equal_scikit_learns_fit_by_fit(classifier):
         assert warned == 0 and len(scores) == 5
         for k, (test,) in enumerate(design.score_rows):
             rows = design.train[k]
-            expected = reference.fit(design.x[rows], design.y[rows]).predict_proba(design.x[test])[:, 1]
+            x = design.rows
+            expected = reference.fit(x[rows], design.y[rows]).predict_proba(x[test])[:, 1]
             assert np.abs(scores[k][0] - expected).max() < 1e-10
 
 
@@ -157,7 +169,7 @@ def test_every_condition_audit_is_the_same_with_batched_and_per_pair_fits(name):
     """The CLI's audit (ROC-HT out-of-fold on 200 pairs, the development ranking, 5 certificates) of each
     committed table: identical pairs, AUCs and values to 1e-6, +inf where the other is, equal test counts."""
     table = load_embeddings(DATA / name)
-    options = dict(pairs=0, kde_pairs=0, seed=0, n_jobs=1)
+    options = {"pairs": 0, "kde_pairs": 0, "seed": 0, "n_jobs": 1}
     batched = audit_condition(table, **options)
     with use_solver("sklearn"):
         reference = audit_condition(table, **options)

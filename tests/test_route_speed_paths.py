@@ -8,8 +8,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from epsaudit.audits import gaussmech_epsilon, gaussmech_pairs, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
-from epsaudit.audits import mmd_blocked, mmd_tv
+from epsaudit.audits import (
+    gaussmech_epsilon,
+    gaussmech_pairs,
+    mmd_blocked,
+    mmd_statistics,
+    mmd_tv,
+    mmd_tv_epsilon,
+    mmd_tv_pairs,
+)
 from epsaudit.audits.gaussmech import GaussMechStatistics
 from epsaudit.results import EpsilonResult
 from epsaudit.seeds import stream
@@ -22,7 +29,7 @@ def groups_of(sizes, d: int, key: str, offset: float = 0.0) -> dict[str, np.ndar
 
 def test_results_made_in_bulk_equal_results_made_one_by_one():
     stats = [GaussMechStatistics(mean_distance=float(k), sigma_a=0.5, sigma_b=0.25) for k in range(3)]
-    common = dict(kind="diagnostic", route="gaussmech", delta=1e-5, settings={"delta": 1e-5})
+    common = {"kind": "diagnostic", "route": "gaussmech", "delta": 1e-5, "settings": {"delta": 1e-5}}
     bulk = EpsilonResult.many([1.0, 2.0, 3.5], [("a", "b"), ("a", "c"), ("b", "c")], [(4, 5), (4, 6), (5, 6)],
                               stats, **common)
     single = [EpsilonResult(value=v, pair=p, n=n, statistics=s, **common)

@@ -8,8 +8,8 @@ so the number has no DP interpretation (at the exact null in d = 512 it is ~28.6
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 

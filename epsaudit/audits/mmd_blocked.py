@@ -20,7 +20,7 @@ matrix of BLAS work, so this is 3x the arithmetic of the in-memory path, for sam
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -122,6 +122,11 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
     ------
     ValueError
         A zero median distance (most pooled points coincide).
+
+    References
+    ----------
+    *Picture the Epsilon*, Section III (the MMD-TV route, Eq. 14); Gretton et al. (2012), A kernel
+    two-sample test (JMLR 13), Eq. 3: the unbiased ``MMD_u^2``.
 
     Examples
     --------

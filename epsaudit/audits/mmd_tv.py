@@ -15,8 +15,8 @@ then costs its cross block, a median and three kernel sums. A pair whose pooled 
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Hashable, Mapping, Sequence
 
 import numpy as np
 
@@ -237,8 +237,10 @@ def mmd_statistics(
     Raises
     ------
     ValueError
-        Bad samples, non-positive ``bandwidth_scale``, negative ``permutations``, or most pooled
-        points identical (zero median distance).
+        Bad samples, non-positive ``bandwidth_scale``, negative ``permutations``, most pooled
+        points identical (zero median distance), or a permutation test on a pair with more than
+        :data:`MAX_IN_MEMORY` pooled distances (computed in blocks, exactly, without the kernel
+        matrix a permutation test needs).
 
     Examples
     --------
@@ -316,10 +318,13 @@ def mmd_tv_pairs(
     n_jobs: int | None = None,
     progress: bool = False,
 ) -> list[EpsilonResult]:
-    """MMD-TV for many pairs (joblib over pairs).
+    """MMD-TV for many pairs (joblib over tasks of pairs).
 
     The permutations of pair ``(A, B)`` use ``stream("mmd-permutations", seed, A, B)``
-    (:mod:`epsaudit.seeds`); within-identity distances are computed once per identity.
+    (:mod:`epsaudit.seeds`); within-identity distances are computed once per identity. Without
+    permutations, pairs sharing an identity are computed together (its rows multiplied with all
+    their partners' rows in one BLAS product), in tasks of 32 pairs; a pair with more than
+    :data:`MAX_IN_MEMORY` pooled distances is computed in blocks (:mod:`epsaudit.audits.mmd_blocked`).
 
     Parameters
     ----------

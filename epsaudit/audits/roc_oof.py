@@ -19,8 +19,10 @@ reference; any other classifier is always fitted pair by pair.
 
 from __future__ import annotations
 
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Hashable, Mapping, Sequence
+from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
@@ -28,8 +30,8 @@ from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
 from ..bounds import roc_point_epsilon
 from ..results import EpsilonResult, RouteStatistics
-from ..seeds import check_seed, sklearn_seed
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
+from ..seeds import check_seed, sklearn_seed
 from ..validation import as_groups, as_pair, as_pairs
 from .runner import PAIR_ERRORS, PairFailure, map_pairs, not_computed
 
@@ -145,6 +147,16 @@ def _folds(folds: int, seed: int) -> StratifiedKFold:
     return StratifiedKFold(n_splits=folds, shuffle=True, random_state=sklearn_seed("roc-folds", check_seed(seed)))
 
 
+@lru_cache(maxsize=4096)
+def _fold_tests(n_a: int, n_b: int, folds: int, seed: int) -> tuple[np.ndarray, ...]:
+    """The test rows of each seeded ``StratifiedKFold`` fold of a pair design (they depend on the sizes only)."""
+    y = np.r_[np.ones(n_a, dtype=int), np.zeros(n_b, dtype=int)]
+    tests = tuple(test for _, test in _folds(folds, seed).split(np.zeros((len(y), 1)), y))
+    for test in tests:
+        test.setflags(write=False)
+    return tests
+
+
 def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: int = 0) -> Design:
     """The out-of-fold fits of one pair as a batched design: the folds of :func:`out_of_fold_scores`.
 
@@ -158,12 +170,18 @@ def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: i
     Returns
     -------
     epsaudit.batch_logistic.Design
-        Rows ``vstack([a, b])``; fit ``k`` trains on every fold but the ``k``-th and scores it.
+        Rows ``vstack([a, b])`` (kept as the two blocks); fit ``k`` trains on every fold but the ``k``-th
+        and scores it.
 
     Raises
     ------
     ValueError
         Fewer rows per class than folds.
+
+    References
+    ----------
+    *Picture the Epsilon*, Section III (Eq. 15) and Section IV ("ROC-HT configuration"): 5-fold
+    out-of-fold scores of the logistic regression.
 
     Examples
     --------
@@ -172,12 +190,12 @@ def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: i
     ((5, 11), [2, 2, 2, 2, 3])
     """
     _check_folds(folds, a, b)
-    x, y = pair_design(a, b)
-    tests = [test for _, test in _folds(folds, seed).split(np.zeros((len(y), 1)), y)]
+    y = np.r_[np.ones(len(a), dtype=int), np.zeros(len(b), dtype=int)]  # as pair_design, rows kept in blocks
+    tests = _fold_tests(len(a), len(b), folds, seed)
     train = np.ones((folds, len(y)), dtype=bool)
     for k, test in enumerate(tests):
         train[k, test] = False
-    return Design(x=x, y=y, train=train, score_rows=tuple((test,) for test in tests))
+    return Design(x=(a, b), y=y, train=train, score_rows=tuple((test,) for test in tests))
 
 
 def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray, test_b: np.ndarray) -> Design:
@@ -192,7 +210,13 @@ def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray,
     -------
     epsaudit.batch_logistic.Design
         One fit on ``vstack([dev_a, dev_b])`` (label 1 for A); it scores ``dev_a``, ``dev_b``,
-        ``test_a`` and ``test_b`` in four groups, as :func:`epsaudit.audits.roc_reserved.fixed_score` scores them.
+        ``test_a`` and ``test_b`` in four groups, as :func:`epsaudit.audits.roc_reserved.fixed_score`
+        scores them.
+
+    References
+    ----------
+    *Picture the Epsilon*, Section IV-C: the reserved test, its classifier fitted on development
+    rows only.
 
     Examples
     --------
@@ -206,7 +230,7 @@ def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray,
     train = np.zeros((1, sizes[-1]), dtype=bool)
     train[0, : sizes[2]] = True
     groups = tuple(np.arange(sizes[i], sizes[i + 1]) for i in range(4))
-    return Design(x=np.vstack([dev_a, dev_b, test_a, test_b]), y=y, train=train, score_rows=(groups,))
+    return Design(x=(dev_a, dev_b, test_a, test_b), y=y, train=train, score_rows=(groups,))
 
 
 def _batched_summaries(samples: list[tuple[np.ndarray, np.ndarray]], spec: LogisticSpec, name: str, folds: int,
@@ -246,14 +270,16 @@ def _roc(y: np.ndarray, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, flo
     """
     order = np.argsort(scores, kind="stable")[::-1]
     ranked, hits = scores[order], (y[order] == 1).astype(np.float64)
-    thresholds = np.r_[np.nonzero(np.diff(ranked))[0], len(ranked) - 1]
+    thresholds = np.append(np.flatnonzero(np.diff(ranked)), len(ranked) - 1)
     tps = np.cumsum(hits)[thresholds]
     fps = 1 + thresholds.astype(np.float64) - tps
-    fpr, tpr = np.r_[0.0, fps] / fps[-1], np.r_[0.0, tps] / tps[-1]
+    zero = np.zeros(1)
+    fpr, tpr = np.concatenate((zero, fps)) / fps[-1], np.concatenate((zero, tps)) / tps[-1]
     if len(fps) > 2:  # roc_auc_score's curve: drop_intermediate=True
-        keep = np.flatnonzero(np.r_[True, np.logical_or(np.diff(fps, 2), np.diff(tps, 2)), True])
+        inner = np.logical_or(np.diff(fps, 2), np.diff(tps, 2))
+        keep = np.flatnonzero(np.concatenate(([True], inner, [True])))
         fps, tps = fps[keep], tps[keep]
-    x, h = np.r_[0.0, fps] / fps[-1], np.r_[0.0, tps] / tps[-1]
+    x, h = np.concatenate((zero, fps)) / fps[-1], np.concatenate((zero, tps)) / tps[-1]
     return fpr, tpr, float((np.diff(x) * (h[1:] + h[:-1]) / 2.0).sum())
 
 
@@ -288,7 +314,7 @@ def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[s
         "infinite": bool(np.isinf(eps)),
         "exact_corner": bool(np.any((fpr == 0) & (tpr == 1))),
         "tv_witness": float(np.max(tpr - fpr)),
-        "operating_points": int(len(fpr)),
+        "operating_points": len(fpr),
     }
 
 
@@ -299,8 +325,9 @@ def _oof_job(a, b, classifier, folds, seed, delta) -> dict:
     return {**roc_summary(y, scores, delta), "convergence_warnings": warned}
 
 
-def _result(summary: dict | PairFailure, n_a, n_b, pair, classifier, folds, seed, delta) -> EpsilonResult:
-    settings = {"classifier": classifier_name(check_classifier(classifier)), "folds": folds, "seed": seed}
+def _result(summary: dict | PairFailure, n_a, n_b, pair, classifier, folds, seed, delta, name=None) -> EpsilonResult:
+    name = classifier_name(check_classifier(classifier)) if name is None else name
+    settings = {"classifier": name, "folds": folds, "seed": seed}
     if isinstance(summary, PairFailure):
         return not_computed(summary, route=ROUTE, kind="estimate", pair=pair, n=(n_a, n_b), delta=delta,
                             settings=settings)
@@ -415,5 +442,6 @@ def roc_oof_pairs(
     else:
         summaries = _batched_summaries([(groups[a], groups[b]) for a, b in pairs], spec, classifier_name(clf), folds,
                                        seed, delta, n_jobs=n_jobs, progress=progress)
-    return [_result(s, len(groups[a]), len(groups[b]), (a, b), classifier, folds, seed, delta)
+    name = classifier_name(clf)  # once: an estimator's repr is slow
+    return [_result(s, len(groups[a]), len(groups[b]), (a, b), classifier, folds, seed, delta, name)
             for (a, b), s in zip(pairs, summaries)]

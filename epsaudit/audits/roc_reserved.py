@@ -40,8 +40,9 @@ check ran (:func:`freshness_label`).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.stats import rankdata
@@ -332,10 +333,10 @@ def _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned) -> dict:
 def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_function, confidence, alpha, m, delta,
                  seed, check_reuse, ids_given=False) -> EpsilonResult:
     test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
-    fields = dict(route=ROUTE, kind="certificate", pair=pair, n=n_test, delta=delta, confidence=confidence,
-                  alpha_per_bound=alpha, correction=correction_label(m),
-                  settings={"test": test_name, "threshold_rule": "max bound on development scores",
-                            "seed": seed, "n_certificates": m, "freshness": freshness_label(check_reuse, ids_given)})
+    fields = {"route": ROUTE, "kind": "certificate", "pair": pair, "n": n_test, "delta": delta, "confidence": confidence,
+              "alpha_per_bound": alpha, "correction": correction_label(m),
+              "settings": {"test": test_name, "threshold_rule": "max bound on development scores", "seed": seed,
+                           "n_certificates": m, "freshness": freshness_label(check_reuse, ids_given)}}
     if isinstance(out, PairFailure):
         return not_computed(out, **fields)
     stats = dict(out)

@@ -30,8 +30,9 @@ keeps it together with the ``k`` certificates and the ranking.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -297,11 +298,11 @@ def _worst_result(certs: Sequence[EpsilonResult], k: int, candidates: int, *, co
     alpha = bonferroni_alpha(m, confidence)  # that of every certificate of the family
     done = [i for i, c in enumerate(certs) if c.computed]
     base = certs[0].settings if certs else {}
-    fields = dict(route=ROUTE, kind="certificate", delta=delta, confidence=confidence, alpha_per_bound=alpha,
-                  correction=correction_label(m) + f"; the largest of the {m}",
-                  settings={"claim": CLAIM, "selection_rule": selection_rule, "test": base.get("test"),
-                            "threshold_rule": base.get("threshold_rule"), "freshness": base.get("freshness"),
-                            "seed": seed})
+    fields = {"route": ROUTE, "kind": "certificate", "delta": delta, "confidence": confidence,
+              "alpha_per_bound": alpha, "correction": correction_label(m) + f"; the largest of the {m}",
+              "settings": {"claim": CLAIM, "selection_rule": selection_rule, "test": base.get("test"),
+                           "threshold_rule": base.get("threshold_rule"), "freshness": base.get("freshness"),
+                           "seed": seed}}
     if not done:
         reason = (f"none of the {len(certs)} top-ranked pair(s) could be certified: {certs[0].not_computed}" if certs
                   else "no candidate pair could be ranked on development rows")
