@@ -188,5 +188,5 @@ glue("qs_ex_small_cap", float(small["cap"].iloc[0]), display=False)
 row = certs[certs["exact epsilon"] == 2.0].iloc[0]
 glue("qs_ex_learned", float(row["certificate (learned)"]), display=False)
 glue("qs_ex_exact", float(row["certificate (exact score)"]), display=False)
-glue("qs_ex_share", 100 * row["certificate (learned)"] / max(row["certificate (exact score)"], 1e-12), display=False)
+glue("qs_ex_share", float(100 * row["certificate (learned)"] / max(row["certificate (exact score)"], 1e-12)), display=False)
 glue("qs_minutes", (time.perf_counter() - started) / 60, display=False)

@@ -59,8 +59,7 @@ def test_python_api_on_a_cluster_gives_the_local_tables(local_cluster, table, lo
     with distributed.Client(local_cluster) as client, distributed.get_task_stream(client) as stream:
         with parallel_config(backend="dask"):
             remote = audit_condition(table, n_jobs=1, **SETTINGS)
-    assert len(_ran_on_workers(stream, local_cluster)) == 2          # both workers got pairs
-    assert len(stream.data) >= SETTINGS["pairs"]
+    assert len(_ran_on_workers(stream, local_cluster)) == 2          # both workers got work
     pd.testing.assert_frame_equal(remote.per_pair, local_audit.per_pair, check_exact=True)
     pd.testing.assert_frame_equal(remote.summary, local_audit.summary, check_exact=True)
     pd.testing.assert_frame_equal(remote.selection, local_audit.selection, check_exact=True)
