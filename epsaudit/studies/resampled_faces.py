@@ -297,7 +297,7 @@ def paper_comparison(resampled: pd.DataFrame, photographs: pd.DataFrame | None =
     pandas.DataFrame
         One row per design and condition at passes 1 and 5: ``design``, ``condition``,
         ``median_pass_1``, ``median_pass_5``, ``positive_pass_1``, ``positive_pass_5``, ``cap``,
-        ``n_test``.
+        ``n_test`` (test rows per side: a number, or a range such as ``"10-15"``).
     """
     paper = PAPER_TABLE_7
     rows = [{"design": "Picture the Epsilon, Table 7", "condition": "FaceFusion cascade, 50 pairs",
@@ -312,8 +312,13 @@ def paper_comparison(resampled: pd.DataFrame, photographs: pd.DataFrame | None =
             rows.append({"design": design, "condition": f"{ENCODER_LABEL.get(e, e)}, {v}",
                          "median_pass_1": by.loc[1, "median_bound"], "median_pass_5": by.loc[5, "median_bound"],
                          "positive_pass_1": by.loc[1, "positive"], "positive_pass_5": by.loc[5, "positive"],
-                         "cap": by["cap"].max(), "n_test": int(by["n_test"].min())})
+                         "cap": by["cap"].max(), "n_test": _rows(by["n_test"].min(), by["n_test_max"].max())})
     return pd.DataFrame(rows)
+
+
+def _rows(low: int, high: int) -> int | str:
+    """A test size, or the range of test sizes per side (``"10-15"``)."""
+    return int(low) if int(low) == int(high) else f"{int(low)}-{int(high)}"
 
 
 def worst_pair_table(worst: pd.DataFrame) -> pd.DataFrame:
