@@ -230,6 +230,17 @@ def _check_present(ids: pd.Series | pd.Index, universe: pd.Index, what: str, whe
                          + (" ..." if len(missing) > 5 else ""))
 
 
+def _verify_file(path: Path, manifest: Mapping[str, Any], mpath: Path) -> None:
+    """``ValueError`` unless ``path``'s SHA-256 is the one its manifest ``mpath`` lists (shared with the resampled corpus)."""
+    entry = manifest.get("files", {}).get(path.name)
+    if entry is None or "sha256" not in entry:
+        raise ValueError(f"{path}: not listed with a sha256 in {mpath}")
+    digest = sha256_file(path)
+    if digest != entry["sha256"]:
+        raise ValueError(f"{path}: SHA-256 {digest[:12]}... does not match {mpath.name} "
+                         f"({entry['sha256'][:12]}...); the file changed after the manifest was written")
+
+
 def _file_names(encoder: str) -> dict[str, str]:
     return {**{kind: embedding_file(encoder, kind) for kind in EMBEDDING_KINDS}, **DESIGN_FILES}
 
@@ -247,13 +258,7 @@ def _read_files(folder: Path, encoder: str, verify: bool) -> tuple[dict, dict[st
             have = sorted(p.name for p in folder.glob("*_originals.parquet"))
             raise FileNotFoundError(f"{path}: missing (encoder {encoder!r}; originals present: {have})")
         if verify:
-            entry = manifest.get("files", {}).get(name)
-            if entry is None or "sha256" not in entry:
-                raise ValueError(f"{path}: not listed with a sha256 in {mpath}")
-            digest = sha256_file(path)
-            if digest != entry["sha256"]:
-                raise ValueError(f"{path}: SHA-256 {digest[:12]}... does not match {MANIFEST} "
-                                 f"({entry['sha256'][:12]}...); the file changed after the manifest was written")
+            _verify_file(path, manifest, mpath)
     frames = {k: (pd.read_parquet(folder / n) if n.endswith(".parquet")
                   else pd.read_csv(folder / n, keep_default_na=False, dtype=_TEXT))
               for k, n in names.items()}

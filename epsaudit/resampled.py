@@ -49,8 +49,8 @@ import numpy as np
 import pandas as pd
 
 from .corpora import (EMBEDDING_DIM, ENCODERS, _check_finite, _check_unique, _embedding_columns, _require,
-                      donor_columns, embedding_frame, file_entries)
-from .data import jsonable, sha256_file
+                      _verify_file, donor_columns, embedding_frame, file_entries)
+from .data import jsonable
 
 __all__ = ["RESAMPLED_DIR", "MANIFEST", "MANIFEST_VERSION", "DRAWS_FILE", "ENCODERS", "SPLITS", "ORIGINAL", "KEYS",
            "ResampledPass", "Resampled", "embedding_file", "donor_columns", "status_columns", "load_resampled",
@@ -175,13 +175,7 @@ def _read(folder: Path, encoder: str, verify: bool) -> tuple[dict, pd.DataFrame,
             raise FileNotFoundError(f"{path}: missing (encoder {encoder!r}; present: "
                                     f"{sorted(p.name for p in folder.glob('*.parquet'))})")
         if verify:
-            entry = manifest.get("files", {}).get(name)
-            if entry is None or "sha256" not in entry:
-                raise ValueError(f"{path}: not listed with a sha256 in {mpath}")
-            digest = sha256_file(path)
-            if digest != entry["sha256"]:
-                raise ValueError(f"{path}: SHA-256 {digest[:12]}... does not match {MANIFEST} "
-                                 f"({entry['sha256'][:12]}...); the file changed after the manifest was written")
+            _verify_file(path, manifest, mpath)
     rows = pd.read_parquet(folder / embedding_file(encoder))
     draws = pd.read_csv(folder / DRAWS_FILE, keep_default_na=False, dtype=_TEXT)
     return manifest, rows, draws

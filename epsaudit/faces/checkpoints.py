@@ -41,7 +41,7 @@ import numpy as np
 from ..parallel import cluster_backend_active, imap
 
 __all__ = ["DEFAULT_ROOT", "BatchStore", "BuildCheckpoints", "BuildInterrupted", "StageRun", "fingerprint", "log",
-           "run_batches", "source_hashes"]
+           "run_batches", "source_hashes", "add_build_options"]
 
 #: Default folder of the checkpoint files (git-ignored; ``make clean`` removes it).
 DEFAULT_ROOT = Path("_build") / "checkpoints"
@@ -418,3 +418,16 @@ class BuildCheckpoints:
                 folder.rmdir()
             except OSError:  # not empty (another build's checkpoints) or already gone
                 pass
+
+
+def add_build_options(parser: Any) -> None:
+    """The options every face builder's command line shares: ``--no-progress``, ``--checkpoint-dir``,
+    ``--keep-checkpoints`` and ``--scheduler`` (an :class:`argparse.ArgumentParser`)."""
+    parser.add_argument("--no-progress", action="store_true")
+    parser.add_argument("--checkpoint-dir", default=None,
+                        help=f"root of the resumable batch checkpoints (default {DEFAULT_ROOT}); rerun the same "
+                             "command after an interruption to resume")
+    parser.add_argument("--keep-checkpoints", action="store_true", help="keep the checkpoints after a complete build")
+    parser.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                        help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when "
+                             "set); the workers need the [faces] extra and the images at the same path")

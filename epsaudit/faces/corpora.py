@@ -619,14 +619,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-identities", type=int, default=None, help="smoke runs: this many target identities")
     p.add_argument("--n-jobs", type=int, default=2, help="local worker processes (default 2)")
     p.add_argument("--batch-size", type=int, default=16, help="photographs per task (default 16)")
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--checkpoint-dir", default=None,
-                   help=f"root of the resumable batch checkpoints (default {ckpt.DEFAULT_ROOT}); rerun the same "
-                        "command after an interruption to resume")
-    p.add_argument("--keep-checkpoints", action="store_true", help="keep the checkpoints after a complete build")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when set); "
-                        "the workers need the [faces] extra and the images at the same path")
+    ckpt.add_build_options(p)
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--max-identities) to overwrite a full corpus in OUT_DIR/corpora")
     a = p.parse_args(argv)

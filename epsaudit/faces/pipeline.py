@@ -498,14 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-images", type=int, default=None)
     p.add_argument("--n-jobs", type=int, default=2, help="local worker processes (default 2)")
     p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--checkpoint-dir", default=None,
-                   help=f"root of the resumable batch checkpoints (default {ckpt.DEFAULT_ROOT}); rerun the same "
-                        "command after an interruption to resume")
-    p.add_argument("--keep-checkpoints", action="store_true", help="keep the checkpoints after a complete build")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when set); "
-                        "the workers need the [faces] extra and the images at the same path")
+    ckpt.add_build_options(p)
     p.add_argument("--no-donor-gallery", action="store_true",
                    help="do not encode the donor identity's photographs (<encoder>_donor_none.csv)")
     p.add_argument("--donor-gallery-only", action="store_true",

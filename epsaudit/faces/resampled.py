@@ -584,12 +584,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--pool-size", type=int, default=None, help="smoke runs: a seeded subset of donor candidates")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=8)
-    p.add_argument("--checkpoint-dir", default=None, help=f"default {ckpt.DEFAULT_ROOT}")
-    p.add_argument("--keep-checkpoints", action="store_true")
-    p.add_argument("--no-progress", action="store_true")
-    p.add_argument("--scheduler", metavar="ADDRESS", default=None,
-                   help="run the batches on the workers of a Dask scheduler (default $EPSAUDIT_SCHEDULER when set); "
-                        "the workers need the [faces] extra and the images at the same path")
+    ckpt.add_build_options(p)
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--pool-size, fewer identities or draws) to overwrite a full corpus")
     a = p.parse_args(argv)
