@@ -96,7 +96,7 @@ def test_format_writer_and_reader_agree(tmp_path):
 
 
 needs_images = pytest.mark.skipif(not img.images_available(),
-                                  reason="LFW images absent (data/lfw/images; run `make data-link`)")
+                                  reason="LFW images absent (data/lfw/images; run `make lfw`)")
 
 
 @needs_images

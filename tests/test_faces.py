@@ -18,7 +18,7 @@ import pytest
 from epsaudit.faces import images as img
 
 HAVE_IMAGES = img.images_available()
-needs_images = pytest.mark.skipif(not HAVE_IMAGES, reason="LFW images absent (data/lfw/images; run `make data-link`)")
+needs_images = pytest.mark.skipif(not HAVE_IMAGES, reason="LFW images absent (data/lfw/images; run `make lfw`)")
 REPO = Path(__file__).resolve().parents[1]
 
 # Three identities with >= 10 images, three images each (sorted file names).
@@ -85,7 +85,7 @@ def test_dp_pix_noise_scale_follows_the_sensitivity():
 
 def test_regimes_match_the_provenance_counts():
     if not HAVE_IMAGES:
-        pytest.skip("LFW images absent (data/lfw/images; run `make data-link`)")
+        pytest.skip("LFW images absent (data/lfw/images; run `make lfw`)")
     ids = img.list_identities()
     large = img.select_regime(ids, "large", seed=0)
     small = img.select_regime(ids, "small", seed=0)
@@ -107,7 +107,7 @@ def test_regimes_match_the_provenance_counts():
 @pytest.fixture(scope="module")
 def faces():
     if not HAVE_IMAGES:
-        pytest.skip("LFW images absent (data/lfw/images; run `make data-link`)")
+        pytest.skip("LFW images absent (data/lfw/images; run `make lfw`)")
     pytest.importorskip("dlib")
     pytest.importorskip("cv2")
     ids = img.list_identities()

@@ -202,7 +202,7 @@ def test_reader_verifies_hashes_and_counts(tmp_path):
 # builds on the images
 
 needs_images = pytest.mark.skipif(not img.images_available(),
-                                  reason="LFW images absent (data/lfw/images; run `make data-link`)")
+                                  reason="LFW images absent (data/lfw/images; run `make lfw`)")
 SMOKE = {"identities": 2, "dev": 3, "test": 3, "pool_size": 60, "variants": ("hull", "inner"), "batch_size": 2,
          "progress": False}
 

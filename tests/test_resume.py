@@ -107,7 +107,7 @@ def test_killed_command_resumes_to_identical_files(noise_root, reference, tmp_pa
     assert {name: sha256_file(tmp_path / name) for name in hashes} == hashes
 
 
-@pytest.mark.skipif(not img.images_available(), reason="LFW images absent (data/lfw/images; run `make data-link`)")
+@pytest.mark.skipif(not img.images_available(), reason="LFW images absent (data/lfw/images; run `make lfw`)")
 def test_interrupted_corpora_resume_to_identical_files(tmp_path):
     pytest.importorskip("dlib")
     from epsaudit.faces.corpora import build_corpora

@@ -49,7 +49,8 @@ from .cascade.tables import CASCADE_TABLE_7, CASCADE_TABLE_7_CAP, ENCODER_LABEL
 __all__ = ["CHAPTER", "PASSES", "PROFILES", "PAPER_TABLE_7", "choose_profile", "load_chapter_corpus", "pass_data",
            "certify_condition", "certify_passes", "capped_design", "planner_table", "summary_table",
            "paper_comparison", "worst_pair_table", "corpus_table", "build_timings", "summary_view", "comparison_view",
-           "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ChapterResults", "run_chapter", "timings_view", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
+           "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ChapterResults", "run_chapter", "timings_view", "same_person_control", "control_view",
+           "control_numbers", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
 
 CHAPTER = "chapter 5 (certificates on resampled swaps)"
 #: Passes of the corpus: 0 = the photographs, 1 and 5 swaps.
@@ -481,7 +482,7 @@ def chapter_numbers(summary: pd.DataFrame, worst: pd.DataFrame, photo_summary: p
         gap = by.loc[1, "cap"] - m1
         where = "within 0.1 of" if gap <= 0.1 else f"{gap:.2f} below"
         lines.append(f"{_condition(enc, var)}: median {m1:.2f} at pass 1 ({where} the cap), "
-                     f"{m5:.2f} at pass 5 and {by.loc[0, 'median_bound']:.2f} at pass 0 (the photographs themselves)")
+                     f"{m5:.2f} at pass 5 and {by.loc[0, 'median_bound']:.2f} at pass 0 (the photographs alone)")
     out["median_lines"] = "; ".join(lines)
     out["m1_first"] = float(s.loc[(e, v, 1), "median_bound"])
     out["m5_first"] = float(s.loc[(e, v, 5), "median_bound"])
@@ -504,9 +505,9 @@ def chapter_numbers(summary: pd.DataFrame, worst: pd.DataFrame, photo_summary: p
     at_cap = np.isclose(worst["worst_bound"], out["worst_cap"], atol=1e-9)
     out["worst_sentence"] = (
         f"Every worst-pair bound on resampled draws is {out['worst_cap']:.2f}, the cap of a family of "
-        f"{int(worst['worst_k'].max())} at {out['n_test']} test rows: the top-ranked pair is separated without a "
-        "test error, so the bound says only that the worst-case epsilon exceeds this; more test draws would "
-        "certify more." if at_cap.all() else
+        f"{int(worst['worst_k'].max())} at {out['n_test']} test rows: in every condition one of the ten pairs is "
+        "separated without a test error, so the bound says only that the worst-case epsilon exceeds this; more "
+        "test draws would certify more." if at_cap.all() else
         f"On resampled draws the worst-pair bound is between {out['worst_min']:.2f} and {out['worst_max']:.2f} "
         f"across conditions and passes ({span} at pass 5; {int(at_cap.sum())} of {len(worst)} at the family's cap "
         f"of {out['worst_cap']:.2f}).")
@@ -540,24 +541,35 @@ def paper_medians() -> dict[int, float]:
 
 
 def verdict(numbers: Mapping[str, Any]) -> str:
-    """The chapter's closing paragraph, worded from :func:`chapter_numbers` (Markdown)."""
-    text = (f"With {numbers['n_test']} independent test draws per identity the certificate is no longer held "
-            f"down by the photographs: for {numbers['first_condition']} the median of the certified pairs is "
-            f"{numbers['m1_first']:.2f} after one swap ({numbers['pos1_first']} of the pairs positive) and "
-            f"{numbers['m5_first']:.2f} after five ({numbers['pos5_first']} positive), against a cap of "
-            f"{numbers['cap']:.2f}. Read as a privacy claim, each bound says that, with 95% confidence for the "
-            "whole family, this swapper, released on these photographs with this donor pool and read by this "
-            "encoder, is not (ε, 10⁻⁵)-differentially private between the two identities for any ε below it, and the "
-            f"worst-pair bound says the same for the worst pair at {numbers['worst_phrase']} after five passes. A "
-            "deployed claim of identity protection at ε ≤ 1 is therefore refuted for the classical swapper. ")
-    if "photo_median_max" in numbers:
-        text += (f"The same audit on the photographs certifies at most a median of {numbers['photo_median_max']:.2f} "
-                 f"({numbers['photo_positive']} of {numbers['photo_certificates']} certificates positive, caps of at most "
-                 f"{numbers['photo_cap']:.2f} with {numbers['photo_n_test']}-{numbers['photo_n_test_max']} test rows "
-                 "per identity): there, a bound of zero "
-                 "was a statement about the sample size, not about the swapper. ")
-    text += ("What the certificates do not say is that the identity is protected where they are small: a "
-             "certificate is a lower bound, and a weak one only means this test could not show more.")
+    """The chapter's closing paragraphs, worded from :func:`chapter_numbers` and :func:`control_numbers` (Markdown)."""
+    n = numbers
+    text = (f"With {n['n_test']} independent test draws per identity the certificate is no longer held down by the "
+            f"photographs: for {n['first_condition']} the median certified pair is {n['m1_first']:.2f} after one "
+            f"swap and {n['m5_first']:.2f} after five, against a cap of {n['cap']:.2f}. Each bound is valid, with "
+            "95% confidence for its encoder's family, for the mechanism as defined: this swapper, started from "
+            "*this identity's pool of photographs*, with this donor pool, read by this encoder.\n\n")
+    if "ctl_dlib_0_pos" in n:
+        pairs = n["ctl_pairs"]
+        text += (f"The same-person control says how much of that is about the person. At pass 0 two halves of one "
+                 f"person's photographs are told apart almost as well as two people ({n['ctl_dlib_0_pos']} of "
+                 f"{pairs} positive with dlib, {n['ctl_sface_0_pos']} with SFace): without a swap the test "
+                 "recognises photographs, and pass 0 certifies the pools, not the identities. After one swap the "
+                 f"control falls to {n['ctl_dlib_1_pos']} positive (at most {n['ctl_dlib_1_max']:.2f}) with dlib "
+                 f"and {n['ctl_sface_1_pos']} (at most {n['ctl_sface_1_max']:.2f}) with SFace, and after five to "
+                 f"{n['ctl_dlib_5_pos']} (at most {n['ctl_dlib_5_max']:.2f}) and {n['ctl_sface_5_pos']} (at most "
+                 f"{n['ctl_sface_5_max']:.2f}), while the certificates between two people stay near the cap. "
+                 "Where the control is near zero, as for dlib at pass 5, a certificate between two people is "
+                 "evidence about identity: the swapper is not (ε, 10⁻⁵)-differentially private between "
+                 f"identities for ε below about {n['m5_first']:.1f} there, and a claim of identity protection at "
+                 "ε ≤ 1 is refuted for it. Where the control is positive (SFace), part of each certificate may be "
+                 "recognition of the start photograph; a design whose development and test draws use disjoint "
+                 "photographs would remove it.\n\n")
+    if "photo_median_max" in n:
+        text += (f"The same audit on the photographs certifies at most a median of {n['photo_median_max']:.2f} "
+                 f"({n['photo_positive']} of {n['photo_certificates']} certificates positive, caps of at most "
+                 f"{n['photo_cap']:.2f} with {n['photo_n_test']}-{n['photo_n_test_max']} test rows per identity): "
+                 "there, a bound near zero said more about the sample size than about the swapper. ")
+    text += ("A certificate is a lower bound: where it is small, it only means this test could not show more.")
     return text
 
 
@@ -593,8 +605,10 @@ class ChapterResults:
         Resampled corpus: :func:`certify_passes` and its :func:`summary_table`.
     photo_pairs, photo_worst, photo_summary : pandas.DataFrame or None
         The photograph design (:func:`capped_design`), when the profile asks for it.
+    control : pandas.DataFrame
+        :func:`same_person_control`.
     numbers : dict
-        :func:`chapter_numbers`.
+        :func:`chapter_numbers` and :func:`control_numbers`.
     """
 
     per_pair: pd.DataFrame
@@ -603,6 +617,7 @@ class ChapterResults:
     photo_pairs: pd.DataFrame | None
     photo_worst: pd.DataFrame | None
     photo_summary: pd.DataFrame | None
+    control: pd.DataFrame
     numbers: dict
 
 
@@ -621,8 +636,9 @@ def run_chapter(corpora: Mapping[tuple[str, str], Any], settings: Mapping[str, A
     if settings["capped"]:
         photo_pairs, photo_worst = capped_design(Path(data) / "corpora", settings, n_jobs=n_jobs, progress=progress)
         photo_summary = summary_table(photo_pairs)
-    return ChapterResults(per_pair, worst, summary, photo_pairs, photo_worst, photo_summary,
-                          chapter_numbers(summary, worst, photo_summary, photo_worst))
+    control = same_person_control(corpora, settings, n_jobs=n_jobs)
+    numbers = {**chapter_numbers(summary, worst, photo_summary, photo_worst), **control_numbers(control)}
+    return ChapterResults(per_pair, worst, summary, photo_pairs, photo_worst, photo_summary, control, numbers)
 
 
 def timings_view(corpus: Any):
@@ -635,3 +651,96 @@ def timings_view(corpus: Any):
                                                  "stage_wall_seconds": "stage wall time (s)"},
                   caption=f"How the corpus was built ({corpus.manifest['run']['wall_seconds'] / 60:.0f} minutes on "
                           f"{corpus.manifest['run']['n_jobs']} worker processes)")
+
+
+def same_person_control(corpora: Mapping[tuple[str, str], Any], settings: Mapping[str, Any], *,
+                        passes: Sequence[int] = PASSES, n_jobs: int | None = None) -> pd.DataFrame:
+    """Certificates between two halves of one identity's photographs: the same person, different pools.
+
+    Each identity's photographs are split in two halves by a seeded permutation
+    (``stream("same-person-split", seed, identity)``); a draw belongs to the half of the photograph
+    it started from, so each half keeps its own development and test draws (about 50 each). The
+    reserved test then certifies the pair (half 1, half 2) of every identity, all pairs of an
+    encoder and variant (identities x passes) in one Bonferroni family at ``settings["confidence"]``.
+    The two halves show the same face: a positive certificate measures how recognisable the
+    *photographs* are, not the identity, which is the control the chapter's certificates need
+    (methods chapter, "A resampled mechanism").
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (encoder, variant, pass): ``encoder``, ``variant``, ``pass``, ``pairs``,
+        ``positive``, ``above_1``, ``median_bound``, ``max_bound``, ``cap`` (largest),
+        ``n_test`` (smallest test size per side), ``alpha_per_bound``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`epsaudit.audits.reserved_test_pairs`.
+
+    References
+    ----------
+    *Picture the Epsilon*, Section IV-C (the reserved test).
+    """
+    from ..seeds import stream
+
+    rows = []
+    for (encoder, variant), corpus in corpora.items():
+        draws = corpus.draws.set_index("draw")["photograph"]
+        identities = corpus.passes[0].identities[: settings["identities"]] if settings["identities"] else \
+            corpus.passes[0].identities
+        half_of = {}
+        for a in identities:
+            photos = sorted(set(draws[corpus.passes[0].dev_draws[a]]) | set(draws[corpus.passes[0].test_draws[a]]))
+            order = stream("same-person-split", settings["seed"], a).permutation(len(photos))
+            half_of.update({photos[i]: (1 if rank < len(photos) / 2 else 2) for rank, i in enumerate(order)})
+        family = len(identities) * len(passes)
+        for k in passes:
+            dev, test, dev_ids, test_ids = pass_data(corpus, k, settings["identities"])
+            groups: dict[str, dict] = {"dev": {}, "test": {}, "dev_ids": {}, "test_ids": {}}
+            for a in identities:
+                for part, x, ids in (("dev", dev[a], dev_ids[a]), ("test", test[a], test_ids[a])):
+                    half = np.array([half_of[p] for p in draws[ids]])
+                    for h in (1, 2):
+                        groups[part][f"{a} #{h}"] = x[half == h]
+                        groups[f"{part}_ids"][f"{a} #{h}"] = ids[half == h]
+            pairs = [(f"{a} #1", f"{a} #2") for a in identities]
+            certs = reserved_test_pairs(groups["dev"], pairs, test_groups=groups["test"], n_certificates=family,
+                                        confidence=settings["confidence"], delta=settings["delta"],
+                                        seed=settings["seed"], dev_ids=groups["dev_ids"],
+                                        test_ids=groups["test_ids"], n_jobs=n_jobs)
+            ok = [c for c in certs if c.computed]
+            b = np.array([c.value for c in ok])
+            rows.append({"encoder": encoder, "variant": variant, "pass": k, "pairs": len(certs),
+                         "positive": int((b > 0).sum()), "above_1": int((b > 1).sum()),
+                         "median_bound": float(np.median(b)) if len(b) else np.nan,
+                         "max_bound": float(b.max()) if len(b) else np.nan,
+                         "cap": max(certifiable_cap(c.n[0], c.n[1], c.alpha_per_bound, c.delta) for c in ok),
+                         "n_test": min(min(c.n) for c in ok), "alpha_per_bound": ok[0].alpha_per_bound,
+                         "not_computed": len(certs) - len(ok)})
+    return pd.DataFrame(rows)
+
+
+def control_view(control: pd.DataFrame):
+    """:func:`same_person_control` as the page shows it."""
+    shown = control.assign(condition=[_condition(e, v) for e, v in zip(control["encoder"], control["variant"])])
+    cols = {"condition": "condition", "pass": "pass", "pairs": "pairs", "positive": "> 0", "above_1": "> 1",
+            "median_bound": "median", "max_bound": "max", "cap": "cap", "n_test": "test rows (min)"}
+    frame = strings(shown[list(cols)], {"pass": "{:.0f}", "pairs": "{:.0f}", "positive": "{:.0f}",
+                                       "above_1": "{:.0f}", "n_test": "{:.0f}"})
+    return styled(frame, group="condition", headers=cols,
+                  caption="Same-person control: certificates between two halves of one identity's photographs "
+                          "(the same face, different photographs; epsilon in nats)")
+
+
+def control_numbers(control: pd.DataFrame) -> dict[str, Any]:
+    """The control's numbers the prose cites (``ch5_ctl_*``)."""
+    out: dict[str, Any] = {}
+    for (e, v), g in control.groupby(["encoder", "variant"], sort=False):
+        by = g.set_index("pass")
+        for k in by.index:
+            out[f"ctl_{e}_{k}_pos"] = int(by.loc[k, "positive"])
+            out[f"ctl_{e}_{k}_max"] = float(by.loc[k, "max_bound"])
+            out[f"ctl_{e}_{k}_median"] = float(by.loc[k, "median_bound"])
+        out["ctl_pairs"] = int(by["pairs"].iloc[0])
+    return out
