@@ -83,3 +83,18 @@ def test_smoke_profile_on_the_committed_corpus():
     # the same call gives the same numbers (seeded throughout)
     again, _ = study.certify_passes(corpora, settings, progress=False)
     pd.testing.assert_frame_equal(per_pair, again)
+
+
+@pytest.mark.skipif(not (CORPUS / "resampled_manifest.json").is_file(), reason="data/resampled/ not built")
+def test_same_person_control_splits_each_identity_by_photograph():
+    settings = study.choose_profile("smoke")
+    corpora = study.load_chapter_corpus(CORPUS, settings["encoders"], settings["variants"])
+    control = study.same_person_control(corpora, settings).set_index("pass")
+    ids = settings["identities"]
+    assert control["pairs"].tolist() == [ids] * len(study.PASSES)
+    # one family of identities x passes pairs, two one-sided bounds each
+    assert control["alpha_per_bound"].tolist() == pytest.approx([0.05 / (2 * ids * len(study.PASSES))] * 3)
+    # each half keeps about half of an identity's 100 test draws
+    assert 30 <= control["n_test"].min() <= 50
+    # without a swap the halves' photographs are told apart: the control is positive at pass 0
+    assert control.loc[0, "positive"] > control.loc[5, "positive"]

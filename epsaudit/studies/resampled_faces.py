@@ -548,22 +548,31 @@ def verdict(numbers: Mapping[str, Any]) -> str:
             f"swap and {n['m5_first']:.2f} after five, against a cap of {n['cap']:.2f}. Each bound is valid, with "
             "95% confidence for its encoder's family, for the mechanism as defined: this swapper, started from "
             "*this identity's pool of photographs*, with this donor pool, read by this encoder.\n\n")
-    if "ctl_dlib_0_pos" in n:
+    encoders = [e for e in ENCODER_LABEL if f"ctl_{e}_0_pos" in n]
+    if encoders:
         pairs = n["ctl_pairs"]
-        text += (f"The same-person control says how much of that is about the person. At pass 0 two halves of one "
-                 f"person's photographs are told apart almost as well as two people ({n['ctl_dlib_0_pos']} of "
-                 f"{pairs} positive with dlib, {n['ctl_sface_0_pos']} with SFace): without a swap the test "
-                 "recognises photographs, and pass 0 certifies the pools, not the identities. After one swap the "
-                 f"control falls to {n['ctl_dlib_1_pos']} positive (at most {n['ctl_dlib_1_max']:.2f}) with dlib "
-                 f"and {n['ctl_sface_1_pos']} (at most {n['ctl_sface_1_max']:.2f}) with SFace, and after five to "
-                 f"{n['ctl_dlib_5_pos']} (at most {n['ctl_dlib_5_max']:.2f}) and {n['ctl_sface_5_pos']} (at most "
-                 f"{n['ctl_sface_5_max']:.2f}), while the certificates between two people stay near the cap. "
-                 "Where the control is near zero, as for dlib at pass 5, a certificate between two people is "
-                 "evidence about identity: the swapper is not (ε, 10⁻⁵)-differentially private between "
-                 f"identities for ε below about {n['m5_first']:.1f} there, and a claim of identity protection at "
-                 "ε ≤ 1 is refuted for it. Where the control is positive (SFace), part of each certificate may be "
-                 "recognition of the start photograph; a design whose development and test draws use disjoint "
-                 "photographs would remove it.\n\n")
+
+        def at(k: int) -> str:
+            return " and ".join(f"{n[f'ctl_{e}_{k}_pos']} of {pairs} positive (at most {n[f'ctl_{e}_{k}_max']:.2f}) "
+                                f"with {ENCODER_LABEL[e]}" for e in encoders)
+
+        clean = [ENCODER_LABEL[e] for e in encoders if n[f"ctl_{e}_5_max"] <= 0.1]
+        mixed = [ENCODER_LABEL[e] for e in encoders if n[f"ctl_{e}_5_max"] > 0.1]
+        text += ("The same-person control says how much of that is about the person. At pass 0 two halves of one "
+                 f"person's photographs are told apart almost as well as two people ({at(0)}): without a swap the "
+                 "test recognises photographs, and pass 0 certifies the pools, not the identities. After one swap "
+                 f"the control falls to {at(1)}, and after five to {at(5)}, while the certificates between two "
+                 "people stay near the cap. ")
+        if clean:
+            text += (f"Where the control is near zero at pass 5 ({', '.join(clean)}), a certificate between two people "
+                     "is evidence about identity: the swapper is not (ε, 10⁻⁵)-differentially private between "
+                     "identities for ε below the certified values there, and a claim of identity protection at "
+                     "ε ≤ 1 is refuted for it. ")
+        if mixed:
+            text += (f"Where it stays positive ({', '.join(mixed)}), part of each certificate may be recognition of the "
+                     "start photograph; a design whose development and test draws use disjoint photographs would "
+                     "remove it. ")
+        text += "\n\n"
     if "photo_median_max" in n:
         text += (f"The same audit on the photographs certifies at most a median of {n['photo_median_max']:.2f} "
                  f"({n['photo_positive']} of {n['photo_certificates']} certificates positive, caps of at most "
