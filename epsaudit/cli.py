@@ -182,8 +182,19 @@ def _plan(args: argparse.Namespace) -> int:
     target = "anything above 0" if args.epsilon == 0 else f"epsilon >= {args.epsilon:g}"
     print(f"{n} test rows per identity certify {target} with {what} "
           f"({args.confidence:.0%} over {args.family} certificate(s): {alpha:.3g} per one-sided bound, delta {args.delta:g}); "
-          f"{n - 1} rows certify at most {planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr):.4g}")
+          f"{n - 1} rows certify {_at_most(planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr), args.epsilon)}")
     return 0
+
+
+def _at_most(value: float, target: float) -> str:
+    """``"at most <value>"`` with enough digits to show it is below ``target``; ``"nothing"`` at or below 0."""
+    if value <= 0:
+        return "nothing (a bound of 0)"
+    for digits in (4, 6, 8):
+        text = f"{value:.{digits}g}"
+        if float(text) < target:
+            break
+    return f"at most {text}"
 
 
 def _load(args: argparse.Namespace, to_stdout: bool = False) -> list[EmbeddingTable]:

@@ -305,3 +305,12 @@ def test_audit_says_why_every_certificate_is_zero_when_test_sizes_hold_them_ther
     assert "every certificate is 0 because of its test sizes (3-6 test rows per identity)" in err
     assert "needs at least 8 test rows per identity to certify anything above 0" in err
     assert "identities with at least 27 rows at test_size 0.3" in err
+
+
+def test_plan_shows_enough_digits_and_says_nothing_when_tpr_does_not_exceed_fpr(capsys):
+    # one row fewer than needed certifies less than the target, and the message shows enough digits to say so
+    assert main(["plan", "--epsilon", "2", "--tpr", "0.9", "--fpr", "0.05"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("125 test rows per identity certify epsilon >= 2") and "124 rows certify at most 1.992" in out
+    assert main(["plan", "--epsilon", "0.5", "--tpr", "0.3", "--fpr", "0.5"]) == 2
+    assert "certifies nothing (TPR - delta does not exceed FPR)" in capsys.readouterr().err

@@ -345,7 +345,8 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
             raise ValueError(f"{name} must be in [0, 1], got {rate}")
     limit = float(np.max(roc_point_epsilon(np.array([tpr]), np.array([fpr]), delta)))
     if limit <= epsilon:
-        raise ValueError(f"a test with TPR {tpr:g} and FPR {fpr:g} certifies at most {limit:.4g} at delta {delta:g}, "
+        most = f"at most {limit:.4g}" if limit > 0 else "nothing (TPR - delta does not exceed FPR)"
+        raise ValueError(f"a test with TPR {tpr:g} and FPR {fpr:g} certifies {most} at delta {delta:g}, "
                          f"whatever its size; epsilon {epsilon:g} is out of reach")
 
     def reaches(n: int) -> bool:
