@@ -379,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     --------
     >>> main(["plan", "--epsilon", "0", "--family", "40"])
     11 test rows per identity certify anything above 0 with zero test errors (95% over 40 certificate(s):
-    0.000625 per one-sided bound, delta 1e-05); 10 rows certify at most 0
+    0.000625 per one-sided bound, delta 1e-05); 10 rows certify nothing (a bound of 0)
     0
     """
     argv = list(sys.argv[1:] if argv is None else argv)
