@@ -48,7 +48,7 @@ from .cascade.tables import CASCADE_TABLE_7, CASCADE_TABLE_7_CAP, ENCODER_LABEL
 
 __all__ = ["CHAPTER", "PASSES", "PROFILES", "PAPER_TABLE_7", "choose_profile", "load_chapter_corpus", "pass_data",
            "certify_condition", "certify_passes", "capped_design", "planner_table", "summary_table",
-           "paper_comparison", "worst_pair_table", "corpus_table", "build_timings", "summary_view", "comparison_view",
+           "paper_comparison", "corpus_table", "build_timings", "summary_view", "comparison_view",
            "worst_view", "planner_view", "chapter_numbers", "figure_data", "paper_medians", "verdict", "styled", "exercise_numbers", "ChapterResults", "run_chapter", "timings_view", "same_person_control", "control_view",
            "control_numbers", "ENCODER_LABEL", "CASCADE_TABLE_7_CAP"]
 
@@ -212,18 +212,11 @@ def certify_passes(corpora: Mapping[tuple[str, str], Any], settings: Mapping[str
         One row per (encoder, variant, pass): ``worst_bound``, ``worst_pair``, ``worst_rank``,
         ``worst_k``, ``worst_alpha_per_bound``.
     """
-    family = settings["pairs"] * len(passes)
-    frames, worst_rows = [], []
-    jobs = [(key, k) for key in corpora for k in passes]
-    for (encoder, variant), k in progress_bar(jobs, progress, "resampled certificates"):
-        dev, test, dev_ids, test_ids = pass_data(corpora[(encoder, variant)], k, settings["identities"])
-        per_pair, worst = certify_condition(dev, test, dev_ids, test_ids, pairs=settings["pairs"],
-                                            worst_k=settings["worst_k"], family=family,
-                                            confidence=settings["confidence"], delta=settings["delta"],
-                                            seed=settings["seed"], n_jobs=n_jobs)
-        frames.append(per_pair.assign(encoder=encoder, variant=variant, **{"pass": k}))
-        worst_rows.append({"encoder": encoder, "variant": variant, "pass": k, **_worst_row(worst)})
-    return pd.concat(frames, ignore_index=True), pd.DataFrame(worst_rows)
+    def parts(encoder: str, variant: str, k: int) -> tuple:
+        return pass_data(corpora[(encoder, variant)], k, settings["identities"])
+
+    jobs = [(e, v, k) for e, v in corpora for k in passes]
+    return _certify_jobs(jobs, parts, settings, len(passes), "resampled certificates", n_jobs, progress)
 
 
 def capped_design(directory: str | Path, settings: Mapping[str, Any], *, passes: Sequence[int] = PASSES,
@@ -239,20 +232,34 @@ def capped_design(directory: str | Path, settings: Mapping[str, Any], *, passes:
     per_pair, worst : pandas.DataFrame
         As :func:`certify_passes`.
     """
-    family = settings["pairs"] * len(passes)
-    frames, worst_rows = [], []
-    jobs = [(e, v, k) for e in settings["encoders"] for v in settings["variants"] for k in passes]
     corpora = {e: load_corpora(e, directory) for e in settings["encoders"]}
-    for encoder, variant, k in progress_bar(jobs, progress, "photograph design"):
+
+    def parts(encoder: str, variant: str, k: int) -> tuple:
         groups = pass_groups(corpora[encoder], variant, k)
         if settings["identities"]:
             groups = {a: groups[a] for a in sorted(groups)[: settings["identities"]]}
         dev, test, _ = split_identities(groups, test_size=0.5, seed=settings["seed"])
-        per_pair, worst = certify_condition(dev, test, pairs=settings["pairs"], worst_k=settings["worst_k"],
-                                            family=family, confidence=settings["confidence"],
-                                            delta=settings["delta"], seed=settings["seed"], n_jobs=n_jobs)
-        frames.append(per_pair.assign(encoder=encoder, variant=variant, **{"pass": k}))
-        worst_rows.append({"encoder": encoder, "variant": variant, "pass": k, **_worst_row(worst)})
+        return dev, test, None, None
+
+    jobs = [(e, v, k) for e in settings["encoders"] for v in settings["variants"] for k in passes]
+    return _certify_jobs(jobs, parts, settings, len(passes), "photograph design", n_jobs, progress)
+
+
+def _certify_jobs(jobs: Sequence[tuple[str, str, int]], parts: Any, settings: Mapping[str, Any], passes: int,
+                  desc: str, n_jobs: int | None, progress: bool) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`certify_condition` of every (encoder, variant, pass) job, whose rows ``parts(encoder,
+    variant, pass)`` gives as ``(dev, test, dev_ids, test_ids)``; one family of ``pairs x passes``
+    certificates per encoder and variant. Returns the per-pair and the worst-pair frames."""
+    frames, worst_rows = [], []
+    for encoder, variant, k in progress_bar(jobs, progress, desc):
+        dev, test, dev_ids, test_ids = parts(encoder, variant, k)
+        per_pair, worst = certify_condition(dev, test, dev_ids, test_ids, pairs=settings["pairs"],
+                                            worst_k=settings["worst_k"], family=settings["pairs"] * passes,
+                                            confidence=settings["confidence"], delta=settings["delta"],
+                                            seed=settings["seed"], n_jobs=n_jobs)
+        key = {"encoder": encoder, "variant": variant, "pass": k}
+        frames.append(per_pair.assign(**key))
+        worst_rows.append({**key, **_worst_row(worst)})
     return pd.concat(frames, ignore_index=True), pd.DataFrame(worst_rows)
 
 
@@ -320,13 +327,6 @@ def paper_comparison(resampled: pd.DataFrame, photographs: pd.DataFrame | None =
 def _rows(low: int, high: int) -> int | str:
     """A test size, or the range of test sizes per side (``"10-15"``)."""
     return int(low) if int(low) == int(high) else f"{int(low)}-{int(high)}"
-
-
-def worst_pair_table(worst: pd.DataFrame) -> pd.DataFrame:
-    """The worst-pair bounds, one row per (encoder, variant), one column per pass."""
-    wide = worst.pivot_table(index=["encoder", "variant"], columns="pass", values="worst_bound", sort=False)
-    wide.columns = [f"pass_{k}" for k in wide.columns]
-    return wide.reset_index()
 
 
 def planner_table(*, confidence: float = 0.95, delta: float = 1e-5, pairs: int = 50, passes: int = len(PASSES),
