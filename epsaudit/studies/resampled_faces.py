@@ -127,8 +127,8 @@ def pass_data(corpus: Any, k: int, identities: int | None = None
             {a: p.dev_draws[a] for a in keep}, {a: p.test_draws[a] for a in keep})
 
 
-def _pair_rows(certs: Sequence[Any], ranking: pd.DataFrame) -> pd.DataFrame:
-    auc = {(r.identity_a, r.identity_b): r.dev_auc for r in ranking.itertuples()}
+def _pair_rows(certs: Sequence[Any], ranking: pd.DataFrame | None = None) -> pd.DataFrame:
+    auc = {} if ranking is None else {(r.identity_a, r.identity_b): r.dev_auc for r in ranking.itertuples()}
     rows = []
     for rank, c in enumerate(certs, start=1):
         a, b = c.pair
@@ -678,9 +678,8 @@ def same_person_control(corpora: Mapping[tuple[str, str], Any], settings: Mappin
     Returns
     -------
     pandas.DataFrame
-        One row per (encoder, variant, pass): ``encoder``, ``variant``, ``pass``, ``pairs``,
-        ``positive``, ``above_1``, ``median_bound``, ``max_bound``, ``cap`` (largest),
-        ``n_test`` (smallest test size per side), ``alpha_per_bound``.
+        :func:`summary_table` of the control's certificates, its ``certificates`` column named
+        ``pairs``, with ``alpha_per_bound``.
 
     Raises
     ------
@@ -693,7 +692,7 @@ def same_person_control(corpora: Mapping[tuple[str, str], Any], settings: Mappin
     """
     from ..seeds import stream
 
-    rows = []
+    frames = []
     for (encoder, variant), corpus in corpora.items():
         draws = corpus.draws.set_index("draw")["photograph"]
         identities = corpus.passes[0].identities[: settings["identities"]] if settings["identities"] else \
@@ -718,16 +717,10 @@ def same_person_control(corpora: Mapping[tuple[str, str], Any], settings: Mappin
                                         confidence=settings["confidence"], delta=settings["delta"],
                                         seed=settings["seed"], dev_ids=groups["dev_ids"],
                                         test_ids=groups["test_ids"], n_jobs=n_jobs)
-            ok = [c for c in certs if c.computed]
-            b = np.array([c.value for c in ok])
-            rows.append({"encoder": encoder, "variant": variant, "pass": k, "pairs": len(certs),
-                         "positive": int((b > 0).sum()), "above_1": int((b > 1).sum()),
-                         "median_bound": float(np.median(b)) if len(b) else np.nan,
-                         "max_bound": float(b.max()) if len(b) else np.nan,
-                         "cap": max(certifiable_cap(c.n[0], c.n[1], c.alpha_per_bound, c.delta) for c in ok),
-                         "n_test": min(min(c.n) for c in ok), "alpha_per_bound": ok[0].alpha_per_bound,
-                         "not_computed": len(certs) - len(ok)})
-    return pd.DataFrame(rows)
+            frames.append(_pair_rows(certs).assign(encoder=encoder, variant=variant, **{"pass": k}))
+    per_pair = pd.concat(frames, ignore_index=True)
+    alpha = per_pair.groupby(["encoder", "variant", "pass"], sort=False)["alpha_per_bound"].first().to_numpy()
+    return summary_table(per_pair).rename(columns={"certificates": "pairs"}).assign(alpha_per_bound=alpha)
 
 
 def control_view(control: pd.DataFrame):
