@@ -170,19 +170,29 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--delta", type=float, default=1e-5, metavar="D", help="delta (default 1e-5)")
     plan.add_argument("--tpr", type=float, default=1.0, metavar="T", help="the test's true-positive rate (default 1)")
     plan.add_argument("--fpr", type=float, default=0.0, metavar="F", help="the test's false-positive rate (default 0)")
+    plan.add_argument("--bound", choices=("both", "joint", "clopper-pearson"), default="both",
+                      help="plan for the exact joint certificate (the library's default), the paper's split "
+                           "Clopper-Pearson bound, or both (default)")
     return parser
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .bounds import bonferroni_alpha, planned_epsilon, required_test_size
+    from .bounds import BOUNDS, bonferroni_alpha, bound_level, planned_epsilon, required_test_size
 
     alpha = bonferroni_alpha(args.family, args.confidence)
-    n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr)
-    what = "zero test errors" if (args.tpr, args.fpr) == (1.0, 0.0) else f"TPR {args.tpr:g} and FPR {args.fpr:g}"
+    perfect = (args.tpr, args.fpr) == (1.0, 0.0)
+    what = "zero test errors" if perfect else f"TPR {args.tpr:g} and FPR {args.fpr:g} (expected counts)"
     target = "anything above 0" if args.epsilon == 0 else f"epsilon >= {args.epsilon:g}"
-    print(f"{n} test rows per identity certify {target} with {what} "
-          f"({args.confidence:.0%} over {args.family} certificate(s): {alpha:.3g} per one-sided bound, delta {args.delta:g}); "
-          f"{n - 1} rows certify {_at_most(planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr), args.epsilon)}")
+    print(f"To certify {target} with {what}, {args.confidence:.0%} over {args.family} certificate(s), "
+          f"delta {args.delta:g}:")
+    for bound in (BOUNDS if args.bound == "both" else (args.bound,)):
+        n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr, bound=bound)
+        level = (f"one joint test per certificate at {alpha:.3g}" if bound == "joint" else
+                 f"two one-sided bounds per certificate at {bound_level(alpha, bound):.3g}")
+        sizes = "" if perfect else f" (so does every size up to {2 * n})"
+        below = _at_most(planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr, bound=bound), args.epsilon)
+        print(f"  {bound + ' (default)' if bound == 'joint' else bound + ' (the paper' + chr(39) + 's)'}: "
+              f"{n} test rows per identity{sizes}; {n - 1} rows certify {below} [{level}]")
     return 0
 
 
@@ -312,6 +322,7 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
             print(f"  note: {line}", file=sys.stderr)
         if len(tables) > 1:
             print(f"== {table.source}")
+        print(f"certificates: {_bound_text(settings)}")
         print(format_summary(audit.summary))
         if settings.tradeoff:
             print(format_tradeoff(audit.tradeoff_table()))
@@ -335,6 +346,13 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         json_path.write_text(json.dumps(jsonable(doc), indent=2, allow_nan=False) + "\n", encoding="utf-8")
         print(f"wrote {csv_path} and {json_path}", file=sys.stderr)
     return 0
+
+
+def _bound_text(settings: AuditSettings) -> str:
+    """Which bound made the reserved-test certificates, in words (printed above the summary)."""
+    if settings.bound == "joint":
+        return "joint bound (the exact joint test of both error rates; --bound clopper-pearson gives the paper's)"
+    return "clopper-pearson bound (the paper's two one-sided bounds; the default is --bound joint)"
 
 
 def output_paths(out: str) -> tuple[Path, Path]:
@@ -377,9 +395,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     Examples
     --------
-    >>> main(["plan", "--epsilon", "0", "--family", "40"])
-    11 test rows per identity certify anything above 0 with zero test errors (95% over 40 certificate(s):
-    0.000625 per one-sided bound, delta 1e-05); 10 rows certify nothing (a bound of 0)
+    >>> main(["plan", "--epsilon", "3", "--delta", "0"])
+    To certify epsilon >= 3 with zero test errors, 95% over 1 certificate(s), delta 0:
+      joint (default): 31 test rows per identity; 30 rows certify at most 2.972 [one joint test per certificate at 0.05]
+      clopper-pearson (the paper's): 76 test rows per identity; 75 rows certify at most 2.987 [two one-sided bounds per certificate at 0.025]
     0
     """
     argv = list(sys.argv[1:] if argv is None else argv)

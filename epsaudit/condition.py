@@ -231,16 +231,18 @@ class ConditionAudit:
         certs = self.summary[(self.summary["route"] == "roc_reserved") & self.summary["value"].notna()]
         if certs.empty or (certs["value"] > 0).any():
             return []
-        alpha = float(certs["alpha_per_bound"].iloc[0])
+        bound = self.settings.get("bound", "joint")
+        alpha = float(certs["alpha_per_bound"].iloc[0])  # per test: the certificate's level is twice it for the split bound
+        level = alpha if bound == "joint" else 2 * alpha
         sizes = pd.concat([certs["n_test_a"], certs["n_test_b"]]).astype(int)
         if (certs["cap"] > 0).any():
             return [f"{self.source}: every certificate is 0 although the test sizes could certify up to "
                     f"{float(certs['cap'].max()):.3g}: the selected pairs are not separated on their test rows"]
-        need = required_test_size(0.0, alpha, self.settings["delta"])
+        need = required_test_size(0.0, level, self.settings["delta"], bound=bound)
         rows = math.ceil(need / self.settings["test_size"])
         return [f"{self.source}: every certificate is 0 because of its test sizes ({sizes.min()}-{sizes.max()} test "
-                f"rows per identity): at {alpha:.3g} per bound ({self.settings['confidence']:.0%} over the family) a "
-                f"reserved test needs at least {need} test rows per identity to certify anything above 0, i.e. "
+                f"rows per identity): at {level:.3g} per certificate ({self.settings['confidence']:.0%} over the "
+                f"family, {bound} bound) a reserved test needs at least {need} test rows per identity to certify anything above 0, i.e. "
                 f"identities with at least {rows} rows at test_size {self.settings['test_size']:g} "
                 f"(epsaudit plan tells the size for a given epsilon)"]
 
@@ -331,7 +333,7 @@ def audit_condition(
     >>> groups = {name: rng.normal(size=(60, 8)) + shift for name, shift in (("A", 0.0), ("B", 0.5), ("C", 1.0))}
     >>> worst = audit_condition(groups, pairs=0, kde_pairs=0, roc_pairs=0, certificates=0, worst_pair=2).worst_pair
     >>> worst.pair, round(worst.value, 3), worst.result.statistics.k
-    (('A', 'C'), 1.053, 2)
+    (('A', 'C'), 1.578, 2)
     """
     settings = (settings or AuditSettings()).replace(**changes)
     source, table_counts, groups, left_out, coordinate_names = _audited_groups(table, settings.min_rows)
@@ -434,7 +436,7 @@ def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_job
     if settings.prefer_certifiable:
         level = bonferroni_alpha(settings.family_size or settings.certificates or settings.worst_pair,
                                  settings.confidence)
-        caps = {p: certifiable_cap(len(test[p[0]]), len(test[p[1]]), level, settings.delta)
+        caps = {p: certifiable_cap(len(test[p[0]]), len(test[p[1]]), level, settings.delta, bound=settings.bound)
                 for p in pool if p[0] in test and p[1] in test}
     selected, ranking = select_pairs(dev, pool, max(settings.certificates, settings.worst_pair), seed=settings.seed,
                                      test_caps=caps, n_jobs=n_jobs, progress=progress)
@@ -446,13 +448,13 @@ def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_job
         ranking["worst_pair_selected"] = [bool(pd.notna(r) and r <= settings.worst_pair) for r in ranking["rank"]]
         worst = certify_top_pairs(dev, test, ranked, settings.worst_pair, confidence=settings.confidence,
                                   delta=settings.delta, seed=settings.seed, selection_rule=_selection_rule(settings),
-                                  n_jobs=n_jobs, progress=progress, **ids)
+                                  n_jobs=n_jobs, progress=progress, bound=settings.bound, **ids)
     if not selected:
         return [], worst, [], ranking, too_small
     certificates = reserved_test_pairs(dev, selected, test_groups=test,
                                        n_certificates=int(settings.family_size or len(selected)),
                                        confidence=settings.confidence, delta=settings.delta, seed=settings.seed,
-                                       n_jobs=n_jobs, progress=progress, **ids)
+                                       n_jobs=n_jobs, progress=progress, bound=settings.bound, **ids)
     bands = _tradeoff_bands(dev, test, selected, certificates, settings, bool(ids), n_jobs, progress)
     return certificates, worst, bands, ranking, too_small
 

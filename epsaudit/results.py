@@ -33,7 +33,7 @@ Kind = Literal["diagnostic", "estimate", "certificate"]
 KINDS: tuple[str, ...] = ("diagnostic", "estimate", "certificate")
 #: The fixed columns of :func:`results_frame`, in order (``setting_*`` and statistics follow).
 FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a",
-                                  "n_b", "delta", "confidence", "alpha_per_bound", "correction")
+                                  "n_b", "delta", "confidence", "alpha_per_bound", "correction", "bound")
 
 
 @dataclass(frozen=True)
@@ -124,9 +124,14 @@ class EpsilonResult:
     confidence : float or None
         Family-wise confidence level of a certificate (e.g. 0.95). ``None`` otherwise.
     alpha_per_bound : float or None
-        Level of each one-sided confidence bound after the multiplicity correction.
+        Level of each test a certificate is made of, after the multiplicity correction: the one
+        joint test's level, or each one-sided Clopper-Pearson bound's.
     correction : str or None
-        The multiplicity correction, e.g. ``"bonferroni: 2 one-sided bounds x 40 certificates"``.
+        The multiplicity correction, e.g. ``"bonferroni: 1 joint test x 40 certificate(s)"``.
+    bound : str or None
+        Which bound made a certificate from its test counts: ``"joint"`` (the exact joint test of
+        both error rates, the library's default) or ``"clopper-pearson"`` (the paper's split
+        bound); ``None`` for other numbers and for certificates of another construction.
     settings : dict
         The method's hyperparameters (kernel bandwidth rule, classifier, folds, seed, ...).
     details : mapping
@@ -176,6 +181,7 @@ class EpsilonResult:
     details: Mapping[str, Any] = field(default_factory=dict)
     not_computed: str | None = None
     statistics: RouteStatistics | None = None
+    bound: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -206,7 +212,7 @@ class EpsilonResult:
                 )
             if not 0.0 < self.confidence < 1.0:
                 raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
-        elif self.confidence is not None or self.alpha_per_bound is not None:
+        elif self.confidence is not None or self.alpha_per_bound is not None or self.bound is not None:
             raise ValueError(
                 f"{self.route}: only certificates carry a confidence level; this is a {self.kind}"
             )
@@ -321,7 +327,7 @@ class EpsilonResult:
         Returns
         -------
         dict
-            ``value, kind, route, delta, confidence, alpha_per_bound, correction, not_computed,
+            ``value, kind, route, delta, confidence, alpha_per_bound, correction, bound, not_computed,
             identity_a, identity_b, n_a, n_b``, the ``setting_*`` entries, then the statistics.
             Settings that are not plain scalars (a classifier) become their ``repr``.
 
@@ -333,7 +339,7 @@ class EpsilonResult:
         ('a', 12, 0.01, 0)
         """
         record = {name: getattr(self, name) for name in ("value", "kind", "route", "delta", "confidence",
-                                                          "alpha_per_bound", "correction", "not_computed")}
+                                                          "alpha_per_bound", "correction", "bound", "not_computed")}
         record["identity_a"], record["identity_b"] = self.pair if self.pair is not None else (None, None)
         record["n_a"] = self.n[0] if len(self.n) > 0 else None
         record["n_b"] = self.n[1] if len(self.n) > 1 else None
@@ -350,6 +356,8 @@ class EpsilonResult:
                 f", {self.confidence:.0%} family-wise, each bound at {self.alpha_per_bound:.3g}"
                 f" ({self.correction})"
             )
+            if self.bound is not None:
+                text += f", {self.bound} bound"
         return text
 
 

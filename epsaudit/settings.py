@@ -15,6 +15,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .pairs import PAIRS_PER_ROUTE
+from .bounds.binomial import BOUNDS
 
 #: ROC-HT folds (the paper's 5): a class needs at least one row per fold.
 ROC_FOLDS = 5
@@ -89,6 +90,9 @@ class AuditSettings:
                "single-point epsilon (with --out also PREFIX_tradeoff.csv)")
     test_size: float = _setting(0.3, "fraction of each identity's rows reserved for the certificates' test", "F")
     confidence: float = _setting(0.95, "family-wise confidence of the certificates", "P")
+    bound: str = _setting("joint", "bound of the reserved-test certificates: 'joint' (the exact joint test of both "
+                                   "error rates, one per pair at (1 - P) / K) or 'clopper-pearson' (the paper's two "
+                                   "one-sided bounds per pair at (1 - P) / 2K)", "NAME")
     delta: float = _setting(1e-5, "delta of GaussMech and of the certificates (MMD-TV and ROC-HT "
                                   "out-of-fold use pure DP)", "D")
     kde_alphas: tuple[float, ...] = _setting((0.0, 0.01), "KDE-LR smoothing weights of the uniform mixture",
@@ -116,6 +120,8 @@ class AuditSettings:
             low_ok = value > 0 if low_open else value >= 0
             if not isinstance(value, (int, float)) or not (low_ok and value < 1):
                 raise SettingsError(name, f"must be in {'(0, 1)' if low_open else '[0, 1)'}; got {value!r}")
+        if self.bound not in BOUNDS:
+            raise SettingsError("bound", f"must be one of {', '.join(BOUNDS)}; got {self.bound!r}")
         alphas = tuple(float(a) for a in self.kde_alphas)
         if not alphas or any(not 0 <= a <= 1 for a in alphas):
             raise SettingsError("kde_alphas", f"must be one or more values in [0, 1]; got {self.kde_alphas!r}")
@@ -196,6 +202,8 @@ class AuditSettings:
             text = f"{f.metadata['help']} (default {_text(default)})"
             if f.type in ("bool", bool):
                 parser.add_argument(flag(f.name), action="store_true", help=f.metadata["help"])
+            elif f.name == "bound":
+                parser.add_argument(flag(f.name), choices=BOUNDS, default=default, help=text)
             elif f.name == "kde_alphas":
                 parser.add_argument(flag(f.name), type=_float_list, default=default, metavar=f.metadata["metavar"],
                                     help=text)

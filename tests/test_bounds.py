@@ -8,6 +8,7 @@ from epsaudit.bounds import (
     bonferroni_alpha,
     certifiable_cap,
     certified_epsilon,
+    clopper_pearson_epsilon,
     clopper_pearson_lower,
     clopper_pearson_upper,
     epsilon_from_mmd_hockey_stick,
@@ -16,7 +17,8 @@ from epsaudit.bounds import (
     roc_point_epsilon,
 )
 
-A40 = 0.05 / 80  # 40 certificates reported together
+A40 = 0.05 / 40  # error level of each of 40 certificates reported together at 95%
+CP = "clopper-pearson"  # the paper's split bound
 
 
 @pytest.mark.parametrize(
@@ -31,22 +33,29 @@ A40 = 0.05 / 80  # 40 certificates reported together
     ],
 )
 def test_certificate_closed_forms(tp, n, fp, expected):
-    assert certified_epsilon(tp, n, fp, n, A40, 1e-5) == pytest.approx(expected, abs=5e-4)
+    assert certified_epsilon(tp, n, fp, n, A40, 1e-5, bound=CP) == pytest.approx(expected, abs=5e-4)
+    assert clopper_pearson_epsilon(tp, n, fp, n, A40, 1e-5) == certified_epsilon(tp, n, fp, n, A40, 1e-5, bound=CP)
 
 
 def test_one_error_in_either_class_is_symmetric():
     # a false positive costs the same as a false negative
-    assert certified_epsilon(30, 30, 1, 30, A40) == pytest.approx(certified_epsilon(29, 30, 0, 30, A40), rel=1e-12)
+    for bound in ("joint", CP):
+        one_fp = certified_epsilon(30, 30, 1, 30, A40, bound=bound)
+        assert one_fp == pytest.approx(certified_epsilon(29, 30, 0, 30, A40, bound=bound), rel=1e-6)
 
 
 def test_cap_at_n100():
-    assert certifiable_cap(100, 100, 1e-4, 1e-5) == pytest.approx(2.338, abs=5e-4)
-    assert bonferroni_alpha(250) == pytest.approx(1e-4)  # Table 7: 250 pair-pass bounds
+    assert certifiable_cap(100, 100, 2e-4, 1e-5, bound=CP) == pytest.approx(2.338, abs=5e-4)
+    assert bonferroni_alpha(250) == pytest.approx(2e-4)  # Table 7: 250 pair-pass certificates at 95%
+    # the joint cap at the same setting: logit(2e-4 ** (1 / 200)) at delta 0, a little less at 1e-5
+    closed = np.log(2e-4 ** (1 / 200) / (1 - 2e-4 ** (1 / 200)))
+    assert certifiable_cap(100, 100, 2e-4, 0.0) == pytest.approx(closed, abs=1e-4)
+    assert certifiable_cap(100, 100, 2e-4, 1e-5) == pytest.approx(3.135, abs=5e-4)
 
 
 def test_bonferroni_alpha_values():
     assert bonferroni_alpha(40) == pytest.approx(A40)
-    assert bonferroni_alpha(1, 0.9) == pytest.approx(0.05)
+    assert bonferroni_alpha(1, 0.9) == pytest.approx(0.1)
     with pytest.raises(ValueError, match="n_certificates"):
         bonferroni_alpha(0)
     with pytest.raises(ValueError, match="confidence"):
@@ -54,9 +63,11 @@ def test_bonferroni_alpha_values():
 
 
 def test_perfect_separation_gives_the_finite_cap():
-    value = certified_epsilon(50, 50, 0, 50, 0.025, 0.0)
+    value = certified_epsilon(50, 50, 0, 50, 0.05, 0.0, bound=CP)
     assert np.isfinite(value) and value > 0
     assert value == pytest.approx(np.log((0.025 ** (1 / 50)) / (1 - 0.025 ** (1 / 50))))
+    joint = certified_epsilon(50, 50, 0, 50, 0.05, 0.0)  # the corner mechanism's zero-error probability
+    assert joint == pytest.approx(np.log((0.05 ** (1 / 100)) / (1 - 0.05 ** (1 / 100))), abs=1e-4)
 
 
 def test_mirrored_direction_uses_tnr_and_fnr():
@@ -65,11 +76,12 @@ def test_mirrored_direction_uses_tnr_and_fnr():
     tpr_lo, fpr_hi = clopper_pearson_lower(50, 50, a), clopper_pearson_upper(25, 50, a)
     direct, mirrored = np.log(tpr_lo / fpr_hi), np.log((1 - fpr_hi) / (1 - tpr_lo))
     assert mirrored > direct > 0
-    assert certified_epsilon(50, 50, 25, 50, a, 0.0) == pytest.approx(mirrored, rel=1e-12)
+    assert certified_epsilon(50, 50, 25, 50, 2 * a, 0.0, bound=CP) == pytest.approx(mirrored, rel=1e-12)
 
 
 def test_no_separation_certifies_zero():
-    assert certified_epsilon(15, 30, 15, 30, 0.025) == 0.0
+    assert certified_epsilon(15, 30, 15, 30, 0.05, bound=CP) == 0.0
+    assert certified_epsilon(15, 30, 15, 30, 0.05) == 0.0
 
 
 def test_clopper_pearson_matches_scipy_binomtest():
@@ -125,23 +137,48 @@ def test_bound_functions_refuse_bad_arguments():
         epsilon_from_tv(float("nan"))
     with pytest.raises(ValueError, match="integer"):
         bonferroni_alpha(2.5)
+    with pytest.raises(ValueError, match="bound must be one of 'joint', 'clopper-pearson'"):
+        certified_epsilon(30, 30, 0, 30, A40, bound="beta")
 
 
 def test_planner_inverts_the_cap_exactly():
     from epsaudit.bounds import planned_epsilon, required_test_size
 
-    # 2.338 is what 100 rows per side certify at alpha = 1e-4 with zero errors; 99 rows cannot
-    assert required_test_size(2.338, 1e-4) == 100
-    assert certifiable_cap(99, 99, 1e-4) < 2.338 <= certifiable_cap(100, 100, 1e-4)
-    # 40 certificates at 95%: 9 or 10 test rows certify nothing, 11 certify something
+    # 2.338 is what 100 rows per side certify with the split bound in a family of 250; 99 rows cannot
+    assert required_test_size(2.338, 2e-4, bound=CP) == 100
+    assert certifiable_cap(99, 99, 2e-4, bound=CP) < 2.338 <= certifiable_cap(100, 100, 2e-4, bound=CP)
+    # 40 certificates at 95%: 10 test rows certify nothing with the split bound, 11 something;
+    # the joint test certifies something from 5 rows on
     alpha = bonferroni_alpha(40)
-    assert required_test_size(0.0, alpha) == 11
-    assert certifiable_cap(10, 10, alpha) == 0.0 < certifiable_cap(11, 11, alpha)
+    assert required_test_size(0.0, alpha, bound=CP) == 11
+    assert certifiable_cap(10, 10, alpha, bound=CP) == 0.0 < certifiable_cap(11, 11, alpha, bound=CP)
+    assert required_test_size(0.0, alpha) == 5
+    assert certifiable_cap(4, 4, alpha) == 0.0 < certifiable_cap(5, 5, alpha)
+    # epsilon 3 at 95% with one certificate: 31 rows per side for the joint test, 76 for the split bound
+    assert required_test_size(3.0, 0.05, 0.0) == 31 and required_test_size(3.0, 0.05, 0.0, bound=CP) == 76
     # an imperfect test needs more rows, and its counts are rounded against the certificate
-    n = required_test_size(1.0, bonferroni_alpha(50), tpr=0.9, fpr=0.1)
-    assert planned_epsilon(n, bonferroni_alpha(50), tpr=0.9, fpr=0.1) >= 1.0
-    assert planned_epsilon(n - 1, bonferroni_alpha(50), tpr=0.9, fpr=0.1) < 1.0
-    assert n == 76
+    for bound, expected in (("joint", None), (CP, 76)):
+        n = required_test_size(1.0, bonferroni_alpha(50), tpr=0.9, fpr=0.1, bound=bound)
+        assert planned_epsilon(n - 1, bonferroni_alpha(50), tpr=0.9, fpr=0.1, bound=bound) < 1.0
+        assert all(planned_epsilon(m, bonferroni_alpha(50), tpr=0.9, fpr=0.1, bound=bound) >= 1.0
+                   for m in range(n, 2 * n + 1))  # the promise: every size from n to 2n
+        assert expected is None or n == expected
+
+
+def test_planner_checks_every_size_it_promises():
+    from epsaudit.bounds import planned_epsilon, required_test_size
+
+    # the case the old planner got wrong: it sampled every n // 50-th size and answered 156 although
+    # 155 rows certify more than the target at the expected counts and some larger sizes less
+    alpha = bonferroni_alpha(5)
+    for bound in ("joint", CP):
+        n = required_test_size(1.5, alpha, tpr=0.9, fpr=0.1, bound=bound)
+        values = [planned_epsilon(m, alpha, tpr=0.9, fpr=0.1, bound=bound) for m in range(n - 1, 2 * n + 1)]
+        assert values[0] < 1.5 and min(values[1:]) >= 1.5
+    # epsilon 0 promises a bound above 0, never a bound of exactly 0
+    n = required_test_size(0.0, alpha, tpr=0.9, fpr=0.1)
+    assert min(planned_epsilon(m, alpha, tpr=0.9, fpr=0.1) for m in range(n, 2 * n + 1)) > 0
+    assert planned_epsilon(n - 1, alpha, tpr=0.9, fpr=0.1) == 0
 
 
 def test_planner_refuses_a_target_no_test_size_reaches():

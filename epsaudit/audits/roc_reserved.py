@@ -3,13 +3,18 @@ Section IV-C; Tables 3 and 7).
 
 The classifier and its threshold are chosen on development data only. On untouched test data with
 ``n1`` rows of identity A and ``n0`` of identity B, the fixed test's true- and false-positive
-counts give one-sided Clopper-Pearson bounds ``TPR_lo`` and ``FPR_hi`` at level ``a`` each, and
+counts become a lower confidence bound on epsilon, by one of two bounds (``bound=``):
 
-    eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi)).
+* ``"joint"`` (default): the exact joint test of both error rates against the (epsilon, delta)-DP
+  null region (:func:`epsaudit.bounds.joint_epsilon`), at error level ``a`` per certificate;
+* ``"clopper-pearson"``: the paper's split bound, one-sided Clopper-Pearson bounds ``TPR_lo`` and
+  ``FPR_hi`` at level ``a / 2`` each, and
+  ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))``.
 
-With ``m`` certificates reported together, ``a = (1 - confidence) / (2 m)`` (Bonferroni over the
-two one-sided bounds of each certificate), so all ``m`` bounds hold together with probability at
-least ``confidence`` under the iid row model. A *certificate*.
+With ``m`` certificates reported together, ``a = (1 - confidence) / m`` (Bonferroni over the
+family: one joint test per pair, or the two one-sided bounds of each split certificate at
+``(1 - confidence) / (2 m)``), so all ``m`` bounds hold together with probability at least
+``confidence`` under the iid row model. A *certificate*; ``result.bound`` says which.
 
 Threshold choice (ours; the paper leaves it open): a learned classifier is fitted on all
 development rows and scores them (in-sample), or a fixed score function (e.g. the exact likelihood
@@ -50,7 +55,8 @@ from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
 from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
-from ..bounds import bonferroni_alpha, certifiable_cap, certified_epsilon, clopper_pearson_lower, clopper_pearson_upper
+from ..bounds import (DEFAULT_BOUND, bonferroni_alpha, bound_level, certifiable_cap, certified_epsilon, check_bound,
+                      clopper_pearson_epsilon, clopper_pearson_lower, clopper_pearson_upper)
 from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_dev_test, as_draw_ids, as_groups, as_pairs, check_fresh, check_fresh_ids, check_probability
@@ -73,7 +79,8 @@ class CertificateStatistics(RouteStatistics):
     tp, fp : int
         Test rows of A and of B scored above the threshold.
     tpr_lower, fpr_upper : float
-        One-sided Clopper-Pearson bounds at the per-bound level.
+        One-sided Clopper-Pearson bounds at half the certificate's level (the split bound's parts;
+        descriptive when the joint bound made the certificate).
     test_auc : float
         AUC of the fixed score on the test rows (a description, not part of the bound).
     censored : bool
@@ -106,23 +113,34 @@ class CertificateStatistics(RouteStatistics):
     convergence_warnings: int
 
 
-def correction_label(n_certificates: int) -> str:
+def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
     """Text of the multiplicity correction recorded on each certificate.
 
     Parameters
     ----------
     n_certificates : int
         Certificates reported together (the Bonferroni family size).
+    bound : {"joint", "clopper-pearson"}
+        One joint test per certificate, or the paper's two one-sided bounds per certificate.
 
     Returns
     -------
     str
 
+    Raises
+    ------
+    ValueError
+        If ``bound`` is unknown.
+
     Examples
     --------
     >>> correction_label(40)
+    'bonferroni: 1 joint test x 40 certificate(s)'
+    >>> correction_label(40, "clopper-pearson")
     'bonferroni: 2 one-sided Clopper-Pearson bounds x 40 certificate(s)'
     """
+    if check_bound(bound) == "joint":
+        return f"bonferroni: 1 joint test x {n_certificates} certificate(s)"
     return f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_certificates} certificate(s)"
 
 
@@ -201,7 +219,9 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     scores_a, scores_b : ndarray, shapes (n_A,), (n_B,)
         Development scores of the two identities.
     alpha, delta : float
-        Per-bound level and delta used to evaluate the bound on development counts.
+        Error level of the certificate and delta, used to evaluate the paper's split bound on
+        development counts (fast, and close in ordering to the joint bound; the choice affects
+        power only, never validity: the test rows are untouched).
 
     Returns
     -------
@@ -229,7 +249,7 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     sa, sb = np.sort(scores_a), np.sort(scores_b)
     tp = len(sa) - np.searchsorted(sa, candidates, side="right")
     fp = len(sb) - np.searchsorted(sb, candidates, side="right")
-    bound = certified_epsilon(tp, len(sa), fp, len(sb), alpha, delta)
+    bound = clopper_pearson_epsilon(tp, len(sa), fp, len(sb), alpha, delta)
     criterion = bound if np.max(bound) > 0 else np.abs(tp / len(sa) - fp / len(sb))
     best = np.flatnonzero(criterion == np.max(criterion))
     return float(candidates[best[len(best) // 2]])
@@ -277,18 +297,18 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
 
 
 def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta,
-             names=("A", "B"), check_reuse=True, ids=None) -> dict:
+             names=("A", "B"), check_reuse=True, ids=None, bound=DEFAULT_BOUND) -> dict:
     check_freshness(dev_a, dev_b, test_a, test_b, names, check_reuse, ids)
     score, warned = fixed_score(dev_a, dev_b, classifier, score_function)
     dev_sa = score(dev_a, f"development rows of {names[0]!r}")
     dev_sb = score(dev_b, f"development rows of {names[1]!r}")
     test_sa, test_sb = score(test_a, f"test rows of {names[0]!r}"), score(test_b, f"test rows of {names[1]!r}")
-    return _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned)
+    return _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned, bound)
 
 
 def _certify_batched(items: Sequence[tuple], spec: LogisticSpec, name: str, alpha: float, delta: float,
                      check_reuse: bool, n_jobs: int | None = None, progress: bool = False,
-                     contain: bool = True) -> list[dict | PairFailure]:
+                     contain: bool = True, bound: str = DEFAULT_BOUND) -> list[dict | PairFailure]:
     """:func:`_certify` of many pairs, their classifiers fitted in batches; ``items``: per pair ``(parts, names,
     ids)``, ``parts`` the four row arrays or a :class:`PairFailure`. With ``contain`` errors become failures."""
     errors = PAIR_ERRORS if contain else ()
@@ -306,35 +326,36 @@ def _certify_batched(items: Sequence[tuple], spec: LogisticSpec, name: str, alph
     fitted = batched_scores([d for _, d in designs], spec, n_jobs=n_jobs, progress=progress, desc=ROUTE)
     for (i, _), (scores, warned, _) in zip(designs, fitted):
         try:
-            out[i] = _record(*(check_scores(v, len(v), f"classifier {name}") for v in scores[0]), alpha, delta, warned)
+            out[i] = _record(*(check_scores(v, len(v), f"classifier {name}") for v in scores[0]), alpha, delta, warned,
+                             bound)
         except errors as exc:
             out[i] = PairFailure(reason=str(exc), error=type(exc).__name__)
     return out
 
 
-def _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned) -> dict:
+def _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned, bound=DEFAULT_BOUND) -> dict:
     """The certificate of the scores of one pair's development and test rows (threshold on development)."""
     threshold = choose_threshold(dev_sa, dev_sb, alpha, delta)
     tp, fp = int(np.sum(test_sa > threshold)), int(np.sum(test_sb > threshold))
     n1, n0 = len(test_sa), len(test_sb)
     y_test = np.r_[np.ones(n1, dtype=int), np.zeros(n0, dtype=int)]
     return {
-        "epsilon": float(certified_epsilon(tp, n1, fp, n0, alpha, delta)),
+        "epsilon": float(certified_epsilon(tp, n1, fp, n0, alpha, delta, bound=bound)),
         "threshold": threshold, "tp": tp, "fp": fp,
-        "tpr_lower": float(clopper_pearson_lower(tp, n1, alpha)),
-        "fpr_upper": float(clopper_pearson_upper(fp, n0, alpha)),
+        "tpr_lower": float(clopper_pearson_lower(tp, n1, alpha / 2)),
+        "fpr_upper": float(clopper_pearson_upper(fp, n0, alpha / 2)),
         "test_auc": float(roc_auc_score(y_test, rankdata(np.r_[test_sa, test_sb]))),  # ranks: +/-inf allowed
         "censored": bool(tp == n1 and fp == 0),
-        "cap": certifiable_cap(n1, n0, alpha, delta),
+        "cap": certifiable_cap(n1, n0, alpha, delta, bound=bound),
         "n_dev_a": len(dev_sa), "n_dev_b": len(dev_sb), "convergence_warnings": warned,
     }
 
 
 def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_function, confidence, alpha, m, delta,
-                 seed, check_reuse, ids_given=False) -> EpsilonResult:
+                 seed, check_reuse, ids_given=False, bound=DEFAULT_BOUND) -> EpsilonResult:
     test_name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
     fields = {"route": ROUTE, "kind": "certificate", "pair": pair, "n": n_test, "delta": delta, "confidence": confidence,
-              "alpha_per_bound": alpha, "correction": correction_label(m),
+              "alpha_per_bound": bound_level(alpha, bound), "correction": correction_label(m, bound), "bound": bound,
               "settings": {"test": test_name, "threshold_rule": "max bound on development scores", "seed": seed,
                            "n_certificates": m, "freshness": freshness_label(check_reuse, ids_given)}}
     if isinstance(out, PairFailure):
@@ -343,7 +364,8 @@ def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_functi
     return EpsilonResult(value=stats.pop("epsilon"), statistics=CertificateStatistics(**stats), **fields)
 
 
-def _check_options(n_certificates: int, confidence: float, delta: float) -> float:
+def _check_options(n_certificates: int, confidence: float, delta: float, bound: str = DEFAULT_BOUND) -> float:
+    check_bound(bound)
     check_probability(confidence, "confidence")
     check_probability(delta, "delta", open_interval=False)
     return bonferroni_alpha(n_certificates, confidence)
@@ -382,6 +404,7 @@ def reserved_test_certificate(
     dev_ids=None,
     test_ids=None,
     solver: str | None = None,
+    bound: str = DEFAULT_BOUND,
 ) -> EpsilonResult:
     """Reserved-test certificate for one pair from separate development and test samples.
 
@@ -400,8 +423,8 @@ def reserved_test_certificate(
     n_certificates : int
         How many certificates are reported together (the Bonferroni family size ``m``).
     confidence : float
-        Family-wise confidence (default 0.95); each one-sided bound is at
-        ``(1 - confidence) / (2 m)``.
+        Family-wise confidence (default 0.95); each certificate is at error level
+        ``(1 - confidence) / m``.
     delta : float
         The delta of (epsilon, delta)-DP (default 1e-5).
     pair : tuple, optional
@@ -421,6 +444,10 @@ def reserved_test_certificate(
     solver : {"auto", "batched", "sklearn"}, optional
         How a logistic-regression classifier is fitted (:func:`epsaudit.batch_logistic.resolve_solver`;
         None: :func:`epsaudit.batch_logistic.current_solver`); the numbers are the same.
+    bound : {"joint", "clopper-pearson"}
+        The certificate: the exact joint test of both error rates (default,
+        :func:`epsaudit.bounds.joint_epsilon`) or the paper's two one-sided Clopper-Pearson bounds
+        (*Picture the Epsilon*, Section IV-C). Recorded as ``result.bound``.
 
     Returns
     -------
@@ -447,8 +474,13 @@ def reserved_test_certificate(
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(4.0, 1.0, size=(60, 2)), rng.normal(size=(60, 2))
     >>> cert = reserved_test_certificate(a[:30], b[:30], a[30:], b[30:])
-    >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3)
-    (2.034, True, 2.034)
+    >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3), cert.bound
+    (2.972, True, 2.972, 'joint')
+
+The paper's split Clopper-Pearson bound on the same rows, zero errors in 30 + 30 test rows:
+
+    >>> round(reserved_test_certificate(a[:30], b[:30], a[30:], b[30:], bound="clopper-pearson").value, 3)
+    2.034
 
     One-hot outputs repeat by design; their draw ids tell fresh test draws from reused ones:
 
@@ -456,10 +488,10 @@ def reserved_test_certificate(
     >>> cert = reserved_test_certificate(hot(0, 20), hot(1, 20), hot(0, 20), hot(1, 20), delta=0.0,
     ...                                  dev_ids=(range(0, 20), range(20, 40)), test_ids=(range(40, 60), range(60, 80)))
     >>> round(cert.value, 3), cert.settings["freshness"]
-    (1.597, 'test draw ids checked against development draw ids (values not compared)')
+    (2.554, 'test draw ids checked against development draw ids (values not compared)')
     """
     da, db, ta, tb = as_dev_test(dev_a, dev_b, test_a, test_b)
-    alpha = _check_options(n_certificates, confidence, delta)
+    alpha = _check_options(n_certificates, confidence, delta, bound)
     spec = None
     if score_function is None:
         name = classifier_name(check_classifier(classifier))
@@ -469,12 +501,12 @@ def reserved_test_certificate(
     if _check_id_options(dev_ids, test_ids, check_reuse):
         ids = (*_pair_ids(dev_ids, (da, db), "dev_ids", names), *_pair_ids(test_ids, (ta, tb), "test_ids", names))
     if spec is None:
-        out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse, ids)
+        out = _certify(da, db, ta, tb, classifier, score_function, alpha, delta, names, check_reuse, ids, bound)
     else:
         out = _certify_batched([((da, db, ta, tb), names, ids)], spec, name, alpha, delta, check_reuse,
-                               contain=False)[0]
+                               contain=False, bound=bound)[0]
     return _certificate(out, pair, (len(ta), len(tb)), classifier, score_function, confidence, alpha,
-                        n_certificates, delta, None, check_reuse, ids is not None)
+                        n_certificates, delta, None, check_reuse, ids is not None, bound)
 
 
 # Over 80 lines only through its docstring (every option documented, an example); the body is short.
@@ -496,6 +528,7 @@ def reserved_test_pairs(
     dev_ids: Mapping[Hashable, Any] | None = None,
     test_ids: Mapping[Hashable, Any] | None = None,
     solver: str | None = None,
+    bound: str = DEFAULT_BOUND,
 ) -> list[EpsilonResult]:
     """Reserved-test certificates for many pairs, all holding together at ``confidence``.
 
@@ -534,6 +567,9 @@ def reserved_test_pairs(
     solver : {"auto", "batched", "sklearn"}, optional
         As in :func:`reserved_test_certificate`: the default classifier of all pairs is fitted
         in batches unless ``"sklearn"``.
+    bound : {"joint", "clopper-pearson"}
+        As in :func:`reserved_test_certificate`: one joint test per pair at ``(1 - confidence) / m``
+        (default), or the paper's two one-sided bounds per pair at ``(1 - confidence) / (2 m)``.
 
     Returns
     -------
@@ -557,10 +593,10 @@ def reserved_test_pairs(
     >>> groups = {k: rng.normal(c, 1.0, size=(40, 2)) for k, c in (("A", 0.0), ("B", 4.0), ("C", 0.0))}
     >>> certs = reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0)
     >>> [round(c.value, 3) for c in certs], certs[0].n, certs[0].correction
-    ([0.819, 0.0], (12, 12), 'bonferroni: 2 one-sided Clopper-Pearson bounds x 2 certificate(s)')
+    ([1.795, 0.0], (12, 12), 'bonferroni: 1 joint test x 2 certificate(s)')
     >>> ids = {k: [f"{k}{i}" for i in range(40)] for k in groups}  # split with the rows
     >>> [round(c.value, 3) for c in reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0, dev_ids=ids)]
-    [0.819, 0.0]
+    [1.795, 0.0]
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
@@ -568,7 +604,7 @@ def reserved_test_pairs(
         test_groups = as_groups(test_groups)
         as_pairs(pairs, test_groups)
     m = family_size(pairs, n_certificates)
-    alpha = _check_options(m, confidence, delta)
+    alpha = _check_options(m, confidence, delta, bound)
     spec = None
     if score_functions is None:
         name = classifier_name(check_classifier(classifier))
@@ -579,15 +615,15 @@ def reserved_test_pairs(
     parts = pair_parts(groups, pairs, test_groups=test_groups, test_size=test_size, seed=seed)
     if spec is not None:
         outs = _certify_batched([(parts[k], (a, b), ids.get((a, b))) for k, (a, b) in enumerate(pairs)], spec, name,
-                                alpha, delta, check_reuse, n_jobs=n_jobs, progress=progress)
+                                alpha, delta, check_reuse, n_jobs=n_jobs, progress=progress, bound=bound)
     else:
         outs = map_certificates(
             _certify, parts, pairs,
             lambda a, b: (classifier, score_functions(a, b) if score_functions is not None else None,
-                          alpha, delta, (a, b), check_reuse, ids.get((a, b))),
+                          alpha, delta, (a, b), check_reuse, ids.get((a, b)), bound),
             desc=ROUTE, n_jobs=n_jobs, progress=progress)
     return [
         _certificate(out, (a, b), split_test_sizes(parts[k], groups, (a, b), test_size), classifier, score_functions,
-                     confidence, alpha, m, delta, seed, check_reuse, with_ids)
+                     confidence, alpha, m, delta, seed, check_reuse, with_ids, bound)
         for k, ((a, b), out) in enumerate(zip(pairs, outs))
     ]

@@ -9,7 +9,8 @@ the worst case:
    classifier (:func:`select_pairs`, the ranking :func:`epsaudit.condition.audit_condition` uses to
    choose its certificates);
 2. certify the top ``k`` on the untouched test rows with the Bonferroni correction over the ``k``
-   certificates (each one-sided bound at ``(1 - confidence) / (2 k)``);
+   certificates (each one joint test at ``(1 - confidence) / k``, or with the paper's split bound each
+   one-sided Clopper-Pearson bound at ``(1 - confidence) / (2 k)``);
 3. report the largest of the ``k`` certificates.
 
 Why it holds: the ranking and every threshold are fixed by development rows alone, so given them
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..bounds import bonferroni_alpha
+from ..bounds import DEFAULT_BOUND, bonferroni_alpha, bound_level, check_bound
 from ..results import EpsilonResult, RouteStatistics, results_frame
 from ..splits import split_identities
 from ..validation import as_draw_ids, as_groups, as_pairs, check_probability
@@ -293,13 +294,14 @@ class WorstPairCertificate:
 
 
 def _worst_result(certs: Sequence[EpsilonResult], k: int, candidates: int, *, confidence: float, delta: float,
-                  seed: int, selection_rule: str) -> EpsilonResult:
+                  seed: int, selection_rule: str, bound: str = DEFAULT_BOUND) -> EpsilonResult:
     m = max(len(certs), 1)
-    alpha = bonferroni_alpha(m, confidence)  # that of every certificate of the family
+    alpha = bound_level(bonferroni_alpha(m, confidence), bound)  # that of every test of the family
     done = [i for i, c in enumerate(certs) if c.computed]
     base = certs[0].settings if certs else {}
     fields = {"route": ROUTE, "kind": "certificate", "delta": delta, "confidence": confidence,
-              "alpha_per_bound": alpha, "correction": correction_label(m) + f"; the largest of the {m}",
+              "alpha_per_bound": alpha, "correction": correction_label(m, bound) + f"; the largest of the {m}",
+              "bound": bound,
               "settings": {"claim": CLAIM, "selection_rule": selection_rule, "test": base.get("test"),
                            "threshold_rule": base.get("threshold_rule"), "freshness": base.get("freshness"),
                            "seed": seed}}
@@ -338,6 +340,7 @@ def certify_top_pairs(
     n_jobs: int | None = None,
     progress: bool = False,
     solver: str | None = None,
+    bound: str = DEFAULT_BOUND,
 ) -> WorstPairCertificate:
     """Certify the top ``k`` of a development-only ranking and report the largest as the worst-case bound.
 
@@ -353,7 +356,7 @@ def certify_top_pairs(
         Candidate pairs, best first, ranked on development rows only.
     k : int, >= 1
         Pairs to certify: the first ``min(k, len(ranked))``, the Bonferroni family.
-    classifier, score_functions, confidence, delta, seed, dev_ids, test_ids, check_reuse, n_jobs, progress, solver
+    classifier, score_functions, confidence, delta, seed, dev_ids, test_ids, check_reuse, n_jobs, progress, solver, bound
         As in :func:`epsaudit.audits.reserved_test_pairs` (``dev_ids``/``test_ids``: draw ids of the
         rows of ``dev_groups``/``test_groups``).
     selection_rule : str
@@ -377,21 +380,22 @@ def certify_top_pairs(
     >>> test = {k: rng.normal(c, 1.0, size=(50, 2)) for k, c in (("A", 0.0), ("B", 3.0), ("C", 0.0))}
     >>> worst = certify_top_pairs(dev, test, [("B", "C"), ("A", "B"), ("A", "C")], k=2)
     >>> worst.pair, round(worst.value, 3), worst.result.statistics.rank, round(worst.result.alpha_per_bound, 6)
-    (('B', 'C'), 2.349, 1, 0.0125)
+    (('B', 'C'), 2.854, 1, 0.025)
     """
     if isinstance(k, bool) or int(k) != k or int(k) < 1:
         raise ValueError(f"k must be an integer >= 1, got {k!r}")
     check_probability(confidence, "confidence")
     check_probability(delta, "delta", open_interval=False)
+    check_bound(bound)
     top = list(ranked)[: int(k)]
     certs: list[EpsilonResult] = []
     if top:
         certs = reserved_test_pairs(dev_groups, top, test_groups=test_groups, classifier=classifier,
                                     score_functions=score_functions, n_certificates=len(top), confidence=confidence,
                                     delta=delta, seed=seed, n_jobs=n_jobs, progress=progress, check_reuse=check_reuse,
-                                    dev_ids=dev_ids, test_ids=test_ids, solver=solver)
+                                    dev_ids=dev_ids, test_ids=test_ids, solver=solver, bound=bound)
     result = _worst_result(certs, int(k), len(ranked), confidence=confidence, delta=delta, seed=seed,
-                           selection_rule=selection_rule)
+                           selection_rule=selection_rule, bound=bound)
     return WorstPairCertificate(result=result, certificates=tuple(certs))
 
 
@@ -415,6 +419,7 @@ def worst_pair_certificate(
     n_jobs: int | None = None,
     progress: bool = False,
     solver: str | None = None,
+    bound: str = DEFAULT_BOUND,
 ) -> WorstPairCertificate:
     """A ``confidence`` lower bound on the worst-case pairwise epsilon: rank on development rows, certify the top ``k``.
 
@@ -443,8 +448,8 @@ def worst_pair_certificate(
         Fixed tests of the certificates (e.g. ``mechanism.exact_score``); the ranking still uses
         the classifier.
     confidence : float
-        Probability that the bound holds (default 0.95); each one-sided bound is at
-        ``(1 - confidence) / (2 k)``.
+        Probability that the bound holds (default 0.95); each of the ``k`` certificates is at
+        error level ``(1 - confidence) / k``.
     delta : float
         The delta of (epsilon, delta)-DP.
     seed : int
@@ -462,6 +467,9 @@ def worst_pair_certificate(
     solver : {"auto", "batched", "sklearn"}, optional
         How the logistic regressions are fitted (:func:`epsaudit.audits.roc_oof_pairs`); the
         numbers are the same.
+    bound : {"joint", "clopper-pearson"}
+        The certificates' bound (:func:`epsaudit.audits.reserved_test_certificate`): one joint test
+        per pair at ``(1 - confidence) / k`` (default) or the paper's split bound.
 
     Returns
     -------
@@ -484,7 +492,7 @@ def worst_pair_certificate(
     >>> dev, test = mech.sample_groups(150, seed=("dev", 0)), mech.sample_groups(150, seed=("test", 0))
     >>> worst = worst_pair_certificate(dev, pairs, k=3, test_groups=test, score_functions=mech.exact_score, delta=0.0)
     >>> worst.pair, round(worst.value, 3), worst.result.n, worst.result.statistics.k
-    ((0, 2), 1.73, (150, 150), 3)
+    ((0, 2), 1.849, (150, 150), 3)
     >>> worst.value <= max(mech.exact_epsilon(a, b) for a, b in pairs)
     True
     """
@@ -510,5 +518,5 @@ def worst_pair_certificate(
     worst = certify_top_pairs(dev, test, ranked_pairs(ranking), k, classifier=classifier,
                               score_functions=score_functions, confidence=confidence, delta=delta, seed=seed,
                               dev_ids=dev_ids, test_ids=test_ids, check_reuse=check_reuse, n_jobs=n_jobs,
-                              progress=progress, solver=solver)
+                              progress=progress, solver=solver, bound=bound)
     return WorstPairCertificate(result=worst.result, certificates=worst.certificates, ranking=ranking)

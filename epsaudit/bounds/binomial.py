@@ -1,13 +1,83 @@
 """Clopper-Pearson bounds, the reserved-test certificate from test counts, its cap and the sample-size planner.
 
-The certificate is the reserved-test bound of *Picture the Epsilon* (Section IV-C; Tables 3 and 7),
-built on the hypothesis-testing view of differential privacy (Kairouz, Oh & Viswanath 2015).
+A reserved-test certificate turns the counts of one fixed test on untouched test rows into a lower
+confidence bound on epsilon, through the hypothesis-testing view of differential privacy (Kairouz,
+Oh & Viswanath 2015). Two bounds are offered, chosen by ``bound=``:
+
+* ``"joint"`` (the default): the exact joint test of both error rates against the DP null region
+  (:func:`epsaudit.bounds.joint_epsilon`), at least as large at every outcome;
+* ``"clopper-pearson"``: the paper's split bound (*Picture the Epsilon*, Section IV-C; Tables 3 and 7),
+  two one-sided Clopper-Pearson bounds at ``alpha / 2`` each.
+
+Everywhere here ``alpha`` is the error level of *one certificate*; a family of ``K`` certificates
+reported together at 95% uses ``alpha = 0.05 / K`` (:func:`bonferroni_alpha`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+
+from .joint import joint_epsilon
+
+#: The certificates a reserved test can report: the exact joint test, and the paper's split bound.
+BOUNDS: tuple[str, ...] = ("joint", "clopper-pearson")
+DEFAULT_BOUND = "joint"
+
+
+def check_bound(bound: str) -> str:
+    """The bound's name, checked.
+
+    Parameters
+    ----------
+    bound : {"joint", "clopper-pearson"}
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If ``bound`` is not one of :data:`BOUNDS`.
+
+    Examples
+    --------
+    >>> check_bound("joint")
+    'joint'
+    """
+    if bound not in BOUNDS:
+        raise ValueError(f"bound must be one of {', '.join(map(repr, BOUNDS))}, got {bound!r}")
+    return bound
+
+
+def bound_level(alpha, bound: str = DEFAULT_BOUND):
+    """Level of each test a certificate at error level ``alpha`` is made of.
+
+    The joint certificate is one test at ``alpha``; the split Clopper-Pearson certificate is two
+    one-sided bounds at ``alpha / 2`` each (what results record as ``alpha_per_bound``).
+
+    Parameters
+    ----------
+    alpha : float
+        Error level of the certificate.
+    bound : {"joint", "clopper-pearson"}
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``bound`` is unknown.
+
+    Examples
+    --------
+    >>> bound_level(0.05), bound_level(0.05, "clopper-pearson")
+    (0.05, 0.025)
+    """
+    return alpha if check_bound(bound) == "joint" else alpha / 2
 
 # ---------------------------------------------------------------------------------------------
 # Clopper-Pearson
@@ -148,26 +218,27 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     return np.maximum(_log_ratio(tpr - delta, fpr), _log_ratio(1.0 - fpr - delta, 1.0 - tpr))
 
 
-def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
-    """Reserved-test lower confidence bound on epsilon from test counts at a fixed threshold.
+def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
+    """The paper's split certificate: two one-sided Clopper-Pearson bounds at ``alpha / 2`` each.
 
     ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))`` with
-    one-sided Clopper-Pearson bounds at level ``alpha`` each (*Picture the Epsilon*, Section IV-C,
-    Tables 3 and 7). Since ``TNR_lo = 1 - FPR_hi`` and ``FNR_hi = 1 - TPR_lo``, only two one-sided bounds
-    are involved, so a set of ``m`` certificates reported together uses ``alpha = 0.05 / (2 m)``.
+    ``TPR_lo`` and ``FPR_hi`` one-sided Clopper-Pearson bounds at level ``alpha / 2`` (*Picture the
+    Epsilon*, Section IV-C, Tables 3 and 7). Since ``TNR_lo = 1 - FPR_hi`` and
+    ``FNR_hi = 1 - TPR_lo``, only two one-sided bounds are involved; the certificate holds with
+    probability at least ``1 - alpha``.
 
     Parameters
     ----------
     tp : array_like of int
-        Positives (class A test rows) scored above the threshold.
+        Positives (class A test rows) scored above the threshold; fractional counts round down.
     n_pos : array_like of int
         Number of positive test rows.
     fp : array_like of int
-        Negatives (class B test rows) scored above the threshold.
+        Negatives (class B test rows) scored above the threshold; fractional counts round up.
     n_neg : array_like of int
         Number of negative test rows.
     alpha : float
-        Level of each one-sided bound.
+        Error level of the certificate (each one-sided bound at ``alpha / 2``).
     delta : float
         The delta of (epsilon, delta)-DP.
 
@@ -184,60 +255,94 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
 
     Examples
     --------
-    >>> round(float(certified_epsilon(30, 30, 0, 30, 0.05 / 80)), 3)  # zero errors: the cap
+    >>> round(float(clopper_pearson_epsilon(30, 30, 0, 30, 0.05 / 40)), 3)  # zero errors: Table 3's cap
     1.277
-    >>> float(certified_epsilon(15, 30, 15, 30, 0.025))
+    >>> float(clopper_pearson_epsilon(15, 30, 15, 30, 0.05))
     0.0
     """
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
     if np.any(~np.isfinite(np.asarray(tp, dtype=float))) or np.any(~np.isfinite(np.asarray(fp, dtype=float))):
         raise ValueError("counts tp and fp must be finite")
-    tpr_lo = clopper_pearson_lower(tp, n_pos, alpha)
-    fpr_hi = clopper_pearson_upper(fp, n_neg, alpha)
+    half = np.asarray(alpha, dtype=np.float64) / 2
+    tpr_lo = clopper_pearson_lower(tp, n_pos, half)
+    fpr_hi = clopper_pearson_upper(fp, n_neg, half)
     # Mirrored pair: TNR_lo = 1 - FPR_hi and FNR_hi = 1 - TPR_lo (exactly, by symmetry of CP).
     eps = np.maximum(_log_ratio(tpr_lo - delta, fpr_hi), _log_ratio(1.0 - fpr_hi - delta, 1.0 - tpr_lo))
     out = np.maximum(eps, 0.0)
     return out[()] if np.ndim(out) == 0 else out
 
 
-def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5) -> float:
+def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND):
+    """Reserved-test lower confidence bound on epsilon from test counts at a fixed threshold.
+
+    ``bound="joint"`` (default): :func:`epsaudit.bounds.joint_epsilon`, the exact joint test of
+    both error rates; ``bound="clopper-pearson"``: :func:`clopper_pearson_epsilon`, the paper's
+    split bound (*Picture the Epsilon*, Section IV-C). The joint bound is at least the split one on
+    every outcome.
+
+    Parameters
+    ----------
+    tp : array_like of int
+        Positives (class A test rows) scored above the threshold.
+    n_pos : array_like of int
+        Number of positive test rows.
+    fp : array_like of int
+        Negatives (class B test rows) scored above the threshold.
+    n_neg : array_like of int
+        Number of negative test rows.
+    alpha : float
+        Error level of this certificate (after the family's correction, :func:`bonferroni_alpha`).
+    delta : float
+        The delta of (epsilon, delta)-DP.
+    bound : {"joint", "clopper-pearson"}
+
+    Returns
+    -------
+    numpy.ndarray or float
+        Certified epsilon >= 0, finite.
+
+    Raises
+    ------
+    ValueError
+        If a count is outside ``[0, n]`` or not finite, ``alpha`` is outside (0, 1), ``delta``
+        outside [0, 1), or ``bound`` unknown.
+
+    Examples
+    --------
+    Zero errors at 100 + 100 rows, 95%:
+
+    >>> round(float(certified_epsilon(100, 100, 0, 100, 0.05, 0.0)), 3)
+    4.194
+    >>> round(float(certified_epsilon(100, 100, 0, 100, 0.05, 0.0, bound="clopper-pearson")), 3)
+    3.281
+    """
+    if check_bound(bound) == "clopper-pearson":
+        return clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta)
+    tp = np.floor(np.asarray(tp, dtype=np.float64) + 1e-9)  # rounded against the certificate
+    if np.any(~np.isfinite(tp)) or np.any(~np.isfinite(np.asarray(fp, dtype=float))):
+        raise ValueError("counts tp and fp must be finite")
+    if np.any((tp < 0) | (tp > np.asarray(n_pos))):
+        raise ValueError("counts k must satisfy 0 <= k <= n")
+    return joint_epsilon(fp, n_neg, np.asarray(n_pos) - tp, n_pos, alpha, delta)
+
+
+def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND) -> float:
     """Largest epsilon a reserved test of this size can certify (zero errors in both classes).
 
-    E.g. 1.277 at ``n = 30`` per class and ``alpha = 0.05/80``; 2.338 at ``n = 100`` and
-    ``alpha = 1e-4`` with ``delta = 1e-5`` (*Picture the Epsilon*, Tables 3 and 7).
+    E.g. with the paper's split bound 1.277 at ``n = 30`` per class and a family of 40 at 95%
+    (``alpha = 0.05 / 40``), and 2.338 at ``n = 100`` with a family of 250 (``alpha = 2e-4``,
+    ``delta = 1e-5``; *Picture the Epsilon*, Tables 3 and 7); the joint certificate's caps are
+    larger (4.194 against 3.281 at 100 + 100 rows, 95%, pure DP).
 
     Parameters
     ----------
     n_pos, n_neg : int
         Test rows of the two identities.
     alpha : float
-        Level of each one-sided bound.
+        Error level of the certificate.
     delta : float
-
-    Returns
-    -------
-    float
-
-    Examples
-    --------
-    >>> round(certifiable_cap(100, 100, 1e-4), 3)
-    2.338
-    """
-    return float(certified_epsilon(n_pos, n_pos, 0, n_neg, alpha, delta))
-
-
-def bonferroni_alpha(n_certificates: int, confidence: float = 0.95, bounds_per_certificate: int = 2) -> float:
-    """Per-bound level so that ``n_certificates`` certificates hold together at ``confidence``.
-
-    ``(1 - confidence) / (bounds_per_certificate * n_certificates)``: the union bound over the
-    two one-sided bounds of each reserved-test certificate.
-
-    Parameters
-    ----------
-    n_certificates : int, >= 1
-    confidence : float in (0, 1)
-    bounds_per_certificate : int
+    bound : {"joint", "clopper-pearson"}
 
     Returns
     -------
@@ -246,18 +351,49 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95, bounds_per_c
     Raises
     ------
     ValueError
-        If ``n_certificates < 1`` or ``confidence`` is outside (0, 1).
+        As :func:`certified_epsilon`.
+
+    Examples
+    --------
+    >>> round(certifiable_cap(100, 100, 2e-4, bound="clopper-pearson"), 3)
+    2.338
+    >>> round(certifiable_cap(100, 100, 2e-4), 3)
+    3.135
+    """
+    return float(certified_epsilon(n_pos, n_pos, 0, n_neg, alpha, delta, bound=bound))
+
+
+def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
+    """Error level of each certificate so that ``n_certificates`` of them hold together at ``confidence``.
+
+    ``(1 - confidence) / n_certificates`` (the union bound over the family). The joint certificate
+    is one test at this level; the split Clopper-Pearson certificate spends half of it on each of
+    its two one-sided bounds (:func:`bound_level`).
+
+    Parameters
+    ----------
+    n_certificates : int, >= 1
+    confidence : float in (0, 1)
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError
+        If ``n_certificates`` is not an integer >= 1 or ``confidence`` is outside (0, 1).
 
     Examples
     --------
     >>> round(bonferroni_alpha(40), 12)
-    0.000625
+    0.00125
     """
     if int(n_certificates) != n_certificates or int(n_certificates) < 1:
         raise ValueError(f"n_certificates must be an integer >= 1, got {n_certificates}")
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
-    return (1.0 - confidence) / (bounds_per_certificate * int(n_certificates))
+    return (1.0 - confidence) / int(n_certificates)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -267,7 +403,8 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95, bounds_per_c
 _MAX_TEST_SIZE = 10**9
 
 
-def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0, fpr: float = 0.0) -> float:
+def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0, fpr: float = 0.0, *,
+                    bound: str = DEFAULT_BOUND) -> float:
     """What a reserved test with ``n`` test rows per identity certifies when it sees the expected counts.
 
     The counts are the expected ones, rounded against the certificate: ``tp = floor(tpr * n)``
@@ -279,45 +416,55 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
     n : int
         Test rows per identity (both sides).
     alpha : float
-        Level of each one-sided bound (after the multiplicity correction).
+        Error level of the certificate (after the multiplicity correction).
     delta : float
     tpr, fpr : float in [0, 1]
         The test's true- and false-positive rates on the population.
+    bound : {"joint", "clopper-pearson"}
 
     Returns
     -------
     float
         Certified epsilon, >= 0.
 
+    Raises
+    ------
+    ValueError
+        As :func:`certified_epsilon`.
+
     Examples
     --------
-    >>> round(planned_epsilon(100, 1e-4), 3)
+    >>> round(planned_epsilon(100, 2e-4, bound="clopper-pearson"), 3)
     2.338
-    >>> planned_epsilon(100, 1e-4) == certifiable_cap(100, 100, 1e-4)
+    >>> planned_epsilon(100, 2e-4) == certifiable_cap(100, 100, 2e-4)
     True
     """
     tp = np.floor(tpr * n + 1e-9)
     fp = np.ceil(fpr * n - 1e-9)
-    return float(certified_epsilon(tp, n, fp, n, alpha, delta))
+    return float(certified_epsilon(tp, n, fp, n, alpha, delta, bound=bound))
 
 
-def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: float = 1.0, fpr: float = 0.0) -> int:
-    """Smallest test size per identity at which a reserved test can certify ``epsilon``.
+def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: float = 1.0, fpr: float = 0.0, *,
+                       bound: str = DEFAULT_BOUND) -> int:
+    """Test rows per identity from which a reserved test certifies ``epsilon`` at the expected counts.
 
-    The inverse of :func:`planned_epsilon` in ``n``: the smallest ``n`` with
-    ``planned_epsilon(n, ...) >= epsilon`` (and, for ``tpr < 1`` or ``fpr > 0``, at every larger
-    ``n`` up to twice it, so a lucky rounding does not count). ``epsilon = 0`` asks for the
-    smallest test that can certify anything at all (a bound above 0).
+    The promise: every test size from the returned ``n`` to ``2 n`` certifies at least ``epsilon``
+    (more than 0 when ``epsilon = 0``) at its expected counts (:func:`planned_epsilon`), and
+    ``n - 1`` rows do not. Every size of that range is checked: the expected counts are rounded
+    to integers, so the certificate is not monotone in the size when ``tpr < 1`` or ``fpr > 0``.
+    With perfect separation (the default) the certificate grows with the size, so every size from
+    ``n`` on certifies ``epsilon``.
 
     Parameters
     ----------
     epsilon : float, >= 0
         Target lower bound.
     alpha : float
-        Level of each one-sided bound (e.g. :func:`bonferroni_alpha` of the family).
+        Error level of the certificate (e.g. :func:`bonferroni_alpha` of the family).
     delta : float
     tpr, fpr : float
         The test's population rates (default: perfect separation).
+    bound : {"joint", "clopper-pearson"}
 
     Returns
     -------
@@ -333,11 +480,14 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
 
     Examples
     --------
-    >>> required_test_size(2.338, 1e-4)
-    100
-    >>> required_test_size(0.0, bonferroni_alpha(40))  # the smallest test that can certify anything
+    Certifying epsilon = 3 with one certificate at 95% and zero errors:
+
+    >>> required_test_size(3.0, 0.05, 0.0), required_test_size(3.0, 0.05, 0.0, bound="clopper-pearson")
+    (31, 76)
+    >>> required_test_size(0.0, bonferroni_alpha(40), bound="clopper-pearson")  # the smallest test that can certify anything
     11
     """
+    check_bound(bound)
     if not (np.isfinite(epsilon) and epsilon >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
     for name, rate in (("tpr", tpr), ("fpr", fpr)):
@@ -350,8 +500,12 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
                          f"whatever its size; epsilon {epsilon:g} is out of reach")
 
     def reaches(n: int) -> bool:
-        return planned_epsilon(n, alpha, delta, tpr, fpr) > epsilon if epsilon == 0 else \
-            planned_epsilon(n, alpha, delta, tpr, fpr) >= epsilon
+        # The joint bound is at least the split one: where the split bound reaches, so does the joint.
+        for b in dict.fromkeys(("clopper-pearson", bound)):
+            value = planned_epsilon(n, alpha, delta, tpr, fpr, bound=b)
+            if (value > 0 if epsilon == 0 else value >= epsilon):
+                return True
+        return False
 
     high = 1
     while not reaches(high):
@@ -359,10 +513,18 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
         if high > _MAX_TEST_SIZE:
             raise ValueError(f"epsilon {epsilon:g} needs more than {_MAX_TEST_SIZE:,} test rows per identity")
     low = high // 2  # reaches(low) is False (or low = 0)
-    while high - low > 1:  # the perfect-separation cap grows with n; rounding makes the general case near-monotone
+    while high - low > 1:
         mid = (low + high) // 2
         low, high = (low, mid) if reaches(mid) else (mid, high)
-    if tpr < 1.0 or fpr > 0.0:
-        while not all(reaches(m) for m in range(high, 2 * high + 1, max(1, high // 50))):
-            high += 1
-    return high
+    if tpr == 1.0 and fpr == 0.0:
+        return high  # the zero-error certificate grows with the size
+    n, checked = high, high  # reaches(n - 1) is False; sizes n..checked all reach
+    while checked < 2 * n:
+        m = checked + 1
+        if reaches(m):
+            checked = m
+        else:  # a size in the promised range falls short: the answer starts after it
+            n = checked = m + 1
+            while not reaches(n):
+                n = checked = n + 1
+    return n

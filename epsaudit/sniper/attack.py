@@ -327,7 +327,7 @@ def dp_sniper(
     c = _check_c(c)
     _check_options(confidence, n_certificates, ties, batch_size, check_reuse, score_function, classifier)
     budget = split_budget(calls, split, max_train, train=score_function is None)
-    alpha = bonferroni_alpha(int(n_certificates), float(confidence))
+    alpha = bonferroni_alpha(int(n_certificates), float(confidence)) / 2  # each of a certificate's two one-sided bounds
     source = _source(mechanism, a, b, bool(check_reuse))
     streams = generators(seed, "dp-sniper", _STAGES)
     batch = int(batch_size) if batch_size is not None else None
@@ -432,7 +432,7 @@ def _certificates(a, b, thresholds, counters, budget: SniperBudget, *, ties: str
         }
         results.append(EpsilonResult(
             value=bound["certificate"], kind="certificate", route=ROUTE, n=(n, n), pair=(a, b), delta=0.0,
-            confidence=confidence, alpha_per_bound=alpha,
+            confidence=confidence, alpha_per_bound=alpha, bound="clopper-pearson",
             correction=f"bonferroni (union bound): 2 one-sided Clopper-Pearson bounds x {n_certificates} certificate(s)",
             settings=settings, details=details,
         ))
