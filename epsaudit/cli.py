@@ -318,11 +318,12 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
         print(f"  {c['identities']} identities audited ({c['identities_below_min_rows']} with < {args.min_rows} rows "
               f"left out), {c['candidate_pairs']} candidate pairs, {c['certificates']} certificate(s); "
               f"{seconds:.1f} s", file=sys.stderr)
+        if settings.certificates or settings.worst_pair:
+            print(f"  certificates: {_bound_text(settings)}", file=sys.stderr)
         for line in audit.not_computed_notes() + audit.certificate_notes():
             print(f"  note: {line}", file=sys.stderr)
         if len(tables) > 1:
             print(f"== {table.source}")
-        print(f"certificates: {_bound_text(settings)}")
         print(format_summary(audit.summary))
         if settings.tradeoff:
             print(format_tradeoff(audit.tradeoff_table()))

@@ -31,6 +31,10 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 Kind = Literal["diagnostic", "estimate", "certificate"]
 KINDS: tuple[str, ...] = ("diagnostic", "estimate", "certificate")
+#: The bounds that make a reserved-test certificate from its test counts: the exact joint test of
+#: both error rates (the default) and the paper's split Clopper-Pearson bound (``EpsilonResult.bound``).
+BOUNDS: tuple[str, ...] = ("joint", "clopper-pearson")
+DEFAULT_BOUND = "joint"
 #: The fixed columns of :func:`results_frame`, in order (``setting_*`` and statistics follow).
 FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a",
                                   "n_b", "delta", "confidence", "alpha_per_bound", "correction", "bound")

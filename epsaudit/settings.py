@@ -15,7 +15,7 @@ from dataclasses import MISSING, asdict, dataclass, field, fields, replace
 from typing import Any
 
 from .pairs import PAIRS_PER_ROUTE
-from .bounds.binomial import BOUNDS
+from .results import BOUNDS
 
 #: ROC-HT folds (the paper's 5): a class needs at least one row per fold.
 ROC_FOLDS = 5

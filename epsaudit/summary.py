@@ -17,7 +17,7 @@ __all__ = ["SUMMARY_COLUMNS", "ROUTE_NAMES", "not_computed_notes", "summarize"]
 
 SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value", "max", "kde_alpha", "n_infinite",
                    "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
-                   "alpha_per_bound", "cap")
+                   "alpha_per_bound", "bound", "cap")
 
 ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
                "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate",
@@ -124,7 +124,7 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
                      "value": pd.NA if failed else float(r["value"]), "identity_a": r["identity_a"],
                      "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
                      "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
-                     "cap": pd.NA if failed else float(r["cap"])})
+                     "bound": r.get("bound", pd.NA), "cap": pd.NA if failed else float(r["cap"])})
     rows += [_worst_row(r) for _, r in per_pair[per_pair["route"] == "worst_pair"].iterrows()]
     for _, r in per_pair[per_pair["route"] == "tradeoff_reserved"].iterrows():
         failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
@@ -138,7 +138,7 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
               "n_infinite": "Int64", "median_auc": "Float64", "n_test_a": "Int64", "n_test_b": "Int64",
               "confidence": "Float64", "alpha_per_bound": "Float64", "cap": "Float64"}
     frame = frame.astype(dtypes)
-    for col in ("identity_a", "identity_b"):
+    for col in ("identity_a", "identity_b", "bound"):
         frame[col] = frame[col].astype(object).where(frame[col].notna(), pd.NA)
     return frame
 
@@ -152,4 +152,4 @@ def _worst_row(r: pd.Series) -> dict[str, Any]:
             "identity_a": pd.NA if failed else r["identity_a"], "identity_b": pd.NA if failed else r["identity_b"],
             "n_test_a": pd.NA if failed else int(r["n_a"]), "n_test_b": pd.NA if failed else int(r["n_b"]),
             "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
-            "cap": pd.NA if failed else float(r["max_cap"])}
+            "bound": r.get("bound", pd.NA), "cap": pd.NA if failed else float(r["max_cap"])}

@@ -196,11 +196,15 @@ def test_reserved_certificate_on_perfect_separation_is_the_cap():
     dev_a, dev_b = rng.normal(size=(30, 4)) + 10, rng.normal(size=(30, 4))
     test_a, test_b = rng.normal(size=(30, 4)) + 10, rng.normal(size=(30, 4))
     cert = reserved_test_certificate(dev_a, dev_b, test_a, test_b, n_certificates=40)
-    assert cert.kind == "certificate" and cert.confidence == 0.95
-    assert cert.alpha_per_bound == pytest.approx(0.05 / 80)
+    assert cert.kind == "certificate" and cert.confidence == 0.95 and cert.bound == "joint"
+    assert cert.alpha_per_bound == pytest.approx(0.05 / 40)  # one joint test per certificate
     assert cert.n == (30, 30) and cert.details["censored"]
-    assert cert.value == pytest.approx(1.277, abs=5e-4)
+    # zero errors: the joint cap logit(a ** (1 / 60)) less a little for delta = 1e-5 (the paper's bound: 1.277)
+    assert cert.value == pytest.approx(2.138, abs=5e-4)
     assert cert.value == pytest.approx(cert.details["cap"], rel=1e-12)
+    paper = reserved_test_certificate(dev_a, dev_b, test_a, test_b, n_certificates=40, bound="clopper-pearson")
+    assert paper.value == pytest.approx(1.277, abs=5e-4) and paper.alpha_per_bound == pytest.approx(0.05 / 80)
+    assert paper.bound == "clopper-pearson" and paper.correction.startswith("bonferroni: 2 one-sided")
     fixed = reserved_test_certificate(dev_a, dev_b, test_a, test_b, n_certificates=40,
                                       score_function=lambda x: x.sum(axis=1))
     assert fixed.value == pytest.approx(cert.value) and fixed.settings["test"] == "fixed score function"

@@ -92,7 +92,8 @@ def test_audit_condition_protocol_and_summary(direct):
     roc_row = s[s.route == "roc_oof"].iloc[0]
     assert roc_row["n_infinite"] == int(pp.loc[pp.route == "roc_oof", "infinite"].sum())
     certs = s[s.route == "roc_reserved"]
-    assert (certs["confidence"] == 0.95).all() and np.allclose(certs["alpha_per_bound"].astype(float), 0.05 / 10)
+    assert (certs["confidence"] == 0.95).all() and np.allclose(certs["alpha_per_bound"].astype(float), 0.05 / 5)
+    assert (certs["bound"] == "joint").all() and s.loc[s.route != "roc_reserved", "bound"].isna().all()
     assert (certs["n_test_a"] == 6).all()  # round(0.3 * 20)
     finite = s[s.route != "roc_oof"]["value"].astype(float)
     assert np.isfinite(finite).all()
@@ -290,10 +291,16 @@ def test_min_rows_below_the_fold_count_is_refused_by_name_and_by_flag(tmp_path, 
 
 
 def test_plan_gives_the_test_size_of_the_papers_cap(capsys):
-    assert main(["plan", "--epsilon", "2.338", "--family", "250"]) == 0
+    assert main(["plan", "--epsilon", "2.338", "--family", "250", "--bound", "clopper-pearson"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("100 test rows per identity certify epsilon >= 2.338 with zero test errors")
-    assert "0.0001 per one-sided bound" in out and "99 rows certify at most 2.328" in out
+    assert out.startswith("To certify epsilon >= 2.338 with zero test errors, 95% over 250 certificate(s)")
+    assert "clopper-pearson (the paper's): 100 test rows per identity; 99 rows certify at most 2.328" in out
+    assert "at 0.0001]" in out and "joint" not in out
+    # both bounds by default: epsilon 3 with one certificate needs 31 rows per side jointly, 76 split
+    assert main(["plan", "--epsilon", "3", "--family", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "joint (default): 31 test rows per identity; 30 rows certify at most 2.972" in out
+    assert "clopper-pearson (the paper's): 76 test rows per identity" in out
     assert main(["plan", "--epsilon", "3", "--tpr", "0.9", "--fpr", "0.1"]) == 2
     assert "certifies at most 2.197" in capsys.readouterr().err
 
@@ -305,12 +312,13 @@ def test_audit_says_why_every_certificate_is_zero_when_test_sizes_hold_them_ther
     assert "every certificate is 0 because of its test sizes (3-6 test rows per identity)" in err
     assert "needs at least 8 test rows per identity to certify anything above 0" in err
     assert "identities with at least 27 rows at test_size 0.3" in err
+    assert "certificates: joint bound" in err
 
 
 def test_plan_shows_enough_digits_and_says_nothing_when_tpr_does_not_exceed_fpr(capsys):
     # one row fewer than needed certifies less than the target, and the message shows enough digits to say so
-    assert main(["plan", "--epsilon", "2", "--tpr", "0.9", "--fpr", "0.05"]) == 0
+    assert main(["plan", "--epsilon", "2", "--tpr", "0.9", "--fpr", "0.05", "--bound", "clopper-pearson"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("125 test rows per identity certify epsilon >= 2") and "124 rows certify at most 1.992" in out
+    assert "125 test rows per identity (so does every size up to 250); 124 rows certify at most 1.992" in out
     assert main(["plan", "--epsilon", "0.5", "--tpr", "0.3", "--fpr", "0.5"]) == 2
     assert "certifies nothing (TPR - delta does not exceed FPR)" in capsys.readouterr().err

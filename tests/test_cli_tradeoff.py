@@ -76,8 +76,10 @@ def test_each_band_is_compared_with_the_reserved_test_of_its_pair(direct):
     assert (table["points"] == 3).all()  # 3 distinct development thresholds: each band divides by 3
     np.testing.assert_allclose(table["mu_lower"], MU_LOWER, rtol=1e-9)
     np.testing.assert_allclose(table["best_epsilon"], BEST_EPSILON, rtol=1e-9)
-    np.testing.assert_allclose(table["single_threshold_epsilon"], RESERVED, rtol=1e-9)
-    np.testing.assert_allclose(table["correction_cost"], RESERVED - BEST_EPSILON, rtol=1e-9)
+    np.testing.assert_allclose(table["single_threshold_epsilon"], RESERVED, rtol=1e-4)
+    np.testing.assert_allclose(table["correction_cost"], RESERVED - BEST_EPSILON, rtol=1e-4)
+    np.testing.assert_allclose(table["joint_best_epsilon"], JOINT_BEST, rtol=1e-4)
+    assert (table["joint_best_epsilon"] > table["best_epsilon"]).all() and (table["joint_gain"] < 0).all()
 
 
 def _zero_error_bounds(n, alpha, delta=1e-5):
@@ -88,11 +90,19 @@ def _zero_error_bounds(n, alpha, delta=1e-5):
     return float(np.log((low - delta) / (1.0 - low))), float(norm.ppf(low) - norm.ppf(1.0 - low))
 
 
-# Zero test errors with 18 test rows per identity. The reserved test: two one-sided bounds per
-# certificate, 3 certificates, a = 0.05 / 6 -> 1.1884. The band: 3 thresholds, a = 0.05 / 18 ->
-# epsilon 0.9498 and mu 1.1721 at the same threshold, its best point; the cost is 0.2386 nats.
-RESERVED, _ = _zero_error_bounds(18, 0.05 / 6)
+def _joint_zero_errors(n, alpha, delta=1e-5):
+    """The joint certificate of n + n rows without an error: the corner (1 - p)^(2n) = alpha, p = (1 - delta) / (1 + e^eps)."""
+    p = 1.0 - alpha ** (1.0 / (2 * n))
+    return float(np.log((1.0 - delta) / p - 1.0))
+
+
+# Zero test errors with 18 test rows per identity. The reserved test: one joint test per
+# certificate, 3 certificates, a = 0.05 / 3 -> 2.1165 (the paper's split bound: 1.1884). The band:
+# 3 thresholds, two one-sided bounds each at 0.05 / 18 -> epsilon 0.9498 and mu 1.1721 at the
+# same threshold, its best point; its joint best point, one test per threshold at 0.05 / 9.
+RESERVED = _joint_zero_errors(18, 0.05 / 3)
 BEST_EPSILON, MU_LOWER = _zero_error_bounds(18, 0.05 / 18)
+JOINT_BEST = _joint_zero_errors(18, 0.05 / 9)
 
 
 def test_summary_rows_and_the_results_of_the_audit(direct):
@@ -125,7 +135,7 @@ def test_cli_prints_mu_the_best_point_and_its_cost(cli_run, direct):
         assert [float(c) for c in cells[5:]] == pytest.approx(
             table.loc[k, ["mu_lower", "best_epsilon", "single_threshold_epsilon", "correction_cost", "gain"]]
             .astype(float).tolist(), abs=6e-4)
-    assert lines[head + 2].split()[4:] == ["3", "1.172", "0.9498", "1.188", "0.2386", "-0.2386"]
+    assert lines[head + 2].split()[4:] == ["3", "1.172", "0.9498", "2.116", "1.167", "-1.167"]
     assert "PREFIX_tradeoff.csv" not in err and "t_tradeoff.csv" in err
 
 

@@ -33,12 +33,12 @@ def test_family_size_sets_the_level_of_every_bound(groups):
     c_fam = fam.summary[fam.summary.route == "roc_reserved"]
     assert len(c_own) == len(c_fam) == 3
     assert np.allclose(c_own["alpha_per_bound"].astype(float), bonferroni_alpha(3))
-    assert np.allclose(c_fam["alpha_per_bound"].astype(float), 0.05 / 120)
+    assert np.allclose(c_fam["alpha_per_bound"].astype(float), 0.05 / 60)  # one joint test per certificate
     # same pairs, same tests: the larger family can only lower each bound and its cap
     assert list(c_own["identity_a"]) == list(c_fam["identity_a"])
     assert np.all(c_fam["value"].to_numpy(float) <= c_own["value"].to_numpy(float) + 1e-12)
     for _, r in c_fam.iterrows():
-        assert r["cap"] == pytest.approx(certifiable_cap(int(r["n_test_a"]), int(r["n_test_b"]), 0.05 / 120))
+        assert r["cap"] == pytest.approx(certifiable_cap(int(r["n_test_a"]), int(r["n_test_b"]), 0.05 / 60))
     certs = [r for r in fam.results if r.route == "roc_reserved"]
     assert all("x 60 certificate" in r.correction for r in certs)
     assert fam.settings["family_size"] == 60
@@ -95,7 +95,7 @@ def test_the_worst_pair_certificate_is_its_own_family_of_k(groups):
     fam = audit_condition(groups, seed=0, n_jobs=1, family_size=60, worst_pair=4, prefer_certifiable=True, **CERT_ONLY)
     certs = fam.summary[fam.summary.route == "roc_reserved"]
     worst = fam.summary[fam.summary.route == "worst_pair"]
-    assert np.allclose(certs["alpha_per_bound"].astype(float), 0.05 / 120)
+    assert np.allclose(certs["alpha_per_bound"].astype(float), 0.05 / 60)
     assert len(worst) == 1 and float(worst["alpha_per_bound"].iloc[0]) == pytest.approx(bonferroni_alpha(4))
     # the same development ranking (with the size-aware tie-break) chooses both
     ranked = fam.selection.sort_values("rank")

@@ -97,26 +97,32 @@ def test_zero_error_certificate_is_the_closed_form_cap():
     assert cert.best_epsilon == pytest.approx(np.log((1 - 1e-5 - f) / f), abs=1e-9)
     assert cert.best_epsilon == pytest.approx(1.7543, abs=1e-4)
     assert cert.mu_lower == pytest.approx(2 * stats.norm.isf(f), abs=1e-9)
-    # the single-threshold certificate alone (alpha = 0.025): 2.0338; the correction costs 0.2794
-    g = 1.0 - 0.025 ** (1.0 / 30)
-    assert cert.single_threshold_epsilon == pytest.approx(np.log((1 - 1e-5 - g) / g), abs=1e-9)
-    assert cert.correction_cost == pytest.approx(np.log((1 - 1e-5 - g) / g) - np.log((1 - 1e-5 - f) / f), abs=1e-9)
-    assert cert.correction_cost == pytest.approx(0.2794, abs=1e-4)
+    # the single-threshold certificate alone, the joint test at 0.05: logit(0.05 ** (1 / 60)) less a
+    # little for delta = 1e-5 (the split bound at 0.025 each would give 2.0338)
+    g = 0.05 ** (1.0 / 60)
+    assert cert.single_threshold_epsilon == pytest.approx(np.log(g / (1 - g)), abs=2e-3)
+    assert cert.correction_cost == pytest.approx(cert.single_threshold_epsilon - cert.best_epsilon, abs=1e-12)
     assert cert.best_epsilon >= cert.single_threshold_epsilon - cert.correction_cost - 1e-12
+    # the best point by joint tests at the band's per-threshold level 0.05 / 3: logit((0.05 / 3) ** (1 / 60))
+    h = (0.05 / 3) ** (1.0 / 60)
+    assert cert.joint_best_epsilon == pytest.approx(np.log(h / (1 - h)), abs=2e-3)
+    assert cert.best_epsilon < cert.joint_best_epsilon < cert.single_threshold_epsilon
 
 
 def test_one_threshold_reproduces_the_reserved_test_certificate():
     mech = IsotropicGaussian(np.r_[[np.eye(5)[0] * 1.5], [np.zeros(5)]], sigma=1.0)
     rows = [mech.sample(i, 60, seed=s) for i, s in ((0, 11), (1, 12), (0, 13), (1, 14))]
     for fn in (None, mech.exact_score(0, 1)):
-        single = reserved_test_certificate(*rows, score_function=fn, n_certificates=3)
+        single = reserved_test_certificate(*rows, score_function=fn, n_certificates=3, bound="clopper-pearson")
+        joint = reserved_test_certificate(*rows, score_function=fn, n_certificates=3)
         cert = tradeoff_certificate(*rows, score_function=fn, n_certificates=3, n_thresholds=1)
-        assert cert.best_epsilon == single.value
+        assert cert.best_epsilon == single.value  # one threshold: the paper's split reserved test
         assert cert.single_threshold == single.details["threshold"]
         assert cert.alpha_per_bound == single.alpha_per_bound == pytest.approx(0.05 / 6)
-        assert cert.correction_cost == 0.0
+        assert cert.single_threshold_epsilon == cert.joint_best_epsilon == joint.value  # and its joint test
+        assert cert.correction_cost == joint.value - single.value >= 0
         many = tradeoff_certificate(*rows, score_function=fn, n_certificates=3)
-        assert many.single_threshold_epsilon == single.value
+        assert many.single_threshold_epsilon == joint.value
         assert many.best_epsilon >= single.value - many.correction_cost - 1e-12
         assert many.correction_cost > 0
 

@@ -42,7 +42,8 @@ def test_the_result_is_the_largest_of_k_bonferroni_certificates_of_the_top_ranke
     assert [c.pair for c in w.certificates] == ranked_pairs(w.ranking)[:3]
     direct = reserved_test_pairs(dev, ranked_pairs(w.ranking)[:3], test_groups=test, delta=0.0, seed=0)
     assert [c.value for c in w.certificates] == [c.value for c in direct]
-    assert r.alpha_per_bound == bonferroni_alpha(3) == pytest.approx(0.05 / 6)
+    assert r.alpha_per_bound == bonferroni_alpha(3) == pytest.approx(0.05 / 3)  # one joint test per pair
+    assert r.bound == "joint" and all(c.bound == "joint" for c in w.certificates)
     assert all(c.alpha_per_bound == r.alpha_per_bound for c in w.certificates)
     assert "x 3 certificate(s); the largest of the 3" in r.correction
     # the value, its pair, its test sizes and its counts are those of the largest certificate
@@ -156,7 +157,7 @@ def test_audit_condition_reports_the_worst_pair_row_and_keeps_everything_else(au
     w = worst.worst_pair.result
     assert (row["kind"], row["statistic"], row["pairs"]) == ("certificate", "worst-case lower bound", 4)
     assert row["value"] == pytest.approx(w.value) and (row["identity_a"], row["identity_b"]) == w.pair
-    assert (row["n_test_a"], row["n_test_b"]) == w.n and row["alpha_per_bound"] == pytest.approx(0.05 / 8)
+    assert (row["n_test_a"], row["n_test_b"]) == w.n and row["alpha_per_bound"] == pytest.approx(0.05 / 4)
     assert row["cap"] == pytest.approx(w.statistics.max_cap)
     assert set(w.pair) == {"far_a", "far_b"}
     assert w.value > 0.5

@@ -1,10 +1,11 @@
 """The methods chapter's sample-size figure: the most a reserved test can certify, against its size.
 
 For a test with ``n`` rows per identity and zero errors, the certificate is
-:func:`epsaudit.bounds.certifiable_cap` at the per-bound level
-:func:`epsaudit.bounds.bonferroni_alpha` of a family of ``m`` certificates held together at 95%;
-a dot marks the smallest ``n`` that certifies anything (:func:`epsaudit.bounds.required_test_size`
-at epsilon 0). The book draws it at build time (``book/_ext/capfigure.py``); by hand:
+:func:`epsaudit.bounds.certifiable_cap` at the error level
+:func:`epsaudit.bounds.bonferroni_alpha` of each of a family of ``m`` certificates held together at
+95%, for both bounds: the exact joint test (solid) and the paper's split Clopper-Pearson bound
+(dashed); a dot marks the smallest ``n`` that certifies anything
+(:func:`epsaudit.bounds.required_test_size` at epsilon 0). The book draws it at build time (``book/_ext/capfigure.py``); by hand:
 
     .venv/bin/python book/_ext/make_cap_figure.py /tmp/certifiable_cap.png
 """
@@ -26,15 +27,17 @@ MARKED: tuple[int, ...] = (30, 100)
 
 
 def cap_table(sizes=SIZES, families=FAMILIES, confidence=CONFIDENCE, delta=DELTA):
-    """The cap of every (family size, test size): a long table ``family, alpha, n, cap``."""
+    """The cap of every (bound, family size, test size): a long table ``bound, family, alpha, n, cap``."""
     import pandas as pd
 
-    from epsaudit.bounds import bonferroni_alpha, certifiable_cap
+    from epsaudit.bounds import BOUNDS, bonferroni_alpha, certifiable_cap
 
     rows = []
-    for m in families:
-        alpha = bonferroni_alpha(m, confidence)
-        rows += [dict(family=m, alpha=alpha, n=n, cap=certifiable_cap(n, n, alpha, delta)) for n in sizes]
+    for bound in BOUNDS:
+        for m in families:
+            alpha = bonferroni_alpha(m, confidence)
+            rows += [dict(bound=bound, family=m, alpha=alpha, n=n, cap=certifiable_cap(n, n, alpha, delta, bound=bound))
+                     for n in sizes]
     return pd.DataFrame(rows)
 
 
@@ -50,7 +53,7 @@ def draw(table, confidence=CONFIDENCE, delta=DELTA):
 
     with plt.rc_context():  # the book's figure style, without changing the caller's settings
         set_style()
-        fig, ax = plt.subplots(figsize=(5.6, 3.3), layout="constrained")
+        fig, ax = plt.subplots(figsize=(5.6, 3.8), layout="constrained")
         _draw_on(ax, table, confidence, delta)
     return fig
 
@@ -61,12 +64,16 @@ def _draw_on(ax, table, confidence, delta) -> None:
     from epsaudit.bounds import certifiable_cap, required_test_size
     from epsaudit.plotting.style import PALETTE
 
-    for colour, (m, rows) in zip(PALETTE, table.groupby("family", sort=True)):
-        alpha = float(rows["alpha"].iloc[0])
-        first = required_test_size(0.0, alpha, delta)
-        label = f"{m} certificate{'s' if m > 1 else ''}, $a = {_tex_number(alpha)}$, first at n = {first}"
-        ax.plot(rows["n"], rows["cap"], color=colour, lw=2, label=label)
-        ax.plot([first], [certifiable_cap(first, first, alpha, delta)], "o", color=colour, ms=5, clip_on=False)
+    for colour, (m, family) in zip(PALETTE, table.groupby("family", sort=True)):
+        alpha = float(family["alpha"].iloc[0])
+        for bound, style in (("joint", "-"), ("clopper-pearson", "--")):
+            rows = family[family["bound"] == bound]
+            first = required_test_size(0.0, alpha, delta, bound=bound)
+            name = "joint" if bound == "joint" else "split CP"
+            label = f"{m} certificate{'s' if m > 1 else ''}, {name}: first at n = {first}"
+            ax.plot(rows["n"], rows["cap"], color=colour, lw=2 if bound == "joint" else 1.4, ls=style, label=label)
+            ax.plot([first], [certifiable_cap(first, first, alpha, delta, bound=bound)], "o", color=colour, ms=5,
+                    clip_on=False)
     for n in MARKED:
         ax.axvline(n, color="0.6", lw=0.8, ls=":", zorder=0)
     ax.set_xscale("log")
@@ -78,7 +85,7 @@ def _draw_on(ax, table, confidence, delta) -> None:
     ax.set_ylabel("largest certifiable $\\varepsilon$")
     ax.set_title(f"Zero test errors, {confidence:.0%} over the family, $\\delta = {_tex_number(delta)}$", fontsize=10)
     ax.grid(True, which="both", color="0.9", lw=0.6)
-    ax.legend(title="certificates held together (per-bound level $a$)", fontsize=9, title_fontsize=9, loc="upper left", frameon=False)
+    ax.legend(title="certificates held together, bound", fontsize=8, title_fontsize=9, loc="lower right", frameon=False)
 
 
 def _tex_number(x: float) -> str:

@@ -56,7 +56,7 @@ from sklearn.metrics import roc_auc_score
 
 from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
 from ..bounds import (DEFAULT_BOUND, bonferroni_alpha, bound_level, certifiable_cap, certified_epsilon, check_bound,
-                      clopper_pearson_epsilon, clopper_pearson_lower, clopper_pearson_upper)
+                      clopper_pearson_epsilon, clopper_pearson_lower, clopper_pearson_upper, correction_label)
 from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_dev_test, as_draw_ids, as_groups, as_pairs, check_fresh, check_fresh_ids, check_probability
@@ -111,37 +111,6 @@ class CertificateStatistics(RouteStatistics):
     n_dev_a: int
     n_dev_b: int
     convergence_warnings: int
-
-
-def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
-    """Text of the multiplicity correction recorded on each certificate.
-
-    Parameters
-    ----------
-    n_certificates : int
-        Certificates reported together (the Bonferroni family size).
-    bound : {"joint", "clopper-pearson"}
-        One joint test per certificate, or the paper's two one-sided bounds per certificate.
-
-    Returns
-    -------
-    str
-
-    Raises
-    ------
-    ValueError
-        If ``bound`` is unknown.
-
-    Examples
-    --------
-    >>> correction_label(40)
-    'bonferroni: 1 joint test x 40 certificate(s)'
-    >>> correction_label(40, "clopper-pearson")
-    'bonferroni: 2 one-sided Clopper-Pearson bounds x 40 certificate(s)'
-    """
-    if check_bound(bound) == "joint":
-        return f"bonferroni: 1 joint test x {n_certificates} certificate(s)"
-    return f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_certificates} certificate(s)"
 
 
 #: ``settings["freshness"]`` of a certificate, by the check that ran.

@@ -46,10 +46,17 @@ Two simultaneous constructions (``method``):
     and 2.03 for the single threshold (zero test errors; 1.75, 2.96 and 3.28 at ``n = 100``).
 
 Relation to the single-threshold certificate. With ``n_thresholds=1`` the Bonferroni band is the
-reserved-test certificate of :func:`epsaudit.audits.roc_reserved.reserved_test_certificate`
-(same classifier, threshold and level). With ``k`` thresholds the family always contains that
+paper's split reserved-test certificate of :func:`epsaudit.audits.roc_reserved.reserved_test_certificate`
+(same classifier, threshold and level; ``bound="clopper-pearson"``); ``single_threshold_epsilon``
+is that reserved test with the library's default bound, the exact joint test. With ``k`` thresholds the family always contains that
 threshold, so ``best_epsilon >= single_threshold_epsilon - correction_cost``, where the cost is the
-loss from evaluating the same counts at level ``a / k`` instead of ``a``; both numbers are reported.
+loss from evaluating the same counts at level ``a / k`` instead of ``a`` (and, against the joint
+single-threshold certificate, from the split bounds); both numbers are reported.
+
+Joint regions. The band needs upper limits of both rates at every threshold, so it keeps its split
+one-sided bounds; its best *point* does not: ``joint_best_epsilon`` spends the same per-threshold
+level on one exact joint test per threshold (:func:`epsaudit.bounds.joint_epsilon`) and is at least
+``best_epsilon`` at every outcome (the split point bound is the joint test's ordering statistic).
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
-from ..bounds import bonferroni_alpha, certified_epsilon, tradeoff_epsilon
+from ..bounds import bonferroni_alpha, certified_epsilon, joint_epsilon, tradeoff_epsilon
 from ..scorers import check_classifier, classifier_name
 from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
@@ -149,15 +156,18 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n
         k = len(thresholds)
         alpha = (1.0 - confidence) / (2.0 * k * m)
         band = tradeoff_band(test_sa, test_sb, alpha=alpha, method=method, thresholds=thresholds)
+        joint_best = float(np.max(joint_epsilon(band["fp"], nb, band["fn"], na, 2 * alpha, delta)))
     else:
         alpha = (1.0 - confidence) / (2.0 * m)
         band = tradeoff_band(test_sa, test_sb, alpha=alpha, method=method, thresholds=[single])
         band = {key: value[band["valid"]] for key, value in band.items()}
         k = len(band["thresholds"])
+        joint_best = None  # set below: the single development threshold is the only fixed one
     eps_points = tradeoff_epsilon(band["fpr_upper"], band["fnr_upper"], delta)
     best = int(np.argmax(eps_points))
     at_single = int(np.flatnonzero(band["thresholds"] == single)[-1])
     tp_single, fp_single = na - int(band["fn"][at_single]), int(band["fp"][at_single])
+    single_epsilon = float(certified_epsilon(tp_single, na, fp_single, nb, alpha_single, delta))
     _, y_test = pair_design(test_a, test_b)
     return TradeoffCertificate(
         pair=pair, n=(na, nb), method=method, confidence=confidence, alpha_per_bound=alpha,
@@ -168,8 +178,9 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n
         mu_lower=float(mu_lower_bound(band["fpr_upper"], band["fnr_upper"])),
         delta=delta, best_epsilon=float(eps_points[best]), best_threshold=float(band["thresholds"][best]),
         single_threshold=single,
-        single_threshold_epsilon=float(certified_epsilon(tp_single, na, fp_single, nb, alpha_single, delta)),
+        single_threshold_epsilon=single_epsilon,
         same_threshold_epsilon=float(eps_points[at_single]),
+        joint_best_epsilon=single_epsilon if joint_best is None else joint_best,
         settings=_settings(classifier, score_function, method, n_thresholds, m, seed, check_reuse),
         details={"test_auc": float(roc_auc_score(y_test, rankdata(np.r_[test_sa, test_sb]))),  # ranks: inf allowed
                  "n_dev_a": len(dev_a), "n_dev_b": len(dev_b), "convergence_warnings": warned},

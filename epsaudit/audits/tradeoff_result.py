@@ -121,7 +121,7 @@ def _frozen(values, dtype) -> np.ndarray:
 _ARRAYS = (("thresholds", np.float64), ("fp", np.int64), ("fn", np.int64), ("fpr_upper", np.float64),
            ("fnr_upper", np.float64), ("deltas", np.float64), ("epsilon_at_delta", np.float64))
 _NUMBERS = ("mu_lower", "delta", "best_epsilon", "best_threshold", "single_threshold", "single_threshold_epsilon",
-            "same_threshold_epsilon", "confidence", "alpha_per_bound")
+            "same_threshold_epsilon", "joint_best_epsilon", "confidence", "alpha_per_bound")
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,6 +166,13 @@ class TradeoffCertificate:
         number, *not* part of this family).
     same_threshold_epsilon : float
         This band's epsilon bound at ``single_threshold``.
+    joint_best_epsilon : float
+        The best point by joint tests instead of the band's split bounds: the largest exact joint
+        certificate (:func:`epsaudit.bounds.joint_epsilon`) over the band's development-fixed
+        thresholds, each at the band's per-threshold level ``(1 - confidence) / (k m)`` (with
+        ``method="dkw"``, whose points are read at test scores, the single development threshold
+        at ``(1 - confidence) / m``). An alternative to ``best_epsilon`` from the same error
+        budget, not a second statement beside it. NaN only when not computed.
     settings, details : dict
         Hyperparameters; development statistics (:data:`DEVELOPMENT_FIELDS`: ``test_auc``,
         ``n_dev_a``, ``n_dev_b``, ``convergence_warnings``; ``error`` when not computed).
@@ -217,6 +224,7 @@ class TradeoffCertificate:
     single_threshold: float
     single_threshold_epsilon: float
     same_threshold_epsilon: float
+    joint_best_epsilon: float = float("nan")
     settings: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "certificate"
@@ -419,8 +427,8 @@ def curves_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
 
 #: Columns of :func:`summary_frame`.
 SUMMARY_FRAME_COLUMNS = ("identity_a", "identity_b", "n_test_a", "n_test_b", "points", "mu_lower", "best_epsilon",
-                         "single_threshold_epsilon", "correction_cost", "gain", "delta", "confidence",
-                         "alpha_per_bound", "not_computed")
+                         "single_threshold_epsilon", "correction_cost", "gain", "joint_best_epsilon", "joint_gain",
+                         "delta", "confidence", "alpha_per_bound", "not_computed")
 
 
 def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
@@ -439,7 +447,9 @@ def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame"
         certificate on the same rows at its own level), ``correction_cost`` (what the band's
         extra correction costs at the reserved test's threshold, >= 0 for Bonferroni),
         ``gain = best_epsilon - single_threshold_epsilon`` (negative when the other thresholds do
-        not make up the cost), ``delta``, ``confidence``, ``alpha_per_bound`` and ``not_computed``
+        not make up the cost), ``joint_best_epsilon`` (the best point by joint tests at the band's
+        per-threshold level) and ``joint_gain = joint_best_epsilon - single_threshold_epsilon``,
+        ``delta``, ``confidence``, ``alpha_per_bound`` and ``not_computed``
         (the reason, or None; the numbers are then NaN).
 
     Raises
@@ -467,7 +477,9 @@ def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame"
                      "points": cert.n_points, "mu_lower": cert.mu_lower, "best_epsilon": cert.best_epsilon,
                      "single_threshold_epsilon": cert.single_threshold_epsilon,
                      "correction_cost": cert.correction_cost,
-                     "gain": cert.best_epsilon - cert.single_threshold_epsilon, "delta": cert.delta,
+                     "gain": cert.best_epsilon - cert.single_threshold_epsilon,
+                     "joint_best_epsilon": cert.joint_best_epsilon,
+                     "joint_gain": cert.joint_best_epsilon - cert.single_threshold_epsilon, "delta": cert.delta,
                      "confidence": cert.confidence, "alpha_per_bound": cert.alpha_per_bound,
                      "not_computed": cert.not_computed})
     return pd.DataFrame(rows, columns=list(SUMMARY_FRAME_COLUMNS))

@@ -57,9 +57,10 @@ _TIE = 1e-9
 _SUP_RTOL = 1e-4
 # Bisection over epsilon stops when the bracket is this narrow (the certificate is its lower end).
 _EPS_TOL = 1e-7
-_GRID = 33  # initial points per boundary segment
-_SPLIT = 4  # sub-cells per refined cell
+_GRID = 17  # initial points per boundary segment
+_SPLIT = 16  # sub-cells per refined cell
 _MAX_ROUNDS = 60
+_ZOOMS = 3  # local zooms of the supremum's estimate around its best grid point
 _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still proven, a little looser)
 _WINDOW_SD = 12.0  # binomial terms beyond this many standard deviations are bounded, not summed
 _WINDOW_PAD = 8
@@ -289,25 +290,22 @@ def _sup_upper(tail: _Tail, family: _Family, theta: float) -> float:
     return float(max(best * (1 + _SUP_RTOL), tail(left, family.boundary(right, theta))[1].max()))
 
 
-def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float) -> float:
-    """sup {theta : proven p-value(theta) <= alpha}, by a bracketing root search (Illinois)."""
-    tail = _Tail(family, fp, n_neg, fn, n_pos, alpha)
-    if not np.isfinite(tail.t_obs):  # every outcome is at least as extreme: no evidence
-        return 0.0
-    lo = max(tail.t_obs, 0.0)  # proven: the split test at level alpha rejects every N(theta), theta < t_obs
-    hi = family.upper_bracket(n_neg + n_pos, alpha) * (1 + 1e-12) + 1e-12
-    if hi <= lo:
-        return float(lo)
-    log_alpha = np.log(alpha)
+def _sup_estimate(tail: _Tail, family: _Family, theta: float) -> float:
+    """A lower limit on the supremum of the tail over the boundary: a grid, then a local zoom."""
+    grid = family.grid(theta)
+    values = tail(grid, family.boundary(grid, theta))[0]
+    i = int(np.argmax(values))
+    best, lo, hi = float(values[i]), grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    for _ in range(_ZOOMS):
+        pts = np.linspace(lo, hi, 2 * _SPLIT + 1)
+        values = tail(pts, family.boundary(pts, theta))[0]
+        j = int(np.argmax(values))
+        best, lo, hi = max(best, float(values[j])), pts[max(j - 1, 0)], pts[min(j + 1, pts.size - 1)]
+    return best
 
-    def excess(theta: float) -> float:  # <= 0: N(theta) is rejected at level alpha
-        return float(np.log(max(_sup_upper(tail, family, theta), 1e-300)) - log_alpha)
 
-    g_lo, g_hi = excess(lo), excess(hi)
-    if g_lo > 0:  # the split bound stands (t_obs > 0: only the slack of the proven limit), or nothing
-        return float(lo)
-    if g_hi <= 0:
-        return float(hi)
+def _root(excess, lo: float, hi: float, g_lo: float, g_hi: float) -> float:
+    """Largest theta in [lo, hi] with excess(theta) <= 0 (excess(lo) <= 0 < excess(hi)), by Illinois."""
     side, width = 0, hi - lo
     for step in range(200):
         if hi - lo <= _EPS_TOL * max(1.0, lo):
@@ -328,7 +326,45 @@ def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: f
             if side == 1:
                 g_lo *= 0.5
             side = 1
-    return float(lo)
+    return lo
+
+
+def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float) -> float:
+    """sup {theta : proven p-value(theta) <= alpha}.
+
+    Fast path: the root of the *estimated* supremum (cheap), moved down by the proven limit's
+    tolerance and verified with the proven limit. Otherwise a root search on the proven limit.
+    """
+    tail = _Tail(family, fp, n_neg, fn, n_pos, alpha)
+    if not np.isfinite(tail.t_obs):  # every outcome is at least as extreme: no evidence
+        return 0.0
+    lo = max(tail.t_obs, 0.0)  # proven: the split test at level alpha rejects every N(theta), theta < t_obs
+    hi = family.upper_bracket(n_neg + n_pos, alpha) * (1 + 1e-12) + 1e-12
+    if hi <= lo:
+        return float(lo)
+    log_alpha = np.log(alpha)
+
+    def proven(theta: float) -> float:  # <= 0: N(theta) is rejected at level alpha
+        return float(np.log(max(_sup_upper(tail, family, theta), 1e-300)) - log_alpha)
+
+    def estimated(theta: float) -> float:
+        return float(np.log(max(_sup_estimate(tail, family, theta), 1e-300)) - log_alpha)
+
+    e_lo, e_hi = estimated(lo), estimated(hi)
+    if e_lo <= 0 < e_hi:
+        guess = _root(estimated, lo, hi, e_lo, e_hi)
+        # the proven limit exceeds the supremum by at most _SUP_RTOL: step down by twice that in log-p
+        # (d log p / d theta is at least |log alpha| near the root for these nulls), then verify
+        candidate = max(lo, guess - 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) - _EPS_TOL * max(1.0, guess))
+        if candidate == lo or proven(candidate) <= 0:
+            if candidate > lo and proven(guess) > 0:
+                return float(candidate)
+    g_lo, g_hi = proven(lo), proven(hi)
+    if g_lo > 0:  # the split bound stands (t_obs > 0: only the slack of the proven limit), or nothing
+        return float(lo)
+    if g_hi <= 0:
+        return float(hi)
+    return float(_root(proven, lo, hi, g_lo, g_hi))
 
 
 @lru_cache(maxsize=1 << 16)
