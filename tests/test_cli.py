@@ -205,7 +205,8 @@ def test_cli_worst_pair_flag_prints_the_worst_case_bound_and_writes_its_family(c
     assert doc["worst_pair"]["value"] == pytest.approx(direct.worst_pair.value)
     assert doc["worst_pair"]["k"] == 4 and len(doc["worst_pair"]["certificates"]) == 4
     row = [r for r in doc["summary"] if r["route"] == "worst_pair"]
-    assert len(row) == 1 and row[0]["alpha_per_bound"] == pytest.approx(0.05 / 8) and row[0]["pairs"] == 4
+    assert len(row) == 1 and row[0]["alpha_per_bound"] == pytest.approx(0.05 / 4) and row[0]["pairs"] == 4
+    assert row[0]["bound"] == "joint"
     written = read_csv(tmp_path / "wp.csv")
     assert written.loc[written.route == "worst_pair", "value"].item() == pytest.approx(direct.worst_pair.value)
     with pytest.raises(SystemExit):
@@ -307,12 +308,19 @@ def test_plan_gives_the_test_size_of_the_papers_cap(capsys):
 
 def test_audit_says_why_every_certificate_is_zero_when_test_sizes_hold_them_there(capsys):
     path = Path(__file__).resolve().parents[1] / "data" / "sface_small_swap.csv"
-    assert main(["audit", str(path), "--pairs", "20", "--kde-pairs", "5", "--roc-pairs", "10", "--jobs", "1"]) == 0
+    args = ["audit", str(path), "--pairs", "20", "--kde-pairs", "5", "--roc-pairs", "10", "--jobs", "1"]
+    assert main(args + ["--bound", "clopper-pearson"]) == 0
     err = capsys.readouterr().err
     assert "every certificate is 0 because of its test sizes (3-6 test rows per identity)" in err
     assert "needs at least 8 test rows per identity to certify anything above 0" in err
     assert "identities with at least 27 rows at test_size 0.3" in err
-    assert "certificates: joint bound" in err
+    assert "certificates: clopper-pearson bound" in err
+    # the joint test certifies from fewer rows: the same 3-6 test rows give small positive bounds at their caps
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert "certificates: joint bound" in err and "every certificate is 0" not in err
+    rows = [line.split() for line in out.splitlines() if line.startswith("roc_reserved")]
+    assert len(rows) == 5 and all(float(r[6]) > 0 and r[-2] == "joint" and r[6] == r[-1] for r in rows)  # value = cap
 
 
 def test_plan_shows_enough_digits_and_says_nothing_when_tpr_does_not_exceed_fpr(capsys):
