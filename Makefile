@@ -27,7 +27,7 @@ LIB_SOURCES := $(shell find epsaudit -name '*.py' -not -path '*/__pycache__/*' 2
 # Shared read-only LFW copy beside the repository (never committed; data/lfw is git-ignored).
 LFW_SHARED := $(abspath $(CURDIR)/../shared/data/lfw)
 
-.PHONY: help venv test notebooks book chapter _chapter profile-check sync clean data-link lock data conditions corpora resampled
+.PHONY: help venv test notebooks book chapter _chapter profile-check sync _sync clean data-link lock data conditions corpora resampled
 
 help:
 	@echo "make book                     build the book (executes notebooks with PROFILE=$(PROFILE))"
@@ -119,6 +119,12 @@ RESAMPLED_ARGS ?=
 resampled: venv data-link
 	$(BIN)/python -m epsaudit.faces.resampled --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
 
+# The disjoint-photograph design of the same corpus (data/resampled_disjoint/, swap variants hull and
+# inner): each identity's photographs cut into four disjoint parts, development and test draws from
+# different parts (python -m epsaudit.faces.resampled --help); about 100 minutes on 2 cores.
+resampled-disjoint: venv data-link
+	$(BIN)/python -m epsaudit.faces.resampled --design disjoint --variants hull inner --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
+
 # ---------------------------------------------------------------------------------------------
 # Tests
 
@@ -182,8 +188,20 @@ book: notebooks
 	$(BIN)/jupyter-book build . -W -n --keep-going --all
 	@echo "Book: $(CURDIR)/_build/html/index.html"
 
+# The .py source always wins: each .ipynb is rewritten from its .py (cell inputs from the .py, the
+# .ipynb's outputs kept: --update), never the other way round, whichever file is newer. (jupytext
+# --sync would take the inputs from the newer file, so an editor save of the .ipynb could silently
+# discard an edit of the .py.) SYNC_SOURCES names other sources (tests/test_notebook_pairs.py).
+SYNC_SOURCES ?= $(NB_SOURCES)
+
 sync: venv
-	@if [ -n "$(NB_SOURCES)" ]; then $(BIN)/jupytext --sync $(NB_SOURCES); else echo "no notebooks/*.py to sync"; fi
+	@$(MAKE) --no-print-directory _sync
+
+_sync:
+	@if [ -z "$(strip $(SYNC_SOURCES))" ]; then echo "no notebooks/*.py to sync"; fi
+	@set -e; for src in $(SYNC_SOURCES); do \
+		$(BIN)/jupytext --quiet --to ipynb --update --output "$${src%.py}.ipynb" "$$src"; \
+	done
 
 clean:
 	rm -rf _build book/executed .pytest_cache

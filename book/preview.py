@@ -3,8 +3,8 @@
     .venv/bin/python book/preview.py notebooks/03_face_case_study.py --profile smoke
 
 Executes the chapter (papermill, into the preview folder; the book's own executed copies are not
-touched), builds a book of the introduction, the methods chapter, the chapter and the
-bibliography in ``/tmp/epsaudit-preview/<chapter>/``, and writes screenshots of the chapter's page
+touched), builds a book of the introduction, the methods chapter, the course, the chapter, the
+glossary, the execution statistics and the bibliography in ``/tmp/epsaudit-preview/<chapter>/``, and writes screenshots of the chapter's page
 at 1280 px width as tiles ``shot-01.png``, ``shot-02.png``, ... of 1280 x 1600 px. ``--executed``
 uses an already executed notebook instead of running it. Prints the build's warnings and the
 tiles' paths.
@@ -47,12 +47,14 @@ def execute(source: Path, out: Path, profile: str, figures: Path) -> None:
 def build(folder: Path, chapter: str) -> str:
     (folder / "book" / "executed").mkdir(parents=True, exist_ok=True)
     shutil.copy(ROOT / "_config.yml", folder / "_config.yml")
-    for name in ("intro.md", "methods.md", "course.md", "bibliography.md", "references.bib", "_ext", "_static"):
+    for name in ("intro.md", "methods.md", "course.md", "glossary.md", "execution_statistics.md", "scale.md",
+                 "bibliography.md", "references.bib", "_ext", "_static"):
         target = folder / "book" / name
         if not target.exists():
             target.symlink_to(ROOT / "book" / name)
     toc = (f"format: jb-book\nroot: book/intro\nchapters:\n  - file: book/methods\n  - file: book/course\n"
-           f"  - file: book/executed/{chapter}\n  - file: book/bibliography\n")
+           f"  - file: book/executed/{chapter}\n  - file: book/glossary\n  - file: book/execution_statistics\n"
+           f"  - file: book/scale\n  - file: book/bibliography\n")
     (folder / "_toc.yml").write_text(toc, encoding="utf-8")
     run = subprocess.run([BIN / "jupyter-book", "build", folder, "--keep-going"], capture_output=True, text=True)
     return "\n".join(line for line in (run.stdout + run.stderr).splitlines() if "WARNING" in line or "ERROR" in line)
@@ -62,6 +64,8 @@ def photograph(page: Path, folder: Path) -> list[Path]:
     from PIL import Image
 
     full = folder / "page.png"
+    for old in folder.glob("shot-*.png"):  # tiles of an earlier, longer page
+        old.unlink()
     with tempfile.TemporaryDirectory() as profile:
         subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                         "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -87,6 +91,8 @@ def main(argv=None) -> int:
     parser.add_argument("source", type=Path, help="notebooks/NN_name.py")
     parser.add_argument("--profile", default="smoke")
     parser.add_argument("--executed", type=Path, help="an executed .ipynb to use instead of running the chapter")
+    parser.add_argument("--page", help="photograph this page of the small book instead of the chapter "
+                                       "(e.g. book/course, book/glossary)")
     args = parser.parse_args(argv)
     chapter = args.source.stem
     folder = Path("/tmp/epsaudit-preview") / chapter
@@ -102,7 +108,8 @@ def main(argv=None) -> int:
         execute(args.source.resolve(), executed, args.profile, figures)
     warnings = build(folder, chapter)
     print(warnings or "no build warnings")
-    for tile in photograph(folder / "_build" / "html" / "book" / "executed" / f"{chapter}.html", folder):
+    page = args.page or f"book/executed/{chapter}"
+    for tile in photograph(folder / "_build" / "html" / f"{page}.html", folder):
         print(tile)
     return 0
 

@@ -16,7 +16,22 @@ dependent (pass 1 and pass 5 share the photograph and the first donor) while row
 are independent. Repeated photographs across draws are expected; a repeated *draw* would not be,
 which is why every row carries its draw id.
 
-One folder, ``data/resampled/`` by default:
+Two photograph designs, one folder each (:data:`DESIGN_DIRS`):
+
+- ``pool`` (``data/resampled/``): every draw's photograph is uniform on all of the identity's
+  photographs, development and test alike, so a test draw usually starts from a photograph some
+  development draw also started from -- a certificate of this design is about the identity's
+  *photograph pool*;
+- ``disjoint`` (``data/resampled_disjoint/``): each identity's photographs are cut once, by a seeded
+  shuffle and before anything else, into four disjoint parts :data:`PARTS`; development draws start
+  on ``dev-1`` or ``dev-2``, test draws on ``test-1`` or ``test-2`` (the draws table's ``part``
+  column), so the test is evidence about photographs the classifier never saw
+  (:func:`check_disjoint` refuses a test draw whose photograph a development draw used). The same
+  draws, re-partitioned by the part their photograph lies in (half 1: ``dev-1``/``test-1``, half 2:
+  ``dev-2``/``test-2``, :func:`control_half`), make a same-person control that asks what the
+  certificate asks.
+
+Each folder holds:
 
 - ``<encoder>_resampled.parquet`` -- one row per stored (variant, draw, pass): ``variant``
   (``none`` for pass 0, else the swap variant), ``draw``, ``pass``, ``path`` (the face-detection
@@ -52,12 +67,18 @@ from .corpora import (EMBEDDING_DIM, ENCODERS, _check_finite, _check_unique, _em
                       _verify_file, donor_columns, embedding_frame, file_entries)
 from .data import jsonable
 
-__all__ = ["RESAMPLED_DIR", "MANIFEST", "MANIFEST_VERSION", "DRAWS_FILE", "ENCODERS", "SPLITS", "ORIGINAL", "KEYS",
+__all__ = ["RESAMPLED_DIR", "DESIGNS", "DESIGN_DIRS", "PARTS", "corpus_dir", "control_half", "check_disjoint",
+           "MANIFEST", "MANIFEST_VERSION", "DRAWS_FILE", "ENCODERS", "SPLITS", "ORIGINAL", "KEYS",
            "ResampledPass", "Resampled", "embedding_file", "donor_columns", "status_columns", "load_resampled",
            "resampled_frame", "write_resampled_table", "write_draws", "write_manifest", "example_resampled"]
 
-#: The corpus's folder inside the data folder.
+#: The corpus's folder inside the data folder (the pool design).
 RESAMPLED_DIR = "resampled"
+#: The photograph designs and their folders inside the data folder.
+DESIGNS = ("pool", "disjoint")
+DESIGN_DIRS = {"pool": RESAMPLED_DIR, "disjoint": "resampled_disjoint"}
+#: The disjoint design's four parts of each identity's photographs.
+PARTS = ("dev-1", "dev-2", "test-1", "test-2")
 MANIFEST = "resampled_manifest.json"
 MANIFEST_VERSION = 1
 DRAWS_FILE = "resampled_draws.csv"
@@ -67,7 +88,7 @@ ORIGINAL = "none"
 #: Key columns of the embedding tables (unique per row).
 KEYS = ("variant", "draw", "pass")
 _DRAW_REQUIRED = ("draw", "identity", "split", "key", "seed_key", "photograph", "used_none")
-_TEXT = {c: str for c in ("identity", "split", "seed_key", "photograph")}
+_TEXT = {c: str for c in ("identity", "split", "seed_key", "photograph", "part")}
 
 
 def embedding_file(encoder: str) -> str:
@@ -79,6 +100,79 @@ def embedding_file(encoder: str) -> str:
     'sface_resampled.parquet'
     """
     return f"{encoder}_resampled.parquet"
+
+
+def corpus_dir(design: str = "pool") -> str:
+    """The folder name of a photograph design's corpus.
+
+    Raises
+    ------
+    ValueError
+        An unknown design.
+
+    Examples
+    --------
+    >>> corpus_dir("pool"), corpus_dir("disjoint")
+    ('resampled', 'resampled_disjoint')
+    """
+    try:
+        return DESIGN_DIRS[design]
+    except KeyError:
+        raise ValueError(f"unknown photograph design {design!r}; choose from {list(DESIGNS)}") from None
+
+
+def control_half(part: str) -> int:
+    """The same-person control's half of a part: 1 for ``dev-1``/``test-1``, 2 for ``dev-2``/``test-2``.
+
+    Examples
+    --------
+    >>> [control_half(p) for p in PARTS]
+    [1, 2, 1, 2]
+    """
+    if part not in PARTS:
+        raise ValueError(f"unknown part {part!r}; expected one of {PARTS}")
+    return int(part[-1])
+
+
+def check_disjoint(draws: pd.DataFrame, name: str = DRAWS_FILE) -> None:
+    """The disjoint design's freshness check on a draws table: every draw has a part of its split,
+    each photograph lies in one part, and no test draw starts from a photograph a development draw
+    of its identity started from.
+
+    Raises
+    ------
+    ValueError
+        Naming the draw and the photograph (or the column) that break it.
+
+    Examples
+    --------
+    >>> ok = pd.DataFrame({"draw": [0, 1], "identity": ["A", "A"], "split": ["dev", "test"],
+    ...                    "photograph": ["A/A_0001.jpg", "A/A_0002.jpg"], "part": ["dev-2", "test-1"]})
+    >>> check_disjoint(ok)
+    >>> check_disjoint(ok.assign(photograph="A/A_0001.jpg", part=["dev-1", "test-1"]))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: resampled_draws.csv: test draw 1 starts from photograph A/A_0001.jpg, which development draw 0 ...
+    """
+    _require(draws, ["draw", "identity", "split", "photograph", "part"], name)
+    bad = ~draws["part"].isin(PARTS) | (draws["part"].str.split("-").str[0] != draws["split"])
+    if bad.any():
+        r = draws[bad].iloc[0]
+        raise ValueError(f"{name}: draw {r['draw']} (split {r['split']!r}) has part {r['part']!r}; expected "
+                         f"{r['split']}-1 or {r['split']}-2")
+    dev = draws[draws["split"] == "dev"].drop_duplicates(["identity", "photograph"]).set_index(["identity", "photograph"])
+    test = draws[draws["split"] == "test"]
+    hit = test.set_index(["identity", "photograph"]).index.isin(dev.index)
+    if hit.any():
+        r = test[hit].iloc[0]
+        first = dev.loc[(r["identity"], r["photograph"]), "draw"]
+        raise ValueError(f"{name}: test draw {r['draw']} starts from photograph {r['photograph']}, which development "
+                         f"draw {first} also starts from; a test draw of the disjoint design must start from a "
+                         "photograph no development draw used")
+    parts = draws.groupby(["identity", "photograph"])["part"].nunique()
+    if (parts > 1).any():
+        person, photo = parts[parts > 1].index[0]
+        raise ValueError(f"{name}: photograph {photo} of {person!r} lies in more than one part")
 
 
 def status_columns(variant: str) -> tuple[str, str]:
@@ -126,6 +220,8 @@ class Resampled:
     Attributes
     ----------
     encoder, variant : str
+    design : str
+        The photograph design (:data:`DESIGNS`; a manifest without ``design.photograph_design`` is ``pool``).
     passes : dict int -> ResampledPass
         Pass 0 (the photographs, variant ``none``) and the stored swap passes of ``variant``.
     rows : pandas.DataFrame
@@ -147,6 +243,7 @@ class Resampled:
 
     encoder: str
     variant: str
+    design: str
     passes: dict[int, ResampledPass]
     rows: pd.DataFrame
     draws: pd.DataFrame
@@ -167,7 +264,7 @@ class Resampled:
 def _read(folder: Path, encoder: str, verify: bool) -> tuple[dict, pd.DataFrame, pd.DataFrame]:
     mpath = folder / MANIFEST
     if not mpath.is_file():
-        raise FileNotFoundError(f"{mpath}: no resampled-corpus manifest (build it with `make resampled`)")
+        raise FileNotFoundError(f"{mpath}: missing (the resampled corpus's manifest; folder {folder})")
     manifest = json.loads(mpath.read_text(encoding="utf-8"))
     for name in (embedding_file(encoder), DRAWS_FILE):
         path = folder / name
@@ -303,6 +400,11 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
         raise ValueError(f"variant {variant!r} not in {folder / MANIFEST} (design.variants {variants})")
     name = embedding_file(encoder)
     _check_draws(draws, variants, chain_length)
+    design = str(manifest.get("design", {}).get("photograph_design", "pool"))
+    if design not in DESIGNS:
+        raise ValueError(f"{folder / MANIFEST}: design.photograph_design {design!r} is not one of {list(DESIGNS)}")
+    if design == "disjoint":
+        check_disjoint(draws)
     _check_rows(rows, draws, name, passes, variants, per_split)
     rows = rows[rows["variant"].isin([ORIGINAL, variant])].sort_values(list(KEYS), kind="stable").reset_index(drop=True)
     cols = _embedding_columns(rows, name)
@@ -310,7 +412,7 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
     for k in passes:
         if k > 0:
             out[k] = _groups(rows[(rows["variant"] == variant) & (rows["pass"] == k)], draws, cols)
-    return Resampled(encoder=encoder, variant=variant, passes=out, rows=rows,
+    return Resampled(encoder=encoder, variant=variant, design=design, passes=out, rows=rows,
                      draws=draws.sort_values("draw", kind="stable").reset_index(drop=True), manifest=manifest,
                      directory=folder)
 

@@ -43,10 +43,62 @@ def test_no_core_module_imports_a_study():
     assert offenders == {}
 
 
+#: The public core API a notebook may import besides its study and ``plotting``: packages and
+#: modules whose ``__all__`` is the public surface (ARCHITECTURE.md). Nothing below them
+#: (``epsaudit.bounds.binomial``, ``epsaudit.audits.roc_reserved``) and no private name.
+PUBLIC_CORE = frozenset({
+    "epsaudit", "epsaudit.audits", "epsaudit.bounds", "epsaudit.mechanisms", "epsaudit.data", "epsaudit.results",
+    "epsaudit.sniper", "epsaudit.leakage", "epsaudit.seeds", "epsaudit.splits", "epsaudit.pairs",
+    "epsaudit.settings", "epsaudit.summary", "epsaudit.condition", "epsaudit.corpora", "epsaudit.resampled",
+    "epsaudit.operator", "epsaudit.validation",
+})
+#: Study modules every chapter may import besides its own: the checked papermill parameters.
+SHARED_STUDIES = frozenset({"epsaudit.studies.parameters"})
+
+
+def _notebook_imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
+    """``(module, names)`` of each epsaudit import of a notebook (``names`` empty for ``import m``)."""
+    out = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("epsaudit"):
+            out.append((node.module, tuple(alias.name for alias in node.names)))
+        elif isinstance(node, ast.Import):
+            out += [(alias.name, ()) for alias in node.names if alias.name.startswith("epsaudit")]
+    return out
+
+
+def _public_names(module: str) -> set[str]:
+    """A module's public names: its ``__all__`` (and submodules) if it has one, else every name not
+    starting with ``_``."""
+    import importlib
+
+    mod = importlib.import_module(module)
+    if not hasattr(mod, "__all__"):
+        return {n for n in dir(mod) if not n.startswith("_")}
+    return set(mod.__all__) | {n for n in dir(mod) if not n.startswith("_") and type(getattr(mod, n)).__name__ == "module"}
+
+
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_a_notebook_imports_its_study_and_plotting_only(notebook):
-    modules = {m for m in _imported_modules(notebook)}
-    studies = {m for m in modules if m.startswith("epsaudit.studies.")}
-    others = modules - studies - {"epsaudit", "epsaudit.plotting", "epsaudit.studies"}
-    assert others == set(), f"{notebook.name} imports library internals: {sorted(others)}"
+def test_a_notebook_imports_its_study_plotting_and_the_public_api_only(notebook):
+    studies, problems = set(), []
+    for module, names in _notebook_imports(notebook):
+        targets = [f"{module}.{n}" for n in names] if module in ("epsaudit", "epsaudit.studies") else [module]
+        for target in targets:
+            if target.startswith("epsaudit.studies."):
+                if target not in SHARED_STUDIES:
+                    studies.add(target)
+            elif target.startswith("epsaudit.plotting"):
+                if target not in ("epsaudit.plotting",):
+                    problems.append(f"{target}: import epsaudit.plotting itself")
+            elif target in PUBLIC_CORE or (module == "epsaudit" and names):
+                if module == "epsaudit" and target not in PUBLIC_CORE:
+                    public = _public_names("epsaudit")
+                    if target.rsplit(".", 1)[1] not in public:
+                        problems.append(f"{target}: not public")
+                for name in names if module != "epsaudit" else ():
+                    if name.startswith("_") or name not in _public_names(module):
+                        problems.append(f"{module}.{name}: not in the public API of {module}")
+            else:
+                problems.append(f"{target}: below the public API")
+    assert problems == [], f"{notebook.name} imports library internals: {problems}"
     assert len(studies) == 1, f"{notebook.name} should import exactly one study module, got {sorted(studies)}"

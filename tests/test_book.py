@@ -121,6 +121,39 @@ class _PageParser(HTMLParser):
             )
 
 
+class _FigureParser(HTMLParser):
+    """Images outside a ``<figure>``, and figures without a numbered ``<figcaption>``, of one page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0  # open <figure> elements
+        self.captioned: list[bool] = []  # per open figure: a caption number was seen
+        self.in_caption = 0
+        self.bare_images: list[str] = []
+        self.uncaptioned = 0
+        self.figures = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "figure":
+            self.depth += 1
+            self.captioned.append(False)
+        elif tag == "figcaption" and self.depth:
+            self.in_caption += 1
+        elif tag == "span" and self.in_caption and "caption-number" in (attrs.get("class") or ""):
+            self.captioned[-1] = True
+        elif tag == "img" and not self.depth:
+            self.bare_images.append((attrs.get("src") or "")[:80])
+
+    def handle_endtag(self, tag):
+        if tag == "figcaption" and self.in_caption:
+            self.in_caption -= 1
+        elif tag == "figure" and self.depth:
+            self.depth -= 1
+            self.figures += 1
+            self.uncaptioned += not self.captioned.pop()
+
+
 def _parse(html: str) -> _PageParser:
     parser = _PageParser()
     parser.feed(html)
@@ -383,6 +416,46 @@ def test_notebook_pages_show_figures(built_book, rendered) -> None:
                 f"{name}: unexpected image type {src}"
             )
             assert target.is_file() and target.stat().st_size > 0, f"{name}: image {src} is missing"
+
+
+@pytest.mark.slow
+def test_every_figure_is_numbered_and_captioned(built_book, rendered) -> None:
+    """Every image of every page sits in a <figure> with a numbered <figcaption> (a MyST or glued figure)."""
+    problems = []
+    for name, dom in rendered.items():
+        page = _FigureParser()
+        page.feed(dom)
+        if page.bare_images:
+            problems.append(f"{name}: {len(page.bare_images)} image(s) outside a captioned figure, e.g. "
+                            f"{page.bare_images[0]!r}")
+        if page.uncaptioned:
+            problems.append(f"{name}: {page.uncaptioned} of {page.figures} figure(s) without a numbered caption")
+    assert not problems, ("figures must be numbered and captioned ({glue:figure} with :name: and a caption):\n"
+                          + "\n".join(problems))
+
+
+@pytest.mark.parametrize("py", sorted(NOTEBOOK_DIR.glob("*.py")), ids=lambda p: p.stem)
+def test_glued_figures_have_a_label_and_a_caption(py: Path) -> None:
+    """Each {glue:figure} of a chapter names a label the prose can refer to and has a caption, and each
+    figure a chapter glues (plotting.style.glue_figure) is placed by one."""
+    import re
+
+    cells = jupytext.read(py).cells
+    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
+    code = "\n".join(c.source for c in cells if c.cell_type == "code")
+    blocks = re.findall(r"```\{glue:figure\}\s*(\S+)\n(.*?)```", markdown, flags=re.S)
+    problems = []
+    for key, body in blocks:
+        options = [line for line in body.splitlines() if line.strip().startswith(":")]
+        caption = " ".join(line for line in body.splitlines() if line.strip() and not line.strip().startswith(":"))
+        if not any(line.strip().startswith(":name:") for line in options):
+            problems.append(f"{key}: no :name: label")
+        if len(caption.split()) < 5:
+            problems.append(f"{key}: no caption")
+    placed = {key for key, _ in blocks}
+    glued = set(re.findall(r"glue_figure\(\s*[\"']([^\"']+)[\"']", code))
+    problems += [f"{key}: glued but not placed by a {{glue:figure}}" for key in sorted(glued - placed)]
+    assert not problems, f"{py.name}: " + "; ".join(problems)
 
 
 @pytest.mark.slow

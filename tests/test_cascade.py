@@ -476,14 +476,21 @@ def test_per_pass_audits_tables(synthetic):
     desc, cert = cs.per_pass_audits(corpora, "hull", passes=(0, 1, 2), pairs=8, kde_pairs=3, roc_pairs=3,
                                     permutations=40, permutation_pairs=3, certificates=2, certificate_passes=(1, 2),
                                     selection_pool=6, seed=0, n_jobs=1, progress=False)
-    assert list(desc["pass"]) == [0, 1, 2] and list(cert["pass"]) == [1, 2]
+    assert list(desc["pass"]) == [0, 1, 2] and list(cert["pass"]) == [1, 1, 2, 2]
+    assert list(cert["bound"]) == ["joint", "clopper-pearson"] * 2  # each pass under both bounds
     assert (desc["identities"] == 10).all() and (desc["rows"] == 80).all()
     assert (desc["roc_pairs"] == 3).all() and (desc["mmd_tested"] == 3).all()
     assert desc["mmd_rejections"].between(0, 3).all() and desc["oof_auc"].between(0, 1).all()
     assert {"gaussmech", "mmd_tv", "kde_lr_0", "kde_lr_0.01", "exact_corners", "raw_infinite"} <= set(desc.columns)
-    # four pair-pass bounds hold together at 95%: each one-sided bound at 0.05 / (2 * 4)
+    # four pair-pass certificates hold together at 95%: each at 0.05 / 4; the paper's split bound spends
+    # half of that on each one-sided Clopper-Pearson bound, the joint bound all of it on one test
     assert (cert["certificates"] == 2).all() and (cert["family_size"] == 4).all()
-    np.testing.assert_allclose(cert["alpha_per_bound"], 0.05 / 8)
+    np.testing.assert_allclose(cert["alpha"], 0.05 / 4)
+    cp, joint = cert[cert["bound"] == "clopper-pearson"], cert[cert["bound"] == "joint"]
+    np.testing.assert_allclose(cp["alpha_per_bound"], 0.05 / 8)
+    np.testing.assert_allclose(joint["alpha_per_bound"], 0.05 / 4)
+    # the joint bound's cap is never below the split bound's at the same test sizes
+    assert (joint["cap_max"].astype(float).to_numpy() >= cp["cap_max"].astype(float).to_numpy() - 1e-12).all()
     assert (cert["max_bound"].astype(float) <= cert["cap_max"].astype(float) + 1e-12).all()
     assert (cert["positive"] <= 2).all() and (cert["censored"] <= 2).all()
     # the same pair shuffle and statistics as audit_condition at every pass

@@ -200,10 +200,14 @@ def _audits():
                        "mmd_tv": [0.7, 0.3, 0.25], "kde_lr_0": [2521.0, 1834.0, 1818.0], "kde_lr_0.01": [547.0, 431.0, 431.0],
                        "oof_auc": [1.0, 0.97, 0.92], "exact_corners": [3, 1, 0], "raw_infinite": [3, 3, 3], "roc_pairs": 3,
                        "mmd_rejections": [28, 23, 20], "mmd_tested": 28, "seconds": 1.0})
-    t7 = pd.DataFrame({"pass": [1, 5], "certificates": 2, "positive": [2, 1], "above_1": [0, 0],
-                       "median_bound": [0.4, 0.2], "min_bound": [0.3, -0.0], "max_bound": [0.5, 0.4], "censored": [1, 0],
-                       "cap_min": 0.5, "cap_max": 0.62, "n_test_min": 9, "n_test_max": 15, "alpha_per_bound": 0.05 / 20,
-                       "family_size": 10})
+    # two passes x two bounds, family 10 (2 pairs x 5 passes): each certificate at 0.05 / 10, the paper's
+    # split bound spends half of it on each one-sided Clopper-Pearson bound
+    t7 = pd.DataFrame({"pass": [1, 1, 5, 5], "bound": ["joint", "clopper-pearson"] * 2, "certificates": 2,
+                       "positive": [2, 2, 1, 1], "above_1": [0, 0, 0, 0], "median_bound": [0.55, 0.4, 0.3, 0.2],
+                       "min_bound": [0.45, 0.3, 0.1, -0.0], "max_bound": [0.66, 0.5, 0.5, 0.4],
+                       "censored": [1, 1, 0, 0], "cap_min": [0.66, 0.5] * 2, "cap_max": [0.8, 0.62] * 2,
+                       "n_test_min": 9, "n_test_max": 15, "alpha": 0.05 / 10,
+                       "alpha_per_bound": [0.05 / 10, 0.05 / 20] * 2, "family_size": 10})
     return {("hull", "dlib"): t8}, {("hull", "dlib"): t7}
 
 
@@ -213,28 +217,83 @@ def test_per_pass_tables_and_their_prose_values():
     tables, values = cs.per_pass_tables(table8, table7, audit)
     assert len(tables) == 4
     certs = rows_of(tables[2])
-    assert certs[1] == ["hull, dlib", "1", "2", "2", "0", "0.400", "0.300–0.500", "1"]
-    assert certs[2][6] == "0.000–0.400"  # no negative zero in a range
+    assert certs[0] == ["fit", "pass", "> 0", "> 1", "median", "range", "at cap", "joint median", "joint at cap"]
+    # the paper's Clopper-Pearson columns first, the joint bound's median and count at the cap beside them
+    assert certs[1] == ["hull, dlib", "1", "2", "0", "0.400", "0.300–0.500", "1", "0.550", "1"]
+    assert certs[2][5] == "0.000–0.400"  # no negative zero in a range
+    assert "(2 pairs each)" in caption_of(tables[2])
+    assert certs[3][0] == "FaceFusion (paper)" and certs[3][-2:] == ["–", "–"]  # the paper has no joint bound
     limits = rows_of(tables[3])
-    assert limits[1] == ["hull, dlib", "9–15", "10", "2.5e-03", "0.500–0.620"]
-    assert limits[2] == ["FaceFusion (paper)", "n/a", "250", "1.0e-04", "2.338"]
-    counts = rows_of(tables[1])
-    assert counts[1][4:] == ["3 of 3", "3 of 3", "28 of 28"]
+    assert limits[0] == ["fit", "test rows per identity", "certificates in the family", "α per certificate",
+                         "cap, Clopper–Pearson", "cap, joint"]
+    assert limits[1] == ["hull, dlib", "9–15", "10", "5.0e-03", "0.500–0.620", "0.660–0.800"]
+    # the paper's setting: 100 test rows, 250 certificates at 95%: 2.338 with its bound, about 3.1 joint
+    paper = limits[2]
+    assert paper[:5] == ["FaceFusion (paper)", "100", "250", "2.0e-04", "2.338"]
+    assert 3.0 < float(paper[5]) < 3.2
     assert (values["t8_gm_first"], values["t8_gm_last"], values["t8_change_phrase"]) == ("47.8", "43.0", "change little")
     assert (values["t7_positive"], values["t7_total"], values["t7_cap_max"], values["t7_ntest"]) == ("3", "4", "0.620", "9–15")
+    assert (values["t7j_positive"], values["t7j_median"], values["t7j_cap_max"], values["t7j_censored"]) == \
+        ("3", "0.425", "0.800", "1")
+    assert (values["t7_alpha"], values["t7_alpha_side"], values["t7_paper_cap"]) == ("5.0e-03", "2.5e-03", "2.338")
     assert "cannot certify a large $\\varepsilon$" in values["t7_sentence"]  # cap 0.62 < 1
+    assert values["t7_sentence"].startswith("With the paper's bound, 3 of the 4 pair-pass bounds are positive")
+
+
+def test_paper_joint_cap_is_the_exact_joint_tests_cap():
+    from epsaudit.bounds import certifiable_cap
+    # Picture the Epsilon, Table 7: 100 test rows per identity, 250 certificates together at 95%
+    assert certifiable_cap(100, 100, 0.05 / 250, 1e-5, bound="clopper-pearson") == pytest.approx(2.338, abs=5e-4)
+    assert cs.paper_joint_cap() == pytest.approx(certifiable_cap(100, 100, 0.05 / 250, 1e-5, bound="joint"))
+    assert 3.0 < cs.paper_joint_cap() < 3.2  # issue 17: "from 2.338 to about 3.1"
 
 
 def test_exercise_values_follow_from_the_series():
     _, table7 = _audits()
     values = cs.exercise_values(MEASURED, table7)
     # hull dlib: late ratio 0.5, pass-5 excess 0.01875: below 0.01 at pass 6, below 0.001 at pass 10
-    assert (values["ex_late_hull_dlib"], values["ex_excess5_hull_dlib"]) == ("0.500", "0.019")
+    assert (values["ex_late_hull"], values["ex_excess5_hull"], values["ex_encoder"]) == ("0.500", "0.019", "dlib")
     assert (values["ex_passes_001"], values["ex_passes_0001"]) == ("6", "10")
     assert values["ex_per_decade"] == f"{np.log(10) / np.log(2):.1f}"
-    assert values["ex_alpha"] == "2.5e-03" and values["ex_alpha_single"] == "2.5e-02"
-    assert int(values["ex_rows_family"].replace(",", "")) > int(values["ex_rows_single"].replace(",", "")) > 0
+    assert values["ex_alpha"] == "5.0e-03" and values["ex_alpha_single"] == "5.0e-02"
+    rows = {k: int(values[k].replace(",", "")) for k in ("ex_rows_family", "ex_rows_single", "ex_rows_family_joint",
+                                                           "ex_rows_single_joint")}
+    assert rows["ex_rows_family"] > rows["ex_rows_single"] > 0
+    # the joint bound needs fewer rows than the paper's bound at the same level
+    assert rows["ex_rows_family_joint"] < rows["ex_rows_family"] and rows["ex_rows_single_joint"] < rows["ex_rows_single"]
     assert values["ex_cap_sentence"].startswith("This run's largest test set has 15 rows per identity")
+    assert "with the paper's bound and" in values["ex_cap_sentence"]
+
+
+def test_verdict_overview_lists_every_prediction_by_fit():
+    values = {"verdict1_hull_dlib": "partly", "verdict1_inner_dlib": "confirmed", "verdict2_hull_dlib": "confirmed",
+              "verdict5_hull_inner_dlib": "not confirmed"}
+    table = rows_of(cs.verdict_overview(values, ("hull", "inner"), ("dlib",)))
+    assert table[0] == ["prediction", "hull, dlib", "inner, dlib", "FaceFusion (paper)"]
+    assert table[1] == ["1. two-rate decay", "partly", "confirmed", "confirmed"]
+    assert table[2][:3] == ["2. floor", "confirmed", "–"]  # no verdict for inner: a dash
+    assert table[5][1:3] == ["not confirmed", "not confirmed"]  # prediction 5 judges both variants at once
+    assert len(table) == 6
+
+
+def test_each_encoder_and_the_chains_sentence():
+    assert cs.each({"a_dlib": "1", "a_sface": "2"}, "a_{e}", ["dlib", "sface"]) == "1 (dlib) and 2 (SFace)"
+    assert cs.each({"a_sface": "2"}, "a_{e}", ["sface"]) == "2 (SFace)"
+    assert cs.chains_text(False) == "The LFW photographs are not on this machine (`make lfw`), so no example chains are drawn."
+    assert "{numref}`fig-ch4-chains`" in cs.chains_text(True)
+
+
+def test_parameters_are_checked_in_the_first_cell():
+    ns = {"profile": "smoke", "data": "data/corpora", "encoders": "sface,dlib", "seed": 0, "n_jobs": 2}
+    values = cs.check_parameters(ns, "chapter 4")
+    assert ns["encoders"] == ["dlib", "sface"] == values["encoders"]  # the chapter's order
+    with pytest.raises(ValueError, match="parameter encoders = 'arcface' is not allowed; face encoders to include: "
+                                         "a list .* 'dlib', 'sface'"):
+        cs.check_parameters({**ns, "encoders": "arcface"}, "chapter 4")
+    with pytest.raises(ValueError, match="unknown parameter 'variant'"):
+        cs.check_parameters({**ns, "variant": "hull"}, "chapter 4")
+    with pytest.raises(ValueError, match="data folder 'nowhere' does not exist"):
+        cs.load_chapter_corpora("nowhere", cs.choose_profile("smoke"))
 
 
 def test_corpora_overview_puts_the_papers_corpora_beside_ours():

@@ -136,7 +136,8 @@ def test_committed_corpora_match_their_manifest_and_fit_the_budget():
     for name, entry in doc["files"].items():
         assert sha256_file(CORPORA / name) == entry["sha256"], name
     committed = sum(p.stat().st_size for p in (ROOT / "data").rglob("*") if p.is_file() and "lfw" not in p.parts)
-    assert committed < 100e6, f"committed data is {committed / 1e6:.1f} MB"
+    # the compendium's budget for derived data (embedding tables, both resampled-swap designs, corpora)
+    assert committed < 120e6, f"committed data is {committed / 1e6:.1f} MB"
 
 
 def test_committed_cascade_follows_the_protocol():

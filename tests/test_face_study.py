@@ -57,7 +57,8 @@ def test_cli_reproduces_the_notebooks_audit(condition, tmp_path, capsys):
     np.testing.assert_allclose(cli["value"].astype(float), ours["value"].astype(float), rtol=1e-12)
     certs = ours["route"] == "roc_reserved"
     assert certs.sum() == 5
-    np.testing.assert_allclose(cli.loc[certs.to_numpy(), "alpha_per_bound"].astype(float), 0.05 / 120)
+    # the default joint certificate is one test per pair at 0.05 / 60 (the paper's split bound: two at 0.05 / 120)
+    np.testing.assert_allclose(cli.loc[certs.to_numpy(), "alpha_per_bound"].astype(float), 0.05 / 60)
     assert list(cli.loc[certs.to_numpy(), "identity_a"]) == list(ours.loc[certs, "identity_a"])
     # the notebook's Table 2 and Table 3 rows come from the same per-pair results the CLI writes
     per_pair = pd.read_csv(f"{prefix}.csv")
@@ -148,10 +149,12 @@ def test_roc_points_and_table_rows():
     assert row["pairs"] == 4 and row["pairs (500)"] == 15
     assert 0 <= row["ROC-HT +inf"] <= 4
     t3 = fs.table3_row(audit)
-    assert t3["certificates"] == 2 and t3["alpha_per_bound"] == pytest.approx(0.05 / 20)
+    assert t3["certificates"] == 2 and t3["alpha_per_bound"] == pytest.approx(0.05 / 10)  # joint: one test each
     assert t3["Pos."] >= t3[">1"]
-    caps = fs.cap_table([10, 30], 60)
+    caps = fs.cap_table([10, 30], 60, bound="clopper-pearson")  # the paper's bound: 0.05 / 120 per side
     assert caps.loc[10] == 0.0 and caps.loc[30] == pytest.approx(1.217, abs=1e-3)
+    joint = fs.cap_table([10, 30], 60)  # the default joint bound certifies more at the same size
+    assert (joint > caps).all() and joint.loc[10] > 0
 
 
 @needs_images
@@ -182,8 +185,18 @@ def test_profiles_and_paper_values():
         fs.choose_profile("quick")
     assert fs.TABLE2.shape == (6, 6) and fs.TABLE3.shape == (6, 5)
     assert fs.TABLE3_PROTOCOL["certificates"] == 40
-    assert fs.certificate_caps(60).iloc[:, 1].loc[30] == pytest.approx(fs.CERTIFICATE_CLOSED_FORMS["n30_zero_errors"],
-                                                                        abs=1e-3)
+    caps = fs.certificate_caps(60)
+    assert list(caps.columns) == list(fs.CAP_COLUMNS)
+    # Picture the Epsilon, Table 3: 30 test rows, 40 certificates at 95%, its Clopper-Pearson bound
+    assert caps[("clopper-pearson", "paper")].loc[30] == pytest.approx(fs.CERTIFICATE_CLOSED_FORMS["n30_zero_errors"],
+                                                                       abs=1e-3)
+    # our family of 60 is larger, so its caps are lower; the joint bound is never below the split bound
+    assert (caps[("clopper-pearson", "ours")] <= caps[("clopper-pearson", "paper")] + 1e-12).all()
+    assert (caps[("joint", "ours")] >= caps[("clopper-pearson", "ours")] - 1e-12).all()
+    # the joint cap at zero errors is logit(a^(1/2n)) at delta = 0 (issue 17); at delta = 1e-5 a little above
+    a = 0.05 / 60
+    logit = np.log(a ** (1 / 60) / (1 - a ** (1 / 60)))
+    assert caps[("joint", "ours")].loc[30] == pytest.approx(logit, abs=0.02)
     assert fs.condition_label("dlib_small_dp-pix") == ("dlib", fs.REGIME_LABEL["small"], "dp-pix")
 
 
@@ -352,3 +365,77 @@ def test_diagnostics_tables_carry_the_papers_row():
     classifiers, split, perm = (v.to_html() for v in fs.robustness_views(checks))
     assert "-0.002–0.013" in classifiers and ">400<" in split and ">16<" in split
     assert ">800<" in perm and ">799<" in perm
+
+
+def test_both_bounds_on_the_same_conditions(tiny_audits):
+    groups, audits, settings = tiny_audits
+    paper = {n: audit_condition(groups[n], settings, bound="clopper-pearson", pairs=0, kde_pairs=0, roc_pairs=0,
+                                n_jobs=1) for n in fs.CONDITIONS}
+    summary = fs.bound_summary({"clopper-pearson": paper, "joint": audits})
+    assert list(summary.index) == ["clopper-pearson", "joint"]
+    assert (summary["certificates"] == len(fs.CONDITIONS) * settings.certificates).all()
+    # the joint bound certifies at least what the split bound does, and its caps are at least as large
+    assert summary.loc["joint", "cap"] >= summary.loc["clopper-pearson", "cap"]
+    assert summary.loc["joint", "median"] >= summary.loc["clopper-pearson", "median"] - 1e-12
+    rows = fs.reserved_certificates(paper)
+    assert len(rows) == summary.loc["clopper-pearson", "certificates"] and set(rows["condition"]) == set(fs.CONDITIONS)
+    # the paper's alpha per one-sided bound is half each certificate's level
+    np.testing.assert_allclose(rows["alpha_per_bound"].astype(float), 0.05 / settings.family_size / 2)
+    view = fs.table3_joint_view(fs.table3(paper), fs.table3(audits)).to_html()
+    assert "Clopper–Pearson (paper)" in view and "joint (default)" in view and "-0.000" not in view
+    claims = fs.bound_claims(paper, audits, {})
+    assert claims["bound_sentence"].startswith(f"Over the {len(rows)} certificates of the family, the paper’s bound "
+                                               "has median")
+    assert "in the ≥20-photo regime" in claims["bound_sentence"] and "the joint bound has median" in claims["bound_sentence"]
+
+
+def test_conditions_and_parameters_of_a_run():
+    assert fs.present({"sface_small_none": 1, "dlib_large_swap": 2}) == ["dlib_large_swap", "sface_small_none"]
+    ns = {"profile": "smoke", "data": "data", "encoders": "sface", "generators": ["swap", "none"], "seed": 0,
+          "n_jobs": 1}
+    values = fs.check_parameters(ns, "chapter 3")
+    assert ns["generators"] == ["none", "swap"] == values["generators"] and ns["encoders"] == ["sface"]
+    with pytest.raises(ValueError, match=r"generators = \['swap'\] must include 'none'"):
+        fs.check_parameters({**ns, "generators": ["swap"]}, "chapter 3")
+    with pytest.raises(ValueError, match="must include 'none' and 'swap'"):
+        fs.check_parameters({**ns, "generators": ["none"]}, "chapter 3b", required=("none", "swap"))
+    with pytest.raises(ValueError, match="parameter encoders = 'facenet' is not allowed"):
+        fs.check_parameters({**ns, "encoders": "facenet"}, "chapter 3")
+    with pytest.raises(ValueError, match="unknown parameter 'n'"):
+        fs.check_parameters({**ns, "n": 30}, "chapter 3")
+    with pytest.raises(ValueError, match="data folder 'no/such/folder' does not exist"):
+        fs.load_conditions(fs.choose_profile("full"), "no/such/folder")
+    # a relative data folder is the repository's, whatever the working directory
+    import os
+    here = os.getcwd()
+    try:
+        os.chdir("/")
+        loaded = fs.load_conditions(fs.choose_profile("full"), "data", encoders=["sface"], generators=["none"])
+    finally:
+        os.chdir(here)
+    assert list(loaded.tables) == ["sface_large_none", "sface_small_none"] and list(loaded.donors) == ["sface"]
+    assert loaded.encoders == ["sface"] and loaded.generators == ["none"]
+    numbers = fs.data_numbers(fs.data_table(loaded), loaded)
+    assert "dlib_mean_norm" not in numbers and "dppix_rows" not in numbers
+    assert fs.centring_claims(numbers, loaded.encoders)["da_centring"].count("SFace") == 1
+    assert fs.data_claims(numbers, fs.audit_settings(2))["da_dppix"] == ""
+    assert fs.example_condition(loaded.tables) == "sface_large_none"
+
+
+def test_membership_reading_for_one_or_two_encoders():
+    one = {"mia_swaps": 900, "mia_candidates": 100, "mia_chance_r1": 0.01, "paper_drop": 0.84, "matched": 10}
+    for e, drop in (("dlib", 0.5), ("sface", 0.4)):
+        one.update({f"mia_{e}_drop": drop, f"mia_{e}_genuine": 0.6, f"mia_{e}_target": 0.3, f"mia_{e}_nonmember": 0.01,
+                    f"mia_{e}_auc_median": 0.9, f"mia_{e}_auc_max": 0.92, f"mia_{e}_matched_auc_max": 0.88,
+                    f"mia_{e}_tpr1_median": 0.3, f"mia_{e}_tpr01_median": 0.1, f"mia_{e}_r1_median": 0.2,
+                    f"mia_{e}_r5_median": 0.4, f"mia_{e}_raw_auc": 0.85, f"mia_{e}_donor_wins": 0.7 if e == "dlib" else 0.2,
+                    f"mia_{e}_matched_tpr01_median": 0.1, f"mia_{e}_matched_tpr01_max": 0.05})
+    both = fs.membership_claims(one, ["dlib", "sface"])
+    assert "0.900 (dlib) and 0.900 (SFace)" in both["mia_rates_sentence"]
+    assert "our classical swap suppresses less" in both["mia_scores_sentence"]  # 50% and 40% < 84%
+    assert "fails as an anonymiser for SFace" in both["mia_donor_sentence"]  # SFace: 20% donor-dominated
+    only = fs.membership_claims({k: v for k, v in one.items() if "_dlib_" not in k}, ["sface"])
+    assert "(dlib)" not in only["mia_rates_sentence"] and "0.900 (SFace)" in only["mia_rates_sentence"]
+    assert only["mia_centring"].startswith("Centring raises SFace's AUC")
+    assert fs.examples_text(False) == ("The LFW photographs are not on this machine (`make lfw`), so this section "
+                                       "shows no examples.")

@@ -235,14 +235,19 @@ def test_smoke_build_writes_and_reads_back(smoke):
             np.testing.assert_array_equal(corpus.passes[1].dev_draws[corpus.identities[0]],
                                           corpus.passes[5].dev_draws[corpus.identities[0]])
     # a draw's chain re-rendered from its row gives the stored pass-5 embedding exactly
-    from epsaudit.faces.corpora import render_chain
     from epsaudit.faces.encoders import DlibEncoder
+    from epsaudit.faces.generators import LandmarkModels
 
     row = pd.read_csv(folder / fmt.DRAWS_FILE).query("used_hull == 1").iloc[0]
     draw = int(row["draw"])
-    images, _ = render_chain({"start": row["photograph"], **{c: row[c] for c in DONORS}}, "hull")
+    models = LandmarkModels()
+    start = img.load_image(row["photograph"])
+    donors = [img.load_image(row[c]) for c in DONORS]
+    images, marks, lost = rs.render_draw(models, start, models.landmarks(start)[0], donors,
+                                         [models.landmarks(d)[0] for d in donors], "hull")
+    assert lost == 0 and len(images) == 6 and len(marks) == 5
     stored = pd.read_parquet(folder / fmt.embedding_file("dlib")).query("variant == 'hull' and draw == @draw")
-    np.testing.assert_array_equal(DlibEncoder().encode(images[5]),
+    np.testing.assert_array_equal(DlibEncoder().encode_with_path(images[5], marks[4])[0],
                                   stored.sort_values("pass")[[f"e{j}" for j in range(128)]].to_numpy()[-1])
     pass0 = pd.read_parquet(folder / fmt.embedding_file("sface")).query("variant == 'none' and draw == @draw")
     assert len(pass0) == 1

@@ -1,4 +1,5 @@
-"""Chapter 5's study: certificates on the resampled corpus, the photograph design and the planner."""
+"""Chapter 5's study: certificates on the two photograph designs, their same-person controls, the
+comparison with Table 7 and the planner."""
 
 from __future__ import annotations
 
@@ -8,11 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit.bounds import certifiable_cap
+from epsaudit import resampled as fmt
 from epsaudit.studies import resampled_faces as study
+from epsaudit.studies.resampled_faces import levels
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "data" / "resampled"
+POOL = ROOT / "data" / fmt.corpus_dir("pool")
+DISJOINT = ROOT / "data" / fmt.corpus_dir("disjoint")
+both_corpora = pytest.mark.skipif(not ((POOL / fmt.MANIFEST).is_file() and (DISJOINT / fmt.MANIFEST).is_file()),
+                                  reason="data/resampled/ or data/resampled_disjoint/ not built")
 
 
 def _gaussian_groups(seed: int, shifts: dict[str, float], n: int = 60, d: int = 4):
@@ -21,17 +26,19 @@ def _gaussian_groups(seed: int, shifts: dict[str, float], n: int = 60, d: int = 
 
 
 def test_planner_reproduces_the_papers_cap_and_the_test_sizes():
-    table = study.planner_table(photograph_test_rows=15)
-    paper, ours = table.iloc[0], table.iloc[1]
-    assert paper["alpha_per_bound"] == pytest.approx(1e-4) and ours["alpha_per_bound"] == pytest.approx(0.05 / 300)
-    # Table 7 of Picture the Epsilon: 100 test rows per side, 250 bounds -> cap 2.338
-    assert paper["cap_100"] == pytest.approx(2.338, abs=5e-4)
+    table = study.planner_table(photograph_rows=15).set_index(["family", "bound"])
+    paper_cp = table.loc[("Picture the Epsilon, Table 7", levels.BOUND_LABEL[levels.CP])]
+    # Table 7 of Picture the Epsilon: 100 test rows per side, 250 certificates -> cap 2.338
+    assert paper_cp["level"] == pytest.approx(2e-4) and paper_cp["cap_100"] == pytest.approx(2.338, abs=5e-4)
     # an LFW identity's test half (15 photographs) caps at 0.165 with the paper's family
-    assert paper["cap_15"] == pytest.approx(0.165, abs=5e-4)
+    assert paper_cp["cap_photographs"] == pytest.approx(0.165, abs=5e-4)
     # the smallest test size that certifies the paper's pass-1 median (2.29) at the paper's level
-    assert paper["n_for_2.29"] == 96
-    assert certifiable_cap(96, 96, 1e-4, 1e-5) >= 2.29 > certifiable_cap(95, 95, 1e-4, 1e-5)
-    assert ours["cap_100"] == pytest.approx(certifiable_cap(100, 100, 0.05 / 300, 1e-5))
+    assert paper_cp["n_for_2.29"] == 96
+    assert levels.cap(96, 96, 250, bound=levels.CP) >= 2.29 > levels.cap(95, 95, 250, bound=levels.CP)
+    # the default certificate can certify at least as much from the same counts
+    default = table.loc[("Picture the Epsilon, Table 7", levels.BOUND_LABEL.get(levels.DEFAULT_BOUND,
+                                                                                  levels.DEFAULT_BOUND))]
+    assert default["cap_100"] >= paper_cp["cap_100"] - 1e-12
 
 
 def test_certify_condition_family_and_worst_pair():
@@ -39,12 +46,13 @@ def test_certify_condition_family_and_worst_pair():
     dev, test = _gaussian_groups(0, shifts), _gaussian_groups(1, shifts)
     per_pair, worst = study.certify_condition(dev, test, pairs=3, worst_k=2, family=6)
     assert len(per_pair) == 3
-    # every certificate is at the family's level (1 - 0.95) / (2 * 6)
-    assert per_pair["alpha_per_bound"].tolist() == pytest.approx([0.05 / 12] * 3)
-    assert (per_pair["bound"] <= per_pair["cap"] + 1e-12).all()
+    assert (per_pair["bound"] <= per_pair["cap"] + 1e-9).all()
+    # the paper's bound on the same counts is never above the default certificate, and below its own cap
+    assert (per_pair["bound_cp"] <= per_pair["bound"] + 1e-9).all()
+    assert (per_pair["bound_cp"] <= per_pair["cap_cp"] + 1e-9).all()
+    assert per_pair["cap_cp"].iloc[0] == pytest.approx(levels.cap(60, 60, 6, bound=levels.CP))
     # the ranking puts the far identity B in the selected pairs; A/C (same law) is not chosen
     assert all("B" in (a, b) for a, b in zip(per_pair["identity_a"], per_pair["identity_b"]))
-    assert worst.result.alpha_per_bound == pytest.approx(0.05 / 4)
     assert worst.value == max(c.value for c in worst.certificates)
     assert "B" in worst.pair
 
@@ -61,40 +69,54 @@ def test_certify_condition_refuses_a_reused_draw():
     assert len(with_b) > 0 and with_b["not_computed"].str.contains("draw").all()
 
 
-def test_summary_table_counts():
-    per_pair = pd.DataFrame({"encoder": "dlib", "variant": "hull", "pass": [1, 1, 1, 5],
-                             "bound": [2.0, 0.5, 0.0, 1.5], "cap": [2.0, 2.0, 2.0, 2.0],
+def test_summary_and_design_tables_read_certificates_with_their_controls():
+    per_pair = pd.DataFrame({"design": "disjoint", "encoder": "dlib", "variant": "hull", "pass": [1, 1, 1, 5],
+                             "bound": [2.0, 0.5, 0.0, 1.5], "bound_cp": [1.9, 0.4, 0.0, 1.4],
+                             "cap": [2.0, 2.0, 2.0, 2.0], "cap_cp": 1.9,
                              "n_test_a": 100, "n_test_b": [100, 99, 100, 100],
                              "not_computed": [None, None, None, None]})
-    table = study.summary_table(per_pair).set_index("pass")
-    assert table.loc[1, ["certificates", "positive", "above_1", "at_cap", "n_test"]].tolist() == [3, 2, 1, 1, 99]
-    assert table.loc[1, "median_bound"] == 0.5 and table.loc[5, "median_bound"] == 1.5
+    table = study.summary_table(per_pair)
+    one = table.set_index("pass")
+    assert one.loc[1, ["certificates", "positive", "above_1", "at_cap", "n_test"]].tolist() == [3, 2, 1, 1, 99]
+    assert one.loc[1, "median_bound"] == 0.5 and one.loc[5, "median_bound"] == 1.5
+    assert one.loc[1, "median_cp"] == pytest.approx(0.4) and one.loc[1, "positive_cp"] == 2
+    control = pd.DataFrame({"design": "disjoint", "encoder": "dlib", "variant": "hull", "pass": [1, 5],
+                            "pairs": 24, "positive": [0, 3], "max_bound": [0.0, 1.6], "cap": 1.2})
+    design = study.design_summary(table, control).set_index("pass")
+    assert design.loc[1, "reading"] == "identity" and design.loc[5, "reading"] == "photographs"
 
 
-@pytest.mark.skipif(not (CORPUS / "resampled_manifest.json").is_file(), reason="data/resampled/ not built")
-def test_smoke_profile_on_the_committed_corpus():
+@both_corpora
+def test_smoke_profile_on_both_designs():
     settings = study.choose_profile("smoke")
-    corpora = study.load_chapter_corpus(CORPUS, settings["encoders"], settings["variants"])
+    corpora = study.load_designs(ROOT / "data", settings["encoders"], settings["variants"])
+    assert sorted(corpora) == [("disjoint", "dlib", "hull"), ("pool", "dlib", "hull")]
     per_pair, worst = study.certify_passes(corpora, settings, progress=False)
     summary = study.summary_table(per_pair)
-    assert summary["certificates"].tolist() == [settings["pairs"]] * len(study.PASSES)
-    assert (summary["n_test"] == 100).all()  # 100 independent test draws per identity
-    assert len(worst) == len(study.PASSES) and worst["worst_bound"].notna().all()
-    # the same call gives the same numbers (seeded throughout)
-    again, _ = study.certify_passes(corpora, settings, progress=False)
+    assert summary["certificates"].tolist() == [settings["pairs"]] * 2 * len(study.PASSES)
+    assert (summary["n_test"] == 100).all()  # 100 independent test draws per identity, both designs
+    assert len(worst) == 2 * len(study.PASSES) and worst["worst_bound"].notna().all()
+    again, _ = study.certify_passes(corpora, settings, progress=False)   # seeded throughout
     pd.testing.assert_frame_equal(per_pair, again)
 
 
-@pytest.mark.skipif(not (CORPUS / "resampled_manifest.json").is_file(), reason="data/resampled/ not built")
-def test_same_person_control_splits_each_identity_by_photograph():
+@both_corpora
+def test_same_person_control_uses_the_designs_own_halves():
     settings = study.choose_profile("smoke")
-    corpora = study.load_chapter_corpus(CORPUS, settings["encoders"], settings["variants"])
-    control = study.same_person_control(corpora, settings).set_index("pass")
+    corpora = study.load_designs(ROOT / "data", settings["encoders"], settings["variants"])
+    control, pairs = study.same_person_control(corpora, settings)
     ids = settings["identities"]
-    assert control["pairs"].tolist() == [ids] * len(study.PASSES)
-    # one family of identities x passes pairs, two one-sided bounds each
-    assert control["alpha_per_bound"].tolist() == pytest.approx([0.05 / (2 * ids * len(study.PASSES))] * 3)
+    assert (control["pairs"] == ids).all() and len(control) == 2 * len(study.PASSES)
     # each half keeps about half of an identity's 100 test draws
-    assert 30 <= control["n_test"].min() <= 50
-    # without a swap the halves' photographs are told apart: the control is positive at pass 0
-    assert control.loc[0, "positive"] > control.loc[5, "positive"]
+    assert 25 <= control["n_test"].min() <= 50
+    # in the disjoint design the halves are the corpus's parts: no photograph in two halves, and no
+    # test photograph of a half among its development photographs
+    corpus = corpora[("disjoint", "dlib", "hull")]
+    groups, _ = study.control_groups(corpus, 1, ids)
+    photo = corpus.draws.set_index("draw")["photograph"]
+    for name in groups["dev"]:
+        dev = set(photo.loc[groups["dev_ids"][name]])
+        test = set(photo.loc[groups["test_ids"][name]])
+        other = name[:-1] + ("2" if name.endswith("1") else "1")
+        assert not dev & test and not (dev | test) & (set(photo.loc[groups["dev_ids"][other]])
+                                                      | set(photo.loc[groups["test_ids"][other]]))

@@ -127,3 +127,24 @@ def test_interrupted_corpora_resume_to_identical_files(tmp_path):
     assert doc["run"]["resumed"] and stages["landmarks"]["batches_from_checkpoints"] == landmark_batches
     assert stages["originals"]["batches_from_checkpoints"] == 2 and stages["cascade"]["batches_from_checkpoints"] == 0
     assert not list((tmp_path / "ckpt").rglob("*.pkl"))
+
+
+def test_empty_and_none_batch_results_are_loaded_not_recomputed(tmp_path):
+    """A batch whose stored result is legitimately empty (``[]``) or ``None`` is a completed batch:
+    the rerun loads it and never calls the function again (``BatchStore.load`` tells "missing" by
+    the ``MISSING`` sentinel, not by ``None``)."""
+    store = ckpt.BatchStore(tmp_path, "stage")
+    calls: list = []
+
+    def func(batch):
+        calls.append(list(batch))
+        return None if batch[0] == "none" else ([] if batch[0] == "empty" else list(batch))
+
+    batches = [["empty"], ["none"], ["full"]]
+    first, run = ckpt.run_batches(func, batches, store, "key", progress=False)
+    assert first == [[], None, ["full"]] and run.loaded == 0 and len(calls) == 3
+    calls.clear()
+    again, run = ckpt.run_batches(func, batches, store, "key", progress=False)
+    assert again == [[], None, ["full"]]
+    assert calls == [] and run.loaded == 3
+    assert store.load(1, "nothing stored under this key") is ckpt.MISSING

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..parallel import cluster_backend_active, imap
 
-__all__ = ["DEFAULT_ROOT", "BatchStore", "BuildCheckpoints", "BuildInterrupted", "StageRun", "fingerprint", "log",
+__all__ = ["DEFAULT_ROOT", "MISSING", "BatchStore", "BuildCheckpoints", "BuildInterrupted", "StageRun", "fingerprint", "log",
            "run_batches", "source_hashes", "add_build_options"]
 
 #: Default folder of the checkpoint files (git-ignored; ``make clean`` removes it).
@@ -106,6 +106,31 @@ def fingerprint(*parts: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+class _Missing:
+    """The type of :data:`MISSING` (one instance; falsy)."""
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "MISSING"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self):
+        return (_Missing, ())
+
+
+#: What :meth:`BatchStore.load` returns for a batch without a stored result (a stored ``None`` or
+#: empty result is a result, and is returned as such).
+MISSING = _Missing()
+
+
 @dataclass(frozen=True)
 class BatchStore:
     """The checkpoint files of one stage of one build: ``<root>/<stage>/<index>-<key>.pkl``.
@@ -121,11 +146,14 @@ class BatchStore:
     --------
     >>> import tempfile
     >>> store = BatchStore(tempfile.mkdtemp(), "demo")
-    >>> store.load(0, "k") is None
+    >>> store.load(0, "k") is MISSING
     True
     >>> _ = store.save(0, "k", [1, 2])
     >>> store.load(0, "k"), store.load(0, "other")
-    ([1, 2], None)
+    ([1, 2], MISSING)
+    >>> _ = store.save(1, "k", None)  # a legitimate None result is stored and loaded as such
+    >>> store.load(1, "k") is None
+    True
     """
 
     root: Path
@@ -143,18 +171,19 @@ class BatchStore:
         """The file of batch ``index`` with key ``key``."""
         return self.folder / f"{int(index):06d}-{key[:24]}.pkl"
 
-    def load(self, index: int, key: str) -> Any | None:
-        """The stored result of a batch, or ``None`` when absent or unreadable (then it is recomputed)."""
+    def load(self, index: int, key: str) -> Any:
+        """The stored result of a batch (which may itself be ``None`` or empty), or :data:`MISSING`
+        when absent, unreadable or stored under another key (then it is recomputed)."""
         path = self.path(index, key)
         if not path.is_file():
-            return None
+            return MISSING
         try:
             with open(path, "rb") as fh:
                 stored_key, result = pickle.load(fh)
         except Exception as exc:  # a damaged file: recompute the batch
             log(f"{self.stage}: ignoring unreadable checkpoint {path.name} ({type(exc).__name__})")
-            return None
-        return result if stored_key == key else None
+            return MISSING
+        return result if stored_key == key else MISSING
 
     def save(self, index: int, key: str, result: Any) -> Path:
         """Write a batch's result atomically (temporary file, then rename); returns its path."""
@@ -281,7 +310,7 @@ def run_batches(func: Callable[[Any], Any], batches: Sequence[Sequence], store: 
     results: dict[int, Any] = {}
     for i, key in enumerate(keys):
         stored = store.load(i, key)
-        if stored is not None:
+        if stored is not MISSING:
             results[i] = stored
     run = StageRun(batches=len(batches), loaded=len(results), items=sum(count(b) for b in batches),
                    items_loaded=sum(count(batches[i]) for i in results), from_checkpoints=set(results))

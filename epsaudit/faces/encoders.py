@@ -30,6 +30,17 @@ SHA-256 of the shipped file, never inside the repository.
 When several faces are found, the one whose box centre is nearest the image centre is used (LFW
 centres the labelled face); ties go to the larger box. Each encoder counts which path produced each
 vector in ``encoder.counts`` (``hog``/``cnn``/``whole`` and ``yunet``/``whole``).
+
+*The face a swap was put on.* A swapped image may hold a bystander the detector finds better than
+the swapped face (a background face of the photograph, or the swapped face lost after a few passes).
+``encode_with_path(image, landmarks=...)`` is given the 68 landmarks the swap used, and takes the
+detected face whose box overlaps their box most (intersection over union >= :data:`MIN_IOU`),
+trying dlib's CNN detector when no HOG face overlaps; when no detected face overlaps, the face is
+placed from the landmarks themselves (path ``landmarks``: dlib's 5-point alignment inside the
+landmarks' box, YuNet's five points from the 68), never a bystander. ``encoder.last_choice`` says
+how the last face was chosen (:func:`choose_face`): ``single``, ``centre`` (no landmarks given),
+``overlap`` (several faces, the overlapping one taken), ``bystander`` (the overlapping face is not
+the one nearest the centre: a nearest-centre rule would have encoded a bystander) or ``landmarks``.
 """
 
 from __future__ import annotations
@@ -87,11 +98,100 @@ def cache_dir() -> Path:
     return base
 
 
+#: Intersection over union above which a detected face is the face whose landmarks are given.
+MIN_IOU = 0.1
+
+
+def landmark_box(landmarks: np.ndarray) -> tuple[float, float, float, float]:
+    """``(x, y, w, h)`` of the box of landmark points ``(n, 2)``.
+
+    Examples
+    --------
+    >>> landmark_box(np.array([[10.0, 20.0], [30.0, 60.0]]))
+    (10.0, 20.0, 20.0, 40.0)
+    """
+    pts = np.asarray(landmarks, dtype=np.float64)
+    x0, y0 = pts.min(axis=0)
+    x1, y1 = pts.max(axis=0)
+    return float(x0), float(y0), float(x1 - x0), float(y1 - y0)
+
+
+def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> float:
+    """Intersection over union of two ``(x, y, w, h)`` boxes.
+
+    Examples
+    --------
+    >>> box_iou((0, 0, 10, 10), (5, 0, 10, 10)), box_iou((0, 0, 10, 10), (20, 20, 5, 5))
+    (0.3333333333333333, 0.0)
+    """
+    ix = max(0.0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    union = a[2] * a[3] + b[2] * b[3] - inter
+    return inter / union if union > 0 else 0.0
+
+
+def choose_face(boxes: list[tuple[float, float, float, float]], shape: tuple[int, ...],
+                landmarks: np.ndarray | None = None) -> tuple[int | None, str]:
+    """Which detected face to encode: ``(index or None, how)``.
+
+    Without ``landmarks``, the box nearest the image centre (``how``: ``single`` or ``centre``).
+    With the landmarks a swap used, the box overlapping their box most (IoU >= :data:`MIN_IOU`):
+    ``single`` (one face), ``overlap`` (several, the overlapping one is also the central one) or
+    ``bystander`` (several, and the central one is not the swapped face); ``(None, "none")`` when
+    no box overlaps (the caller then places the face from the landmarks).
+
+    Examples
+    --------
+    >>> boxes = [(117, 36, 43, 43), (60, 49, 52, 52)]  # a bystander and the swapped face
+    >>> lm = np.array([[52.0, 60.0], [100.0, 106.0]])
+    >>> choose_face(boxes, (150, 150)), choose_face(boxes, (150, 150), lm)
+    ((1, 'centre'), (1, 'overlap'))
+    >>> choose_face(boxes[:1], (150, 150), lm)  # only the bystander was detected
+    (None, 'none')
+    """
+    if not boxes:
+        return None, "none"
+    centre = _nearest_centre(boxes, shape)
+    if landmarks is None:
+        return centre, "single" if len(boxes) == 1 else "centre"
+    hint = landmark_box(landmarks)
+    iou = [box_iou(b, hint) for b in boxes]
+    best = int(np.argmax(iou))
+    if iou[best] < MIN_IOU:
+        return None, "none"
+    if len(boxes) == 1:
+        return best, "single"
+    return best, "overlap" if best == centre else "bystander"
+
+
 def _nearest_centre(boxes: list[tuple[float, float, float, float]], shape: tuple[int, ...]) -> int:
     """Index of the box (x, y, w, h) whose centre is nearest the image centre; ties -> larger."""
     cy, cx = shape[0] / 2.0, shape[1] / 2.0
     keys = [((x + w / 2 - cx) ** 2 + (y + h / 2 - cy) ** 2, -w * h) for x, y, w, h in boxes]
     return min(range(len(boxes)), key=keys.__getitem__)
+
+
+_FACE_CHOICE = ("box centre nearest the image centre; given the 68 landmarks a swap used, the face whose box "
+                f"overlaps theirs most (IoU >= {MIN_IOU}), else the face placed from the landmarks")
+
+
+def _rect_boxes(rects) -> list[tuple[float, float, float, float]]:
+    return [(r.left(), r.top(), r.width(), r.height()) for r in rects]
+
+
+def yunet_row(landmarks: np.ndarray) -> np.ndarray:
+    """A YuNet face row ``(15,)`` float32 made from 68 landmarks: the landmarks' box, the two eye
+    centres (image left first, as YuNet orders them), the nose tip and the mouth corners, score 1.
+
+    Examples
+    --------
+    >>> yunet_row(np.tile(np.arange(68.0)[:, None], (1, 2))).round(1).tolist()[:8]
+    [0.0, 0.0, 67.0, 67.0, 38.5, 38.5, 44.5, 44.5]
+    """
+    pts = np.asarray(landmarks, dtype=np.float64)
+    five = [pts[36:42].mean(axis=0), pts[42:48].mean(axis=0), pts[30], pts[48], pts[54]]
+    return np.array([*landmark_box(pts), *np.concatenate(five), 1.0], dtype=np.float32)
 
 
 def _as_rgb(image: np.ndarray) -> np.ndarray:
@@ -140,7 +240,7 @@ class DlibEncoder:
 
     name = "dlib"
     dim = EMBEDDING_DIM
-    paths = ("hog", "cnn", "whole")
+    paths = ("hog", "cnn", "landmarks", "whole")
 
     def __init__(self, upsample: int = 1, cnn_fallback: bool = True, whole_fallback: bool = True,
                  num_jitters: int = 0, padding: float = 0.25, cnn_upsample: int = 0):
@@ -164,29 +264,50 @@ class DlibEncoder:
         self._sp = dlib.shape_predictor(self._files["shape_predictor_5"])
         self._net = dlib.face_recognition_model_v1(self._files["recognition"])
         self.counts: Counter[str] = Counter()
+        self.last_choice: dict[str, Any] = {}
 
     def _cnn_detector(self):
         if self._cnn is None:
             self._cnn = self._dlib.cnn_face_detection_model_v1(self._files["cnn_detector"])
         return self._cnn
 
-    def detect(self, image: np.ndarray):
-        """``(dlib.rectangle, path)`` of the central face, or ``(None, None)``."""
+    def detect(self, image: np.ndarray, landmarks: np.ndarray | None = None):
+        """``(dlib.rectangle, path)`` of the face to encode, or ``(None, None)``: the central face, or
+        with ``landmarks`` the face overlapping their box (:func:`choose_face`; the CNN detector is
+        tried when no HOG face overlaps). Sets :attr:`last_choice`."""
         img = _as_rgb(image)
         rects = list(self._hog(img, self.upsample))
         path = "hog"
-        if not rects and self.cnn_fallback:
+        k, how = choose_face(_rect_boxes(rects), img.shape, landmarks)
+        if k is None and self.cnn_fallback and (landmarks is not None or not rects):
             rects = [d.rect for d in self._cnn_detector()(img, self.cnn_upsample)]
             path = "cnn"
-        if not rects:
+            k, how = choose_face(_rect_boxes(rects), img.shape, landmarks)
+        self.last_choice = {"faces": len(rects), "how": how}
+        if k is None:
             return None, None
-        k = _nearest_centre([(r.left(), r.top(), r.width(), r.height()) for r in rects], img.shape)
         return rects[k], path
 
-    def encode_with_path(self, image: np.ndarray) -> tuple[np.ndarray | None, str | None]:
-        """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback."""
+    def _landmark_rect(self, landmarks: np.ndarray):
+        """A detector-like square box around the 68 landmarks (HOG boxes sit ~10% higher and are
+        ~10% wider than the landmarks' box)."""
+        x, y, w, h = landmark_box(landmarks)
+        side = 1.1 * max(w, h)
+        cx, cy = x + w / 2, y + h / 2 - 0.1 * side
+        return self._dlib.rectangle(int(round(cx - side / 2)), int(round(cy - side / 2)),
+                                    int(round(cx + side / 2)), int(round(cy + side / 2)))
+
+    def encode_with_path(self, image: np.ndarray,
+                         landmarks: np.ndarray | None = None) -> tuple[np.ndarray | None, str | None]:
+        """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback.
+
+        ``landmarks``: the 68 landmarks ``(68, 2)`` a swap used; the face overlapping them is encoded,
+        or, when none is detected there, the face placed from them (path ``landmarks``)."""
         img = _as_rgb(image)
-        rect, path = self.detect(img)
+        rect, path = self.detect(img, landmarks)
+        if rect is None and landmarks is not None:
+            rect, path = self._landmark_rect(landmarks), "landmarks"
+            self.last_choice["how"] = "landmarks"
         if rect is not None:
             shape = self._sp(img, rect)
             vec = self._net.compute_face_descriptor(img, shape, self.num_jitters, self.padding)
@@ -214,7 +335,7 @@ class DlibEncoder:
                           "whole image resized to 150x150 as the aligned chip" if self.whole_fallback else None],
             "alignment": "5-point shape predictor, compute_face_descriptor(num_jitters=%d, padding=%g)"
                          % (self.num_jitters, self.padding),
-            "face_choice": "box centre nearest the image centre",
+            "face_choice": _FACE_CHOICE,
             "model_files": {k: {"file": Path(v).name, "sha256": _sha256(v)} for k, v in self._files.items()},
             "packages": {"dlib-bin": _version("dlib-bin"), "face-recognition-models": _version("face-recognition-models")},
         }
@@ -370,7 +491,7 @@ class SFaceEncoder:
 
     name = "sface"
     dim = EMBEDDING_DIM
-    paths = ("yunet", "whole")
+    paths = ("yunet", "landmarks", "whole")
 
     def __init__(self, score_threshold: float = 0.6, nms_threshold: float = 0.3, whole_fallback: bool = True):
         import cv2
@@ -386,25 +507,37 @@ class SFaceEncoder:
         self._rec = cv2.FaceRecognizerSF.create(str(self._sface_file), "")
         self._size = (150, 150)
         self.counts: Counter[str] = Counter()
+        self.last_choice: dict[str, Any] = {}
 
-    def detect(self, image: np.ndarray):
-        """``(face row (15,) float32, "yunet")`` of the central face, or ``(None, None)``."""
+    def detect(self, image: np.ndarray, landmarks: np.ndarray | None = None):
+        """``(face row (15,) float32, "yunet")`` of the central face (with ``landmarks``: of the face
+        overlapping their box, :func:`choose_face`), or ``(None, None)``. Sets :attr:`last_choice`."""
         bgr = np.ascontiguousarray(_as_rgb(image)[:, :, ::-1])
         size = (bgr.shape[1], bgr.shape[0])
         if size != self._size:
             self._det.setInputSize(size)
             self._size = size
         _, faces = self._det.detect(bgr)
-        if faces is None or len(faces) == 0:
+        faces = [] if faces is None else list(faces)
+        k, how = choose_face([tuple(float(v) for v in f[:4]) for f in faces], bgr.shape, landmarks)
+        self.last_choice = {"faces": len(faces), "how": how}
+        if k is None:
             return None, None
-        k = _nearest_centre([tuple(f[:4]) for f in faces], bgr.shape)
         return faces[k], "yunet"
 
-    def encode_with_path(self, image: np.ndarray) -> tuple[np.ndarray | None, str | None]:
-        """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback."""
+    def encode_with_path(self, image: np.ndarray,
+                         landmarks: np.ndarray | None = None) -> tuple[np.ndarray | None, str | None]:
+        """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback.
+
+        ``landmarks``: the 68 landmarks ``(68, 2)`` a swap used; the face overlapping them is encoded,
+        or, when YuNet finds none there, the face aligned on five points taken from them (path
+        ``landmarks``, :func:`yunet_row`)."""
         cv2 = self._cv2
         bgr = np.ascontiguousarray(_as_rgb(image)[:, :, ::-1])
-        face, path = self.detect(image)
+        face, path = self.detect(image, landmarks)
+        if face is None and landmarks is not None:
+            face, path = yunet_row(landmarks), "landmarks"
+            self.last_choice["how"] = "landmarks"
         if face is not None:
             chip = self._rec.alignCrop(bgr, face)
         elif self.whole_fallback:
@@ -429,7 +562,7 @@ class SFaceEncoder:
             "detection": [f"YuNet (face_detection_yunet_2023mar_int8bq), score >= {self.score_threshold}, nms {self.nms_threshold}",
                           "whole image resized to 112x112" if self.whole_fallback else None],
             "alignment": "cv2.FaceRecognizerSF.alignCrop (five-point similarity to the 112x112 template)",
-            "face_choice": "box centre nearest the image centre",
+            "face_choice": _FACE_CHOICE,
             "graph_repair": "stale graph inputs removed with onnx (repair_sface_graph); cached outside the repository",
             "model_files": {
                 "yunet": {"file": self._yunet_file.name, "sha256": _sha256(self._yunet_file)},

@@ -18,6 +18,25 @@ from the pool, with replacement across draws and a donor identity never repeated
 are therefore independent, and a photograph or donor may recur in other draws (and across dev and
 test) -- what may never recur is a draw, so every row carries its draw id.
 
+*Photograph designs* (``--design``, :data:`DESIGNS`). ``pool`` (``data/resampled/``): as above,
+every draw's photograph from all of A's photographs, development and test alike -- a certificate
+about A's photograph pool. ``disjoint`` (``data/resampled_disjoint/``): before anything else, A's
+photographs are cut by :func:`photograph_parts` (a seeded shuffle, ``stream("resampled-parts", seed,
+A)``) into four disjoint parts ``dev-1``, ``dev-2``, ``test-1``, ``test-2`` of near-equal size; a
+development draw's photograph is uniform on ``dev-1`` and ``dev-2``, a test draw's on ``test-1`` and
+``test-2`` (streams ``("resampled-disjoint-draw", seed, A, split, j)``), and the draws table's
+``part`` column records where each lies. The freshness check
+(:func:`epsaudit.resampled.check_disjoint`) refuses a test draw whose photograph a development draw
+used. The same-person control re-partitions the same draws by part (half 1: ``dev-1``/``test-1``,
+half 2: ``dev-2``/``test-2``).
+
+*Faces* (:mod:`epsaudit.faces.resampled_workers`). Every encoded image is encoded at the face the
+swap put its donor on: the detected face overlapping the box of the 68 landmarks the swap used (pass
+0: the photograph's own landmarks), else the face placed from those landmarks
+(:func:`epsaudit.faces.encoders.choose_face`), never a bystander; at passes >= 2 the chain follows
+the face the previous pass swapped the same way (:func:`track_landmarks`; a chain whose face is not
+found is lost). The manifest counts every choice per variant, pass and encoder (``face_choices``).
+
 *Passes*. Each draw is rendered once per swap variant (``hull`` by default, ``--variants hull inner`` adds ``inner``; the
 variants share the draws, a paired design) and passes 0 (the photograph itself), 1 and 5 are encoded
 with dlib and SFace:
@@ -26,7 +45,7 @@ is encoded once per photograph and its row copied to every draw that drew it (th
 deterministic).
 
 *Lost draws and the redraw rule* (fixed in advance). A chain whose input at pass ``k >= 2`` has no
-face (the swapper cannot run) is lost for that variant at pass ``k``. For each variant, identity and
+face where the previous pass swapped (the swapper cannot run) is lost for that variant at pass ``k``. For each variant, identity and
 split the stored pass-k rows are those of the *first n complete draws in key order*; when fewer than
 ``n`` of the keys drawn so far are complete, the next keys ``j = n, n + 1, ...`` are drawn and rendered
 (for every variant), in rounds, until each variant has ``n``. Taking the first ``n`` successes of an
@@ -52,9 +71,8 @@ import hashlib
 import json
 import os
 import sys
-import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
 from functools import partial
 from pathlib import Path
@@ -69,13 +87,19 @@ from ..seeds import stream
 from . import checkpoints as ckpt
 from . import images as img
 from .batches import _batches, _packages
+from .resampled_workers import _chain_batch, _originals_batch, _screen_batch, render_draw, track_landmarks  # noqa: F401 (re-exported)
 
 TARGET_MIN_IMAGES = 20
 DONOR_MAX_IMAGES = 9
-VARIANTS_DEFAULT = ("hull",)  # the committed corpus; --variants hull inner adds the second swapper
+VARIANTS_DEFAULT = ("hull",)  # the pool corpus; --variants hull inner adds the second swapper
 DEFAULTS = {"identities": 24, "dev": 100, "test": 100, "chain_length": 5, "encode_passes": (1, 5)}
 MAX_ROUNDS = 20
-_SOURCES = ("generators.py", "encoders.py", "images.py")  # code the checkpointed results depend on
+#: The photograph designs: ``pool`` (every draw's photograph from all of the identity's photographs: a
+#: certificate about the photograph pool) and ``disjoint`` (four disjoint parts of the photographs;
+#: development draws start in parts dev-1/dev-2, test draws in test-1/test-2).
+DESIGNS = fmt.DESIGNS
+PARTS = fmt.PARTS
+_SOURCES = ("generators.py", "encoders.py", "images.py", "resampled.py", "resampled_workers.py")  # code the checkpointed results depend on
 
 
 # -------------------------------------------------------------------------------------------------
@@ -123,9 +147,10 @@ def pool_candidates(identities: Mapping[str, Sequence[str]], seed: int = 0, size
 
 
 def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], pool: Sequence[str], *,
-              seed: int = 0, chain_length: int = DEFAULTS["chain_length"]) -> dict[str, Any]:
+              seed: int = 0, chain_length: int = DEFAULTS["chain_length"], design: str = "pool") -> dict[str, Any]:
     """One draw: its photograph and donors from its own stream ``("resampled-draw", seed, identity,
-    split, key)``.
+    split, key)`` (design ``disjoint``: ``("resampled-disjoint-draw", ...)``, so the two designs'
+    draws are independent).
 
     The photograph is uniform over ``photographs``; donors are drawn one by one uniformly from
     ``pool``, a draw whose identity the chain already has being drawn again.
@@ -142,7 +167,7 @@ def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], p
     >>> sorted(d), len({d[f"donor_{k}"] for k in (1, 2, 3)})
     (['donor_1', 'donor_2', 'donor_3', 'identity', 'key', 'photograph', 'seed_key', 'split'], 3)
     """
-    key_parts = ("resampled-draw", seed, identity, split, int(key))
+    key_parts = ("resampled-draw" if design == "pool" else f"resampled-{design}-draw", seed, identity, split, int(key))
     photographs, pool = sorted(photographs), sorted(pool)
     if not photographs:
         raise ValueError(f"identity {identity!r} has no usable photograph")
@@ -159,16 +184,51 @@ def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], p
             "photograph": photo, **{f"donor_{k}": d for k, d in enumerate(donors, start=1)}}
 
 
+def photograph_parts(photographs: Sequence[str], identity: str, seed: int = 0) -> dict[str, str]:
+    """The disjoint design's four parts of one identity's photographs: a seeded shuffle
+    ``stream("resampled-parts", seed, identity)`` of the sorted photographs cut into
+    :data:`PARTS` (``dev-1``, ``dev-2``, ``test-1``, ``test-2``) of sizes differing by at most one.
+
+    Returns
+    -------
+    dict photograph -> part
+
+    Raises
+    ------
+    ValueError
+        Fewer than four photographs.
+
+    Examples
+    --------
+    >>> parts = photograph_parts([f"A/A_{k:04d}.jpg" for k in range(10)], "A")
+    >>> sorted(pd.Series(parts).value_counts().tolist()), parts == photograph_parts(sorted(parts), "A")
+    ([2, 2, 3, 3], True)
+    """
+    photos = sorted(photographs)
+    if len(photos) < len(PARTS):
+        raise ValueError(f"identity {identity!r} has {len(photos)} usable photograph(s); the disjoint design "
+                         f"needs at least {len(PARTS)}")
+    order = [photos[i] for i in stream("resampled-parts", seed, identity).permutation(len(photos))]
+    return {ph: part for part, chunk in zip(PARTS, np.array_split(np.array(order, dtype=object), len(PARTS)))
+            for ph in chunk}
+
+
 def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
                 keys: Mapping[tuple[str, str], Sequence[int]], *, seed: int = 0,
-                chain_length: int = DEFAULTS["chain_length"], first_id: int = 0) -> pd.DataFrame:
+                chain_length: int = DEFAULTS["chain_length"], first_id: int = 0,
+                parts: Mapping[str, Mapping[str, str]] | None = None) -> pd.DataFrame:
     """The draws of ``keys`` (``(identity, split) -> key indices``), numbered from ``first_id`` in
     (identity, split, key) order.
+
+    With ``parts`` (identity -> photograph -> part, :func:`photograph_parts`) the design is
+    ``disjoint``: a development draw's photograph is uniform on the parts ``dev-1`` and ``dev-2``, a
+    test draw's on ``test-1`` and ``test-2``, and a ``part`` column records where it lies.
 
     Returns
     -------
     DataFrame
-        ``draw``, ``identity``, ``split``, ``key``, ``seed_key``, ``photograph``, ``donor_1 ..``.
+        ``draw``, ``identity``, ``split``, ``key``, ``seed_key``, ``photograph``, ``donor_1 ..``
+        (and ``part``).
 
     Examples
     --------
@@ -176,101 +236,26 @@ def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
     >>> d = draw_design({"A": ["A/A_0001.jpg"]}, pool, {("A", "dev"): [0, 1], ("A", "test"): [0]}, chain_length=2)
     >>> d[["draw", "split", "key"]].values.tolist()
     [[0, 'dev', 0], [1, 'dev', 1], [2, 'test', 0]]
+    >>> photos = {"A": [f"A/A_{k:04d}.jpg" for k in range(8)]}
+    >>> parts = {"A": photograph_parts(photos["A"], "A")}
+    >>> d = draw_design(photos, pool, {("A", "dev"): range(20), ("A", "test"): range(20)}, chain_length=2, parts=parts)
+    >>> sorted(set(zip(d["split"], d["part"])))
+    [('dev', 'dev-1'), ('dev', 'dev-2'), ('test', 'test-1'), ('test', 'test-2')]
     """
     order = {s: i for i, s in enumerate(fmt.SPLITS)}
-    rows = [make_draw(p, s, j, photographs[p], pool, seed=seed, chain_length=chain_length)
+    design = "pool" if parts is None else "disjoint"
+
+    def candidates(p: str, s: str) -> Sequence[str]:
+        return photographs[p] if parts is None else [ph for ph in photographs[p] if parts[p][ph].startswith(s)]
+
+    rows = [make_draw(p, s, j, candidates(p, s), pool, seed=seed, chain_length=chain_length, design=design)
             for (p, s) in sorted(keys, key=lambda ps: (ps[0], order[ps[1]])) for j in sorted(keys[(p, s)])]
     frame = pd.DataFrame(rows, columns=["identity", "split", "key", "seed_key", "photograph"]
                          + fmt.donor_columns(chain_length))
     frame.insert(0, "draw", np.arange(first_id, first_id + len(frame), dtype=np.int64))
+    if parts is not None:
+        frame["part"] = [parts[p][ph] for p, ph in zip(frame["identity"], frame["photograph"])]
     return frame
-
-
-# -------------------------------------------------------------------------------------------------
-# workers (models loaded once per worker thread: once per process with one thread per worker)
-
-_LOCAL = threading.local()  # dlib/OpenCV models are not shared between threads (Dask workers may run several)
-
-
-def _state() -> dict[str, Any]:
-    state = getattr(_LOCAL, "state", None)
-    if state is None:
-        import cv2
-
-        from . import encoders as enc
-        from . import generators as gen
-
-        cv2.setNumThreads(1)
-        state = _LOCAL.state = {"models": gen.LandmarkModels(),
-                                "encoders": {e: enc.make_encoder(e) for e in fmt.ENCODERS}}
-    return state
-
-
-class _Steps:
-    """Worker-side wall seconds, CPU seconds and counts per step."""
-
-    def __init__(self) -> None:
-        self.table: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
-
-    def run(self, step: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
-        w, c = time.perf_counter(), time.process_time()
-        out = fn(*args, **kwargs)
-        row = self.table[step]
-        row[0] += time.perf_counter() - w
-        row[1] += time.process_time() - c
-        row[2] += 1
-        return out
-
-    def record(self) -> dict[str, list[float]]:
-        return {k: list(v) for k, v in self.table.items()}
-
-
-def _encode(state: Mapping[str, Any], image: np.ndarray, steps: _Steps) -> dict[str, tuple[np.ndarray, str]]:
-    return {name: steps.run(f"encode:{name}", enc.encode_with_path, image) for name, enc in state["encoders"].items()}
-
-
-def _screen_batch(image_ids: Sequence[str], image_root: str) -> tuple[list, dict]:
-    """dlib's 68 landmarks of photographs (``None`` without a face)."""
-    state, steps = _state(), _Steps()
-    out = []
-    for i in image_ids:
-        image = steps.run("read", img.load_image, i, image_root)
-        out.append((i, steps.run("landmarks", state["models"].landmarks, image)[0]))
-    return out, steps.record()
-
-
-def _originals_batch(image_ids: Sequence[str], image_root: str) -> tuple[list, dict]:
-    """Both encodings of photographs (the pass-0 rows)."""
-    state, steps = _state(), _Steps()
-    out = [(i, _encode(state, steps.run("read", img.load_image, i, image_root), steps)) for i in image_ids]
-    return out, steps.record()
-
-
-def _chain_batch(items: Sequence[Mapping[str, Any]], variants: Sequence[str], encode_passes: Sequence[int],
-                 image_root: str) -> tuple[list, list, dict]:
-    """Every draw's chain for every variant: rows ``(variant, draw, pass, codes)`` of the encoded
-    passes of complete chains, and lost ``(variant, draw, pass)``."""
-    from .generators import swap_face
-
-    state, steps = _state(), _Steps()
-    rows, lost = [], []
-    for it in items:
-        start = steps.run("read", img.load_image, it["photograph"], image_root)
-        donors = [steps.run("read", img.load_image, d, image_root) for d in it["donors"]]
-        for variant in variants:
-            x, lm, chain_rows = start, it["start_landmarks"], []
-            for k, (donor, dlm) in enumerate(zip(donors, it["donor_landmarks"]), start=1):
-                if k > 1:
-                    lm = steps.run("landmarks", state["models"].landmarks, x)[0]
-                if lm is None:
-                    lost.append((variant, it["draw"], k))
-                    chain_rows = []
-                    break
-                x = steps.run("swap", swap_face, x, donor, variant, target_landmarks=lm, donor_landmarks=dlm)
-                if k in encode_passes:
-                    chain_rows.append((variant, it["draw"], k, _encode(state, x, steps)))
-            rows += chain_rows
-    return rows, lost, steps.record()
 
 
 # -------------------------------------------------------------------------------------------------
@@ -287,6 +272,7 @@ class _Build:
         self.key = ckpt.fingerprint({k: v for k, v in cfg.items() if k not in ("n_jobs", "progress")}, code)
         self.checkpoints = checkpoint_root / f"resampled-{self.key[:16]}"
         self.stages: dict[str, dict[str, Any]] = {}
+        self.choices: Counter = Counter()  # (variant, pass, encoder or "tracking", how, several faces) -> count
 
     def run(self, stage: str, func: Callable, items: list, batch_size: int, desc: str) -> list:
         store = ckpt.BatchStore(self.checkpoints, stage)
@@ -333,7 +319,9 @@ def _render_round(build: _Build, draws: pd.DataFrame, landmarks: Mapping[str, np
     res = build.run(f"chains-{rnd}", partial(_chain_batch, variants=cfg["variants"],
                                               encode_passes=cfg["encode_passes"], image_root=build.root),
                     items, cfg["batch_size"], f"resampled: chains (round {rnd})")
-    return [r for rows, _, _ in res for r in rows], [x for _, lost, _ in res for x in lost]
+    for _, _, choices, _ in res:
+        build.choices.update(choices)
+    return [r for rows, _, _, _ in res for r in rows], [x for _, lost, _, _ in res for x in lost]
 
 
 def _complete(draws: pd.DataFrame, lost: list, variant: str) -> pd.DataFrame:
@@ -355,12 +343,13 @@ def _deficits(draws: pd.DataFrame, lost: list, cfg: Mapping[str, Any]) -> dict[t
 
 
 def _render(build: _Build, photographs: Mapping[str, list[str]], pool: list[str],
-            landmarks: Mapping[str, np.ndarray | None]) -> tuple[pd.DataFrame, list, list, int]:
+            landmarks: Mapping[str, np.ndarray | None],
+            parts: Mapping[str, Mapping[str, str]] | None = None) -> tuple[pd.DataFrame, list, list, int]:
     """The chains of the initial draws, then of redraws (next keys) until every variant has n complete
     draws per identity and split; returns all draws, rows, lost and the number of rounds."""
     cfg = build.cfg
     keys = {(p, s): range(cfg[s]) for p in cfg["identities"] for s in fmt.SPLITS}
-    draws = draw_design(photographs, pool, keys, seed=cfg["seed"], chain_length=cfg["chain_length"])
+    draws = draw_design(photographs, pool, keys, seed=cfg["seed"], chain_length=cfg["chain_length"], parts=parts)
     rows, lost = _render_round(build, draws, landmarks, 0)
     for rnd in range(1, MAX_ROUNDS + 1):
         need = _deficits(draws, lost, cfg)
@@ -368,7 +357,8 @@ def _render(build: _Build, photographs: Mapping[str, list[str]], pool: list[str]
             return draws, rows, lost, rnd
         nxt = draws.groupby(["identity", "split"])["key"].max() + 1
         more = draw_design(photographs, pool, {ps: range(int(nxt[ps]), int(nxt[ps]) + n) for ps, n in need.items()},
-                           seed=cfg["seed"], chain_length=cfg["chain_length"], first_id=int(draws["draw"].max()) + 1)
+                           seed=cfg["seed"], chain_length=cfg["chain_length"], first_id=int(draws["draw"].max()) + 1,
+                           parts=parts)
         ckpt.log(f"resampled: round {rnd} redraws {len(more)} draw(s) for {len(need)} (identity, split)")
         r, lst = _render_round(build, more, landmarks, rnd)
         draws, rows, lost = pd.concat([draws, more], ignore_index=True), rows + r, lost + lst
@@ -405,19 +395,63 @@ def _write(out: Path, draws: pd.DataFrame, rows: list, codes0: Mapping[str, dict
     fmt.write_draws(out, draws)
 
 
+def face_choices(choices: Mapping[tuple, int]) -> dict[str, Any]:
+    """The manifest's record of how faces were chosen: per variant, pass and encoder (or
+    ``tracking``: the chain's landmarks at passes >= 2) the count of each choice
+    (:func:`epsaudit.faces.encoders.choose_face`), of images with several faces, and of fallbacks
+    (``bystander``: a nearest-centre rule would have taken another face; ``landmarks``: no detected
+    face on the swapped face, placed from the landmarks; ``none``: a tracked face lost).
+
+    Examples
+    --------
+    >>> face_choices({("hull", 1, "dlib", "single", False): 3, ("hull", 1, "dlib", "bystander", True): 1})
+    {'hull': {'1': {'dlib': {'images': 4, 'several_faces': 1, 'fallbacks': 1, 'how': {'bystander': 1, 'single': 3}}}}}
+    """
+    out: dict[str, Any] = {}
+    for (variant, k, who, how, several), n in sorted(choices.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        rec = out.setdefault(str(variant), {}).setdefault(str(k), {}).setdefault(
+            str(who), {"images": 0, "several_faces": 0, "fallbacks": 0, "how": {}})
+        rec["images"] += int(n)
+        rec["several_faces"] += int(n) if several else 0
+        rec["fallbacks"] += int(n) if how in ("bystander", "landmarks", "none") else 0
+        rec["how"][how] = rec["how"].get(how, 0) + int(n)
+    return out
+
+
 def _design_record(draws: pd.DataFrame, lost: list, rounds: int, photographs: Mapping[str, list[str]],
                    identities: Mapping[str, list[str]], pool: list[str], n_candidates: int,
-                   cfg: Mapping[str, Any]) -> dict[str, Any]:
+                   cfg: Mapping[str, Any], parts: Mapping[str, Mapping[str, str]] | None = None,
+                   choices: Mapping[tuple, int] | None = None) -> dict[str, Any]:
     from .generators import SWAP_VARIANTS
 
     lost_frame = pd.DataFrame(lost, columns=["variant", "draw", "pass"]).sort_values(["variant", "draw"])
     variants = list(cfg["variants"])
+    disjoint = cfg["design"] == "disjoint"
+    photo_rule = ("photographs of its split's two parts (development: dev-1 and dev-2; test: test-1 and test-2)"
+                  if disjoint else "A's photographs")
     return {
+        "photograph_design": cfg["design"],
+        "photograph_rule": ("disjoint: each identity's usable photographs, sorted and shuffled by "
+                            "stream('resampled-parts', seed, identity), cut into four parts of near-equal size "
+                            "(dev-1, dev-2, test-1, test-2) before anything else; development draws start uniformly "
+                            "on dev-1 and dev-2, test draws on test-1 and test-2; no test draw starts from a "
+                            "photograph a development draw used (checked); the same-person control re-partitions "
+                            "the same draws by part (half 1: dev-1/test-1, half 2: dev-2/test-2)" if disjoint else
+                            "pool: every draw's photograph uniform on all of the identity's usable photographs, "
+                            "development and test alike (a certificate about the photograph pool)"),
+        "parts": ({p: {part: sorted(ph for ph, q in parts[p].items() if q == part) for part in PARTS}
+                   for p in cfg["identities"]} if disjoint else None),
+        "face_choice": ("the face the swap put its donor on: the detected face overlapping the box of the 68 "
+                        "landmarks the swap used (pass 0: the photograph's own landmarks) most, IoU >= 0.1 (dlib: "
+                        "HOG, then CNN); when none overlaps, the face placed from those landmarks (path "
+                        "'landmarks'); never a bystander. Passes >= 2 track the face the previous pass swapped "
+                        "the same way (a chain whose tracked face is not found is lost)"),
+        "face_choices": face_choices(choices or {}),
         "seed": cfg["seed"], "variants": variants, "swap_variants": {v: SWAP_VARIANTS[v] for v in variants},
         "encoders": list(fmt.ENCODERS), "chain_length": cfg["chain_length"],
         "passes": [0] + list(cfg["encode_passes"]), "draws_per_split": {s: cfg[s] for s in fmt.SPLITS},
-        "mechanism": "M_k(A) = encode(pass k of a chain started from a photograph drawn uniformly from A's "
-                     "photographs with 68 dlib landmarks, each pass swapping in a fresh donor drawn from the pool)",
+        "mechanism": "M_k(A) = encode(pass k of a chain started from a photograph drawn uniformly from "
+                     f"{photo_rule} with 68 dlib landmarks, each pass swapping in a fresh donor drawn from the pool)",
         "identities": {"rule": f"the first {len(cfg['identities'])} identities with >= {TARGET_MIN_IMAGES} "
                                "photographs in the seeded order stream('resampled-identities', seed)",
                        "chosen": list(cfg["identities"]),
@@ -428,8 +462,8 @@ def _design_record(draws: pd.DataFrame, lost: list, rounds: int, photographs: Ma
                                                 f" (a seeded subset of {cfg['pool_size']} candidates: smoke run)"),
                        "candidates": n_candidates, "photographs": len(pool),
                        "identities": len({img.identity_of(d) for d in pool})},
-        "draw_rule": "draw j of (identity, split) uses only stream('resampled-draw', seed, identity, split, j): "
-                     "photograph uniform; donors uniform from the pool with replacement across draws, no donor "
+        "draw_rule": f"draw j of (identity, split) uses only stream('{'resampled-disjoint-draw' if disjoint else 'resampled-draw'}', "
+                     "seed, identity, split, j): photograph uniform; donors uniform from the pool with replacement across draws, no donor "
                      "identity twice within a chain; draws are independent",
         "redraw_rule": "per variant, identity and split the stored swap rows are the first n complete draws in key "
                        "order; missing ones are replaced by the next keys j = n, n+1, ..., rendered for every "
@@ -471,18 +505,19 @@ def is_subset(settings: Mapping[str, Any]) -> bool:
 # Over 80 lines only through its docstring; each stage is one of the helpers above.
 def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                     seed: int = 0, identities: int = DEFAULTS["identities"], dev: int = DEFAULTS["dev"],
-                    test: int = DEFAULTS["test"], variants: Sequence[str] = VARIANTS_DEFAULT,
+                    test: int = DEFAULTS["test"], variants: Sequence[str] = VARIANTS_DEFAULT, design: str = "pool",
                     chain_length: int = DEFAULTS["chain_length"],
                     encode_passes: Sequence[int] = DEFAULTS["encode_passes"], pool_size: int | None = None,
                     n_jobs: int = 2, batch_size: int = 8, checkpoint_dir: str | os.PathLike | None = None,
                     keep_checkpoints: bool = False, progress: bool = True,
                     interrupt_after: int | None = None) -> dict[str, Any]:
-    """Build the resampled corpus into ``<out_dir>/resampled/`` (see the module docstring).
+    """Build the resampled corpus into ``<out_dir>/resampled/`` (design ``pool``) or
+    ``<out_dir>/resampled_disjoint/`` (design ``disjoint``; see the module docstring).
 
     Parameters
     ----------
     out_dir : path-like
-        Parent folder; the corpus goes to ``<out_dir>/resampled``.
+        Parent folder; the corpus goes to ``<out_dir>/<epsaudit.resampled.corpus_dir(design)>``.
     image_root : path-like, optional
         LFW image root (default ``data/lfw/images``).
     seed : int
@@ -491,6 +526,8 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
         Identities, and development and test draws per identity.
     variants : sequence of str
         Swap variants (:data:`epsaudit.faces.generators.SWAP_VARIANTS` keys).
+    design : {"pool", "disjoint"}
+        The photograph design (:data:`DESIGNS`).
     chain_length : int
         Passes per chain (donors per draw).
     encode_passes : sequence of int
@@ -524,6 +561,7 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     from .generators import SWAP_VARIANTS
 
     bad = [v for v in variants if v not in SWAP_VARIANTS]
+    fmt.corpus_dir(design)  # an unknown design raises here
     if bad or not variants or min(dev, test) < 1 or not set(encode_passes) <= set(range(1, chain_length + 1)):
         raise ValueError(f"variants must be a non-empty subset of {sorted(SWAP_VARIANTS)}, dev/test >= 1 and "
                          f"encode_passes within 1..{chain_length}; got {list(variants)}, {dev}/{test}, "
@@ -532,11 +570,12 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     root = img.image_root(image_root)
     listing = img.list_identities(root)
     chosen = choose_identities(listing, identities, seed)
-    cfg = dict(seed=seed, identities=chosen, dev=dev, test=test, variants=list(variants), chain_length=chain_length,
+    cfg = dict(seed=seed, design=design, identities=chosen, dev=dev, test=test, variants=list(variants),
+               chain_length=chain_length,
                encode_passes=sorted({int(k) for k in encode_passes}), pool_size=pool_size, batch_size=batch_size,
                n_jobs=n_jobs, progress=progress)
     build = _Build(cfg, str(root.resolve()), Path(checkpoint_dir or ckpt.DEFAULT_ROOT), interrupt_after)
-    ckpt.log(f"resampled: {len(chosen)} identities, {dev}+{test} draws each, variants {list(variants)}; "
+    ckpt.log(f"resampled ({design} design): {len(chosen)} identities, {dev}+{test} draws each, variants {list(variants)}; "
              f"checkpoints in {build.checkpoints}")
 
     candidates = pool_candidates(listing, seed, pool_size)
@@ -545,24 +584,30 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     pool = [i for i in candidates if landmarks[i] is not None]
     ckpt.log(f"resampled: donor pool {len(pool)} of {len(candidates)} photographs; usable photographs per identity "
              f"{min(map(len, photographs.values()))}-{max(map(len, photographs.values()))}")
-    draws, rows, lost, rounds = _render(build, photographs, pool, landmarks)
+    parts = ({p: photograph_parts(photographs[p], p, seed) for p in chosen} if design == "disjoint" else None)
+    draws, rows, lost, rounds = _render(build, photographs, pool, landmarks, parts)
     draws = _mark(draws, lost, cfg)
+    if parts is not None:
+        fmt.check_disjoint(draws)  # freshness: no test draw starts from a development photograph
     starts = sorted(set(draws.loc[draws["used_none"] == 1, "photograph"]))
-    res = build.run("originals", partial(_originals_batch, image_root=build.root), starts, 16,
-                    "resampled: pass-0 photographs")
-    codes0 = {i: c for out, _ in res for i, c in out}
+    res = build.run("originals", partial(_originals_batch, image_root=build.root),
+                    [(i, landmarks[i]) for i in starts], 16, "resampled: pass-0 photographs")
+    codes0 = {i: c for out, _, _ in res for i, c in out}
+    for _, choices, _ in res:
+        build.choices.update(choices)
 
-    out = Path(out_dir) / fmt.RESAMPLED_DIR
+    out = Path(out_dir) / fmt.corpus_dir(design)
     out.mkdir(parents=True, exist_ok=True)
     _write(out, draws, rows, codes0, cfg)
-    design = _design_record(draws, lost, rounds, photographs, listing, pool, len(candidates), cfg)
+    record = _design_record(draws, lost, rounds, photographs, listing, pool, len(candidates), cfg, parts,
+                            build.choices)
     run = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "n_jobs": n_jobs,
            "cpu_count": os.cpu_count(), "wall_seconds": round(time.perf_counter() - t_start, 1),
            "resumed": any(s["batches_from_checkpoints"] for s in build.stages.values()),
            "stages": build.stages, "packages": _packages(),
            "note": "wall seconds are this session's; worker and CPU seconds per step sum every batch, those "
                    "loaded from checkpoints of an interrupted session included"}
-    doc = fmt.write_manifest(out, design, run)
+    doc = fmt.write_manifest(out, record, run)
     if not keep_checkpoints:
         for stage in build.stages:
             ckpt.BatchStore(build.checkpoints, stage).clear()
@@ -572,7 +617,8 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
 
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m epsaudit.faces.resampled",
-                                description="Build the resampled swap corpus (data/resampled/) from LFW images. "
+                                description="Build the resampled swap corpus (data/resampled/, or with --design "
+                                            "disjoint data/resampled_disjoint/) from LFW images. "
                                             "Resumable: rerun the same command after an interruption.")
     p.add_argument("--image-root", default=None)
     p.add_argument("--out-dir", default="data")
@@ -581,6 +627,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--dev", type=int, default=DEFAULTS["dev"], help="development draws per identity")
     p.add_argument("--test", type=int, default=DEFAULTS["test"], help="test draws per identity")
     p.add_argument("--variants", nargs="+", default=list(VARIANTS_DEFAULT))
+    p.add_argument("--design", choices=list(DESIGNS), default="pool",
+                   help="photograph design: pool (every draw from all of an identity's photographs; data/resampled) "
+                        "or disjoint (development and test draws from disjoint photographs; data/resampled_disjoint)")
     p.add_argument("--pool-size", type=int, default=None, help="smoke runs: a seeded subset of donor candidates")
     p.add_argument("--n-jobs", type=int, default=2)
     p.add_argument("--batch-size", type=int, default=8)
@@ -588,7 +637,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--pool-size, fewer identities or draws) to overwrite a full corpus")
     a = p.parse_args(argv)
-    existing = Path(a.out_dir) / fmt.RESAMPLED_DIR / fmt.MANIFEST
+    existing = Path(a.out_dir) / fmt.corpus_dir(a.design) / fmt.MANIFEST
     full = existing.exists() and not json.loads(existing.read_text(encoding="utf-8")).get("design", {}).get("subset")
     if is_subset(vars(a)) and full and not a.force:
         print(f"error: {existing.parent} holds a full corpus; a subset run would overwrite it. Give another "
@@ -597,7 +646,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with running_on(a.scheduler, ckpt.log):
             doc = build_resampled(a.out_dir, a.image_root, seed=a.seed, identities=a.identities, dev=a.dev,
-                                  test=a.test, variants=a.variants, pool_size=a.pool_size, n_jobs=a.n_jobs,
+                                  test=a.test, variants=a.variants, design=a.design, pool_size=a.pool_size,
+                                  n_jobs=a.n_jobs,
                                   batch_size=a.batch_size, checkpoint_dir=a.checkpoint_dir,
                                   keep_checkpoints=a.keep_checkpoints, progress=not a.no_progress)
     except (img.ImageRootError, ValueError, OSError) as exc:

@@ -1,4 +1,4 @@
-"""Chapter 5's figure: the certificates per pass on resampled draws and on the photographs."""
+"""Chapter 5's figure: certificates per pass of the two photograph designs, with their same-person controls."""
 
 from __future__ import annotations
 
@@ -8,19 +8,27 @@ import pandas as pd
 
 from .style import PALETTE
 
-WIDTH = 8.0
-DESIGN_COLOUR = {"resampled draws": PALETTE[0], "photographs (chapter 4)": PALETTE[1]}
+WIDTH = 9.0
+DESIGN_COLOUR = {"photograph pool": PALETTE[1], "disjoint photographs": PALETTE[0],
+                 "photographs (chapter 4)": PALETTE[2]}
 
 
-def certificates_per_pass(bounds: pd.DataFrame, *, paper_medians: dict[int, float] | None = None,
-                          paper_cap: float | None = None):
-    """Every certified lower bound per pass, one panel per condition, with each design's cap.
+def _design_colour(design: str, j: int) -> str:
+    return DESIGN_COLOUR.get(design, PALETTE[3 + j % 4])
+
+
+# Over 80 lines only through its docstring and one plotting loop (dots, medians, caps, controls per design).
+def certificates_and_controls(bounds: pd.DataFrame, *, paper_medians: dict[int, float] | None = None,
+                              paper_cap: float | None = None):
+    """Every certified lower bound per pass, one panel per condition, each design in its colour, with
+    the same-person controls of the same design beside the certificates.
 
     Parameters
     ----------
     bounds : pandas.DataFrame
-        Tidy: ``condition`` (panel), ``design`` (colour), ``pass``, ``bound`` (certified epsilon,
-        nats), ``cap`` (the largest bound the design's test sizes allow).
+        Tidy: ``condition`` (panel), ``design`` (colour), ``kind`` (``certificate``: two people,
+        dots; ``control``: two halves of one person, open triangles), ``pass``, ``bound`` (certified
+        epsilon, nats), ``cap`` (the largest bound the test sizes allow).
     paper_medians : dict pass -> float, optional
         The median certificate of Table 7 of *Picture the Epsilon* per pass (black crosses).
     paper_cap : float, optional
@@ -33,27 +41,34 @@ def certificates_per_pass(bounds: pd.DataFrame, *, paper_medians: dict[int, floa
     conditions = list(dict.fromkeys(bounds["condition"]))
     cols = min(2, len(conditions))
     rows = int(np.ceil(len(conditions) / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH, 3.4 * rows), sharey=True, squeeze=False,
+    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH, 3.6 * rows + 0.8), sharey=True, squeeze=False,
                              layout="constrained")
     passes = sorted(bounds["pass"].unique())
     designs = list(dict.fromkeys(bounds["design"]))
-    width = 0.8 / max(1, len(designs))
+    slots = [(d, kind) for d in designs for kind in ("certificate", "control")]
+    width = 0.84 / len(slots)
     rng = np.random.default_rng(0)  # horizontal jitter of the dots only
     for ax, cond in zip(axes.flat, conditions):
         sub = bounds[bounds["condition"] == cond]
-        for j, design in enumerate(designs):
-            g = sub[sub["design"] == design]
-            colour = DESIGN_COLOUR.get(design, PALETTE[2 + j])
-            offset = (j - (len(designs) - 1) / 2) * width
+        for j, (design, kind) in enumerate(slots):
+            g = sub[(sub["design"] == design) & (sub["kind"] == kind)]
+            colour = _design_colour(design, designs.index(design))
+            offset = (j - (len(slots) - 1) / 2) * width
             for i, k in enumerate(passes):
                 b = g.loc[g["pass"] == k, "bound"].to_numpy(float)
                 if not len(b):
                     continue
                 x = i + offset + rng.uniform(-width / 3, width / 3, size=len(b))
-                ax.scatter(x, b, s=12, alpha=0.6, color=colour, label=design if i == 0 else None)
+                label = (f"{design}: {'two people' if kind == 'certificate' else 'same person (control)'}"
+                         if i == 0 else None)
+                if kind == "certificate":
+                    ax.scatter(x, b, s=11, alpha=0.55, color=colour, label=label)
+                else:
+                    ax.scatter(x, b, s=16, marker="v", facecolors="none", edgecolors=colour, linewidths=0.9,
+                               label=label)
                 ax.hlines(np.median(b), i + offset - width / 2, i + offset + width / 2, color=colour, lw=2.5)
-                cap = g.loc[g["pass"] == k, "cap"].max()
-                ax.hlines(cap, i + offset - width / 2, i + offset + width / 2, color=colour, lw=1, ls="--")
+                ax.hlines(g.loc[g["pass"] == k, "cap"].max(), i + offset - width / 2, i + offset + width / 2,
+                          color=colour, lw=1, ls="--")
         if paper_medians:
             xs = [i for i, k in enumerate(passes) if k in paper_medians]
             ax.scatter(xs, [paper_medians[passes[i]] for i in xs], marker="x", s=60, color="black",
@@ -67,5 +82,17 @@ def certificates_per_pass(bounds: pd.DataFrame, *, paper_medians: dict[int, floa
     for ax in axes[:, 0]:
         ax.set_ylabel("certified lower bound on\nepsilon (nats)")
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=min(4, len(labels)), frameon=False)
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False)
     return fig
+
+
+def certificates_per_pass(bounds: pd.DataFrame, *, paper_medians: dict[int, float] | None = None,
+                          paper_cap: float | None = None):
+    """:func:`certificates_and_controls` of certificates only (``bounds`` without a ``kind`` column).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    frame = bounds if "kind" in bounds else bounds.assign(kind="certificate")
+    return certificates_and_controls(frame, paper_medians=paper_medians, paper_cap=paper_cap)

@@ -10,10 +10,9 @@ from typing import Any
 import seaborn as sns
 
 MECHANISM_LABELS = {"gaussian": "Gaussian", "laplace": "product Laplace", "anisotropic_gaussian": "anisotropic Gaussian"}
-#: Where :func:`save_figure` writes, relative to the working directory (the notebooks run in
-#: ``notebooks/``, so the default is the repository's ``_build/figures/``); ``$EPSAUDIT_FIGURE_DIR``
-#: overrides it.
-DEFAULT_FIGURE_DIR = "../_build/figures"
+#: Where :func:`save_figure` writes: the repository's ``_build/figures/`` whatever the working
+#: directory (so papermill runs from anywhere); ``$EPSAUDIT_FIGURE_DIR`` overrides it.
+DEFAULT_FIGURE_DIR = str(Path(__file__).resolve().parents[2] / "_build" / "figures")
 #: Colour-blind-safe palette (Okabe & Ito) for lines that must be told apart.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
 #: Dots per inch of the saved PNG files.
@@ -67,3 +66,38 @@ def save_figure(fig: Any, name: str, data: Any = None) -> str:
         files.append(f"{name}.csv")
     links = ", ".join(f"{{download}}`{f.rsplit('.', 1)[1].upper()} <../../_build/figures/{f}>`" for f in files)
     return f"Files of this figure: {links}."
+
+
+def glue_figure(name: str, fig: Any, data: Any = None) -> str:
+    """Save ``fig`` (:func:`save_figure`), glue it for a numbered, captioned ``{glue:figure}`` and close it.
+
+    The chapter's Markdown shows it with a caption and a label its prose refers to::
+
+        ```{glue:figure} ch0-cap-against-test-size
+        :name: fig-ch0-cap
+
+        Caption.
+        ```
+
+    Parameters
+    ----------
+    name : str
+        Glue key and file stem (letters, digits, ``-`` and ``_``).
+    fig : matplotlib.figure.Figure
+    data : pandas.DataFrame, optional
+        The numbers drawn (``<name>.csv``).
+
+    Returns
+    -------
+    str
+        The download links of the files (MyST), also glued as ``<name>-files``.
+    """
+    import matplotlib.pyplot as plt
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    links = save_figure(fig, name, data)
+    glue(name, fig, display=False)
+    glue(f"{name}-files", Markdown(links), display=False)
+    plt.close(fig)
+    return links

@@ -104,7 +104,8 @@ def certification_curves(cert_summary: pd.DataFrame):
 
     Top row: fraction of pairs certified above 0; bottom row: median certified epsilon, with the
     cap of each test size dotted. Columns: noise mechanisms; colour: test size per identity; line
-    style: the test.
+    style: the test. With a ``bound`` column the joint certificate is drawn bold with markers and the
+    paper's Clopper-Pearson bound thin and faded beside it (its caps dash-dotted).
 
     Parameters
     ----------
@@ -120,16 +121,22 @@ def certification_curves(cert_summary: pd.DataFrame):
     sizes = sorted(cert_summary["n"].unique())
     colours = dict(zip(sizes, PALETTE))
     tests = list(dict.fromkeys(cert_summary["test"]))
+    summary = cert_summary if "bound" in cert_summary else cert_summary.assign(bound="joint")
+    bounds = [b for b in ("joint", "clopper-pearson") if b in set(summary["bound"])]
+    look = {"joint": dict(marker="o", markersize=4, linewidth=1.8, alpha=1.0),
+            "clopper-pearson": dict(marker=None, linewidth=1.0, alpha=0.5)}
     for col, mech in enumerate(mechanisms):
-        for (n, test), part in cert_summary[cert_summary["mechanism"] == mech].groupby(["n", "test"]):
+        for (n, test, bound), part in summary[summary["mechanism"] == mech].groupby(["n", "test", "bound"]):
             positive = part[part["reference_epsilon"] > 0]
             for row, column in enumerate(["fraction_positive", "median_certified"]):
                 g = positive.groupby("epsilon")[["reference_epsilon", column]].mean().sort_values("reference_epsilon")
-                axes[row, col].plot(g["reference_epsilon"], g[column], TEST_STYLES.get(test, ":"), marker="o",
-                                    markersize=4, color=colours[n])
+                axes[row, col].plot(g["reference_epsilon"], g[column], TEST_STYLES.get(test, ":"), color=colours[n],
+                                    **look.get(bound, look["joint"]))
         for n in sizes:
-            cap = cert_summary.loc[cert_summary["n"] == n, "cap"].max()
-            axes[1, col].axhline(cap, color=colours[n], linestyle=":", linewidth=1)
+            for bound in bounds:
+                cap = summary.loc[(summary["n"] == n) & (summary["bound"] == bound), "cap"].max()
+                axes[1, col].axhline(cap, color=colours[n], linestyle=":" if bound == "joint" else "-.",
+                                     linewidth=1, alpha=look[bound]["alpha"])
         axes[0, col].set_title(MECHANISM_LABELS.get(mech, mech), fontsize=TITLE)
         axes[1, col].set_xlabel("exact median ε (nats, log scale)")
         for row in range(2):
@@ -145,6 +152,9 @@ def certification_curves(cert_summary: pd.DataFrame):
     size_handles = [Line2D([], [], color=colours[n], marker="o", label=f"n = {n} per identity") for n in sizes]
     test_handles = [Line2D([], [], color="black", linestyle=TEST_STYLES.get(t, ":"), label=TEST_LABELS.get(t, t))
                     for t in tests] + [Line2D([], [], color="grey", linestyle=":", label="cap of the test size")]
+    if "clopper-pearson" in bounds:
+        test_handles += [Line2D([], [], color="black", linewidth=1.8, marker="o", markersize=4, label="joint"),
+                         Line2D([], [], color="black", linewidth=1.0, alpha=0.5, label="Clopper-Pearson (paper)")]
     fig.legend(handles=size_handles, loc="lower center", bbox_to_anchor=(0.5, 0.045), ncol=len(size_handles),
                fontsize=LEGEND, frameon=False)
     fig.legend(handles=test_handles, loc="lower center", bbox_to_anchor=(0.5, 0.0), ncol=len(test_handles),

@@ -6,6 +6,11 @@ the adversary's embedding space as an affine stochastic operator ``s = A d + B t
 *Picture the Epsilon* audits such a cascade after every pass (Tables 7 and 8). The chapter does
 both on the LFW cascade and operator corpora (:mod:`epsaudit.corpora`).
 
+The chapter is two lecture pages: ``notebooks/04_cascade.py`` (the operator fitted on single swaps
+and its predictions) and ``notebooks/04b_cascade_measured.py`` (the measured cascade, the verdicts,
+the per-pass audits with Table 7 under both certificate bounds); both take the checked papermill
+parameters :data:`PARAMETERS` (:func:`check_parameters`).
+
 This module holds the chapter's run profiles (:data:`PROFILES`), the loading of the corpora, the
 experiment's steps over variants and encoders and the figures' data (tidy tables, also saved as
 CSV beside each figure). Six companion modules hold the rest; their public names are re-exported
@@ -35,6 +40,7 @@ from ...corpora import Corpora, load_corpora, subset_corpora
 from ...faces.images import images_available
 from . import display, operator_study, pass_tables, scores, tables, verdicts
 from .. import choose_profile as _choose_profile
+from .. import parameters as _parameters
 from .display import *  # noqa: F403  (re-exported: the notebook imports this module only)
 from .display import fit_label
 from .pass_tables import *  # noqa: F403
@@ -47,7 +53,8 @@ from .operator_study import *  # noqa: F403
 from .operator_study import (OperatorStudy, cv_design_comparison, fit_operator_study, model_predictions,
                              persistent_directions)
 
-__all__ = ["CHAPTER", "PASSES", "AUDIT_PASSES", "AUDIT_TEST_SIZE", "PROFILES", "choose_profile", "load_chapter_corpora",
+__all__ = ["CHAPTER", "PASSES", "AUDIT_PASSES", "AUDIT_TEST_SIZE", "PROFILES", "PARAMETERS", "check_parameters",
+           "choose_profile", "load_chapter_corpora",
            "variants_of", "example_chains", "fit_operator_studies", "cv_design_tables", "predict_cascades",
            "measure_cascades", "persistent_all", "run_per_pass_audits", "example_chain_data", "sensitivity_data",
            "eigenvalue_data", "leakage_data", "excess_data", "Corpora", "load_corpora", "subset_corpora",
@@ -82,6 +89,26 @@ PROFILES = {
     "paper": _FULL,
 }
 
+#: The notebooks' papermill parameters (both pages of chapter 4; :mod:`epsaudit.studies.parameters`).
+PARAMETERS = (_parameters.PROFILE,
+              _parameters.Parameter("data", str, "corpora folder, relative to the repository root"),
+              _parameters.ENCODERS, _parameters.SEED, _parameters.N_JOBS)
+
+
+def check_parameters(namespace: dict, page: str) -> dict[str, Any]:
+    """Check a chapter-4 page's parameters in its first cell (:func:`epsaudit.studies.parameters.check`);
+    the encoders are put in the chapter's order.
+
+    Raises
+    ------
+    ValueError
+        An unknown parameter or a value that is not allowed, naming it and the allowed values.
+    """
+    values = _parameters.check(namespace, PARAMETERS, page)
+    namespace["encoders"] = values["encoders"] = [e for e in ENCODERS if e in values["encoders"]]
+    return values
+
+
 # -------------------------------------------------------------------------------------------------
 # profiles and corpora
 
@@ -110,7 +137,8 @@ def load_chapter_corpora(directory: str | Path, settings: Mapping[str, Any], *,
     Parameters
     ----------
     directory : path-like
-        The corpora folder (``data/corpora``).
+        The corpora folder (``data/corpora``); a relative folder is taken from the repository
+        (:func:`epsaudit.studies.parameters.data_folder`), never from the working directory.
     settings : mapping
         A profile (:func:`choose_profile`): ``identities``, ``chains``, ``train``, ``test``.
     encoders : sequence of str
@@ -124,7 +152,8 @@ def load_chapter_corpora(directory: str | Path, settings: Mapping[str, Any], *,
     FileNotFoundError, ValueError
         As :func:`epsaudit.corpora.load_corpora`.
     """
-    corpora = {e: load_corpora(e, Path(directory)) for e in encoders}
+    folder = _parameters.data_folder(directory)
+    corpora = {e: load_corpora(e, folder) for e in encoders}
     if settings["identities"] is not None:
         corpora = {e: subset_corpora(c, identities=settings["identities"], chains_per_identity=settings["chains"],
                                      train=settings["train"], test=settings["test"]) for e, c in corpora.items()}
@@ -239,15 +268,17 @@ def run_per_pass_audits(corpora: Mapping[str, Corpora], variants: Sequence[str],
                         seed: Any = 0, n_jobs: int | None = 2, progress: bool = False
                         ) -> tuple[dict[tuple[str, str], pd.DataFrame], dict[tuple[str, str], pd.DataFrame]]:
     """:func:`~epsaudit.studies.cascade.scores.per_pass_audits` of the profile's audited encoders
-    (``settings["audit_encoders"]``, sizes ``settings["audit"]``), half of each identity's chains
-    reserved for the certificates.
+    (``settings["audit_encoders"]`` among those of ``corpora``, else the first of ``corpora``; sizes
+    ``settings["audit"]``), half of each identity's chains reserved for the certificates, each pass
+    certified with the joint bound and with *Picture the Epsilon*'s Clopper-Pearson bound.
 
     Returns
     -------
     table8, table7 : dict (variant, encoder label) -> DataFrame
     """
     table8, table7 = {}, {}
-    for e in settings["audit_encoders"]:
+    audited = [e for e in settings["audit_encoders"] if e in corpora] or list(corpora)[:1]
+    for e in audited:
         for v in variants:
             table8[(v, ENCODER_LABEL[e])], table7[(v, ENCODER_LABEL[e])] = per_pass_audits(
                 corpora[e], v, passes=AUDIT_PASSES, test_size=AUDIT_TEST_SIZE, seed=seed, n_jobs=n_jobs,

@@ -19,7 +19,7 @@ import pandas as pd
 from ..stopwatch import Stopwatch
 
 __all__ = ["LABEL", "MATH", "num", "span", "fit_label", "strings", "styled", "Stopwatch", "profile_summary",
-           "minutes"]
+           "minutes", "each", "chains_text"]
 
 #: Table headers of the operator's quantities (HTML).
 LABEL = {"rho_B": "ρ(B)", "sigma_max_B": "σ<sub>max</sub>(B)", "b_u": "b<sub>u</sub>", "rho_A": "ρ(A)",
@@ -164,3 +164,47 @@ def profile_summary(name: str, settings: Mapping[str, Any], encoders: Sequence[s
     audited = " and ".join("SFace" if e == "sface" else e for e in settings["audit_encoders"])
     return (f"{corpus}, {settings['mc_reps']} Monte Carlo rollouts, per-pass audits of {audited} with "
             f"{settings['audit']['pairs']:,} pairs")
+
+
+def each(values: Mapping[str, Any], template: str, encoders: Sequence[str], fmt: str = "{:.3f}") -> str:
+    """One value per encoder of the run, labelled: ``"0.812 (dlib) and 0.934 (SFace)"``.
+
+    Parameters
+    ----------
+    values : mapping
+        Prose values keyed by ``template.format(e=encoder)``: text, or numbers (formatted by
+        :func:`num` with ``fmt``).
+    template : str
+        A key with ``{e}`` for the encoder, e.g. ``"alpha_hull_{e}"``.
+    encoders : sequence of str
+        ``"dlib"``, ``"sface"``.
+    fmt : str
+        The format of a numeric value.
+
+    Examples
+    --------
+    >>> each({"r_dlib": "0.8", "r_sface": 0.91234}, "r_{e}", ["dlib", "sface"])
+    '0.8 (dlib) and 0.912 (SFace)'
+    >>> each({"r_sface": -0.02131}, "r_{e}", ["sface"], "{:.4f}")
+    '-0.0213 (SFace)'
+    """
+    def text(v: Any) -> str:
+        return v if isinstance(v, str) else num(v, fmt)
+
+    parts = [f"{text(values[template.format(e=e)])} ({'SFace' if e == 'sface' else e})" for e in encoders]
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def chains_text(images: bool) -> str:
+    """The example chains' sentence: what the figure shows, or, without the photographs, that there is none.
+
+    Examples
+    --------
+    >>> chains_text(False)
+    'The LFW photographs are not on this machine (`make lfw`), so no example chains are drawn.'
+    """
+    if not images:
+        return "The LFW photographs are not on this machine (`make lfw`), so no example chains are drawn."
+    return ("**What a chain looks like** ({numref}`fig-ch4-chains`; the paper's Figure 15 shows FaceFusion chains). "
+            "Two chains are re-created from their design rows; the swaps are deterministic, so these are exactly the "
+            "images the corpus encoded.")

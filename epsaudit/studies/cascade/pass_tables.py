@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...bounds.binomial import certifiable_cap, required_test_size
+from ...bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from .display import fit_label, num, span, strings, styled
 from .tables import (CASCADE, CASCADE_TABLE_7, CASCADE_TABLE_7_CAP, CASCADE_TABLE_8, CASCADE_TABLE_III_FACEFUSION,
                      CASCADE_THREE_PASS, ENCODER_KEY, ENCODER_LABEL, ENCODERS, OPERATOR_TABLE_II, PAPER_LABELS,
@@ -27,7 +27,7 @@ from .verdicts import (FLOOR_TOL_CONFIRMED, passes_to_excess, prediction_verdict
                        verdict_sensitivity, verdict_tool_ordering, verdict_two_rate_decay)
 
 __all__ = ["prediction_table", "expectation_table", "table_iii", "paper_verdicts", "verdict_tables",
-           "per_pass_tables", "operational_table", "exercise_values"]
+           "verdict_overview", "per_pass_tables", "operational_table", "exercise_values", "paper_joint_cap"]
 
 #: A cell that has no value by construction (e.g. the excess ratio of pass 0).
 NONE = "–"
@@ -38,7 +38,7 @@ def _by_pass(frames: Mapping[tuple[str, str], pd.DataFrame], columns: Sequence[s
     parts = []
     for (v, e), f in frames.items():
         enc = ENCODER_LABEL.get(e, e)
-        part = f.sort_values("pass")[["pass", *columns]].copy()
+        part = f.sort_values("pass", kind="stable")[["pass", *columns]].copy()
         part.insert(0, "fit", fit_label(v, enc))
         parts.append(part)
     return pd.concat(parts, ignore_index=True)
@@ -362,6 +362,45 @@ def verdict_tables(measured: Mapping[tuple[str, str], pd.DataFrame], predicted: 
     return tables, _check_tables(robust), values
 
 
+def verdict_overview(values: Mapping[str, Any], variants: Sequence[str], encoders: Sequence[str]):
+    """Every verdict at a glance: one row per prediction, one column per fit, and the paper's own.
+
+    Parameters
+    ----------
+    values : mapping
+        :func:`verdict_tables`'s values (keys ``verdict<k>_<variant>_<encoder label>``; prediction 5,
+        the tool ordering, judges both variants of an encoder at once).
+    variants, encoders : sequence of str
+        The run's variants and encoders (``"dlib"``, ``"sface"``).
+
+    Returns
+    -------
+    Styler
+
+    Examples
+    --------
+    >>> v = {"verdict1_hull_dlib": "confirmed", "verdict5_hull_inner_dlib": "partly"}
+    >>> "confirmed" in verdict_overview(v, ["hull"], ["dlib"]).to_html()
+    True
+    """
+    paper = paper_verdicts()
+    rows = []
+    for _, ref in paper.iterrows():
+        number, name = ref["prediction"].split(" ", 1)
+        row = {"prediction": f"{number}. {name}"}
+        for e in encoders:
+            label = ENCODER_LABEL.get(e, e)
+            joint = values.get(f"verdict{number}_{'_'.join(variants)}_{label}")
+            for v in variants:
+                row[fit_label(v, label)] = values.get(f"verdict{number}_{v}_{label}", joint) or NONE
+        row[PAPER_LABELS["cascade"]] = ref["verdict"]
+        rows.append(row)
+    frame = pd.DataFrame(rows)
+    return styled(frame, caption="Every prediction's verdict by fit (prediction 5 compares the two variants of an "
+                                 "encoder, so it has one verdict per encoder), and the paper's own numbers judged by "
+                                 "the same rules (last column); the rules and numbers are in the tables below")
+
+
 # -------------------------------------------------------------------------------------------------
 # per-pass audits
 
@@ -370,20 +409,55 @@ def _of(count: Any, total: Any) -> str:
     return "n/a" if pd.isna(count) or pd.isna(total) else f"{int(count):,} of {int(total):,}"
 
 
+#: The paper's Table 7 family (50 pairs x 5 passes) and test rows per identity (100 chains).
+PAPER_TABLE7_FAMILY, PAPER_TABLE7_ROWS = 250, 100
+
+
+def paper_joint_cap(confidence: float = 0.95, delta: float = 1e-5) -> float:
+    """The cap of the paper's Table 7 setting (100 test rows per identity, 250 certificates at 95%) under
+    the joint bound; under its own Clopper-Pearson bound it is 2.338 (:data:`CASCADE_TABLE_7_CAP`).
+
+    Examples
+    --------
+    >>> round(float(certifiable_cap(100, 100, 0.05 / 250, 1e-5, bound="clopper-pearson")), 3)
+    2.338
+    """
+    alpha = bonferroni_alpha(PAPER_TABLE7_FAMILY, confidence)
+    return float(certifiable_cap(PAPER_TABLE7_ROWS, PAPER_TABLE7_ROWS, alpha, delta, bound="joint"))
+
+
+def _bound_values(t7: pd.DataFrame, tag: str) -> dict[str, Any]:
+    """Prose values of one bound's certificates: how many, positive, median, largest, cap, at the cap."""
+    total = int(t7["certificates"].sum())
+    if total == 0:
+        return {f"t7{tag}_{k}": "n/a" for k in ("positive", "median", "max", "cap_max", "censored")} | {
+            f"t7{tag}_total": "0"}
+    # the median over all pair-pass bounds is not stored; the median of the per-pass medians stands in
+    return {f"t7{tag}_positive": f"{int(t7['positive'].sum()):,}", f"t7{tag}_total": f"{total:,}",
+            f"t7{tag}_median": num(t7["median_bound"].astype(float).median()),
+            f"t7{tag}_max": num(t7["max_bound"].astype(float).max()),
+            f"t7{tag}_cap_max": num(t7["cap_max"].astype(float).max()),
+            f"t7{tag}_censored": f"{int(t7['censored'].sum()):,}"}
+
+
 def _audit_values(t8: pd.DataFrame, t7: pd.DataFrame, audit: Mapping[str, Any], families: int) -> dict[str, Any]:
-    """The per-pass section's prose values and the sentences that depend on them."""
+    """The per-pass section's prose values and the sentences that depend on them (``t7_*``: the paper's
+    Clopper-Pearson bound, ``t7j_*``: the joint bound)."""
     values: dict[str, Any] = {name: f"{audit[key]:,}" for key, name in (
         ("pairs", "audit_pairs"), ("kde_pairs", "audit_kde"), ("roc_pairs", "audit_roc"),
         ("permutations", "audit_perm"), ("certificates", "audit_certs"))}
     gm1, gm5 = float(t8[t8["pass"] == 1]["gaussmech"].median()), float(t8[t8["pass"] == 5]["gaussmech"].median())
-    total, positive = int(t7["certificates"].sum()), int(t7["positive"].sum())
-    alpha = float(t7["alpha_per_bound"].iloc[0]) if len(t7) else float("nan")
-    cap = t7["cap_max"].astype(float).max() if total else float("nan")
+    cp, joint = t7[t7["bound"] == "clopper-pearson"], t7[t7["bound"] == "joint"]
+    total, positive = int(cp["certificates"].sum()), int(cp["positive"].sum())
+    alpha = float(t7["alpha"].iloc[0]) if len(t7) else float("nan")
+    cap = cp["cap_max"].astype(float).max() if total else float("nan")
+    values.update(_bound_values(cp, ""))
+    values.update(_bound_values(joint, "j"))
     values.update({
-        "t7_positive": f"{positive:,}", "t7_total": f"{total:,}", "t7_cap_max": num(cap),
         "t7_ntest": span(t7["n_test_min"].astype(float).min(), t7["n_test_max"].astype(float).max(), "{:.0f}")
-        if total else "n/a", "t7_alpha": num(alpha, "{:.1e}"), "t7_families": f"{families}",
-        "t7_family": f"{int(audit['certificates']) * 5:,}",
+        if total else "n/a", "t7_alpha": num(alpha, "{:.1e}"), "t7_alpha_side": num(alpha / 2, "{:.1e}"),
+        "t7_families": f"{families}", "t7_family": f"{int(audit['certificates']) * 5:,}",
+        "t7_paper_cap": num(CASCADE_TABLE_7_CAP), "t7_paper_joint_cap": num(paper_joint_cap()),
         "t8_gm_first": num(gm1, "{:.1f}"), "t8_gm_last": num(gm5, "{:.1f}"),
         "t8_auc_last": num(t8[t8["pass"] == 5]["oof_auc"].median()),
         "t8_inf_min": f"{int(t8['raw_infinite'].min())}", "t8_roc_pairs": f"{int(t8['roc_pairs'].max())}",
@@ -397,12 +471,12 @@ def _audit_values(t8: pd.DataFrame, t7: pd.DataFrame, audit: Mapping[str, Any], 
         limit = (" so these chains, however separable, cannot certify a large $\\varepsilon$: up to 30 photographs "
                  "per identity is what limits the certificate, not the privacy of the swap." if cap < 1 else ".")
         values["t7_sentence"] = (
-            f"The certificates are: {positive:,} of the {total:,} pair-pass bounds are positive ({families} separate "
+            f"With the paper's bound, {positive:,} of the {total:,} pair-pass bounds are positive ({families} separate "
             f"families, one per variant and encoder, each of {values['t7_family']} bounds holding together at 95%; "
             f"the families are not jointly corrected). With {values['t7_ntest']} test rows per identity and "
-            f"$\\alpha$ = {values['t7_alpha']} per bound, no bound can exceed {values['t7_cap_max']} (the cap of a "
-            f"pair with zero test errors; *Picture the Epsilon*: {CASCADE_TABLE_7_CAP} with its larger test sets),"
-            + limit)
+            f"$\\alpha$ = {values['t7_alpha_side']} per one-sided bound, no bound can exceed {values['t7_cap_max']} "
+            f"(the cap of a pair with zero test errors; *Picture the Epsilon*: {CASCADE_TABLE_7_CAP} with its larger "
+            "test sets)," + limit)
     return values
 
 
@@ -434,21 +508,32 @@ def per_pass_tables(table8: Mapping[tuple[str, str], pd.DataFrame], table7: Mapp
                            "corners": [_of(a, b) for a, b in zip(both8["exact_corners"], both8["roc_pairs"])],
                            "infinite": [_of(a, b) for a, b in zip(both8["raw_infinite"], both8["roc_pairs"])],
                            "mmd": [_of(a, b) for a, b in zip(both8["mmd_rejections"], both8["mmd_tested"])]})
+    cp7, joint7 = t7[t7["bound"] == "clopper-pearson"], t7[t7["bound"] == "joint"]
     paper7 = _paper(CASCADE_TABLE_7, PAPER_LABELS["audits"]).rename(
         columns={"median_lb": "median_bound", "min_lb": "min_bound", "max_lb": "max_bound"}).assign(certificates=50)
-    both7 = pd.concat([t7, paper7], ignore_index=True)
-    certs = strings(both7[["fit", "pass", "certificates", "positive", "above_1", "median_bound", "censored"]],
-                    {c: "{:,.0f}" for c in ("pass", "certificates", "positive", "above_1", "censored")}, missing=NONE)
-    certs.insert(6, "range", [span(a, b) if pd.notna(a) else NONE for a, b in zip(both7["min_bound"], both7["max_bound"])])
+    both7 = pd.concat([cp7.reset_index(drop=True), paper7], ignore_index=True)
+    certs = strings(both7[["fit", "pass", "positive", "above_1", "median_bound", "censored"]],
+                    {c: "{:,.0f}" for c in ("pass", "positive", "above_1", "censored")}, missing=NONE)
+    certs.insert(5, "range", [span(a, b) if pd.notna(a) else NONE for a, b in zip(both7["min_bound"], both7["max_bound"])])
+    j = joint7.reset_index(drop=True)
+    joint_cols = pd.DataFrame({"joint median": [num(v) if pd.notna(v) else NONE for v in j["median_bound"]],
+                               "joint at cap": [f"{int(v):,}" for v in j["censored"]]})
+    joint_cols = pd.concat([joint_cols, pd.DataFrame({"joint median": [NONE] * len(paper7),
+                                                      "joint at cap": [NONE] * len(paper7)})], ignore_index=True)
+    certs = pd.concat([certs.reset_index(drop=True), joint_cols], axis=1)
     limits = pd.DataFrame([{"fit": fit, "tests": span(g["n_test_min"].astype(float).min(),
                                                       g["n_test_max"].astype(float).max(), "{:.0f}"),
                             "family": f"{int(g['family_size'].iloc[0]):,}",
-                            "alpha": num(g["alpha_per_bound"].iloc[0], "{:.1e}"),
-                            "cap": span(g["cap_min"].astype(float).min(), g["cap_max"].astype(float).max())}
-                           for fit, g in t7.groupby("fit", sort=False)]
-                          + [{"fit": PAPER_LABELS["audits"], "tests": "n/a", "family": "250", "alpha": "1.0e-04",
-                              "cap": num(CASCADE_TABLE_7_CAP)}])
-    limits = limits.replace({"tests": {"n/a–n/a": "n/a"}, "cap": {"n/a–n/a": "n/a"}})
+                            "alpha": num(g["alpha"].iloc[0], "{:.1e}"),
+                            "cap": span(g["cap_min"].astype(float).min(), g["cap_max"].astype(float).max()),
+                            "cap_joint": span(*(lambda h: (h["cap_min"].astype(float).min(),
+                                                           h["cap_max"].astype(float).max()))(
+                                joint7[joint7["fit"] == fit]))}
+                           for fit, g in cp7.groupby("fit", sort=False)]
+                          + [{"fit": PAPER_LABELS["audits"], "tests": f"{PAPER_TABLE7_ROWS}",
+                              "family": f"{PAPER_TABLE7_FAMILY}", "alpha": num(0.05 / PAPER_TABLE7_FAMILY, "{:.1e}"),
+                              "cap": num(CASCADE_TABLE_7_CAP), "cap_joint": num(paper_joint_cap())}])
+    limits = limits.replace({"tests": {"n/a–n/a": "n/a"}, "cap": {"n/a–n/a": "n/a"}, "cap_joint": {"n/a–n/a": "n/a"}})
     paper_note = ("last: Table 8 of Picture the Epsilon, FaceFusion chains in 512-D ArcFace on development rows "
                   "only; the values differ with swapper, encoder and rows")
     tables = [
@@ -460,14 +545,18 @@ def per_pass_tables(table8: Mapping[tuple[str, str], pd.DataFrame], table7: Mapp
                                              "infinite": "raw ROC +∞", "mmd": "MMD rejections at 0.05"},
                caption=f"What the descriptive routes counted ({paper_note})"),
         styled(certs, group="fit", nowrap=("range",),
-               headers={"certificates": "pairs", "above_1": "above 1", "median_bound": "median bound",
-                        "range": "smallest–largest", "censored": "censored"},
-               caption="Reserved-test certificates per pass: pairs certified, bounds above 0 and above 1, "
-                       "censored bounds (at the cap) (last: Table 7 of Picture the Epsilon, whose larger test sets "
+               headers={"positive": "> 0", "above_1": "> 1", "median_bound": "median", "censored": "at cap",
+                        "joint median": "joint median", "joint at cap": "joint at cap"},
+               caption=f"Reserved-test certificates per pass ({int(cp7['certificates'].max()) if len(cp7) else 0} "
+                       "pairs each) with the paper's Clopper–Pearson bound (bounds above 0 and 1, median, range, how "
+                       "many sit at their cap) and, beside them, the joint bound's median and count at the cap "
+                       "(last: Table 7 of Picture the Epsilon, 50 pairs per pass, whose 100 test rows per identity "
                        "allow larger bounds: the next table)"),
-        styled(limits, headers={"tests": "test rows per identity", "family": "bounds in the family",
-                                "alpha": "α per one-sided bound", "cap": "cap (largest possible bound)"},
-               caption="What bounds the certificates: test size and family (one family per variant and encoder)")]
+        styled(limits, headers={"tests": "test rows per identity", "family": "certificates in the family",
+                                "alpha": "α per certificate", "cap": "cap, Clopper–Pearson",
+                                "cap_joint": "cap, joint"},
+               caption="What bounds the certificates: test size and family (one family per variant and encoder); "
+                       "the paper's bound splits α over two one-sided bounds, the joint bound spends it on one test")]
     return tables, _audit_values(t8, t7, audit, len(table7))
 
 
@@ -516,14 +605,17 @@ def exercise_values(measured: Mapping[tuple[str, str], pd.DataFrame], table7: Ma
                     confidence: float = 0.95) -> dict[str, Any]:
     """The numbers of the chapter's exercises' solutions (computed, so they are executed and tested).
 
-    ``ex_*`` keys: for dlib ``hull``, the passes until the excess is below 0.001 at the late measured
-    ratio and how many passes each factor of ten costs; for the certificates, the test rows per
-    identity a bound of 1 needs at this run's per-bound level and with a single bound, and what this
-    run's largest test set can certify (``ex_cap_sentence``).
+    ``ex_*`` keys: for ``hull`` under the run's first encoder (``ex_encoder``), the passes until the excess is below 0.001 at the late measured
+    ratio and how many passes each factor of ten costs; for the certificates, under each bound (the
+    paper's Clopper-Pearson, ``_joint``), the test rows per identity a bound of 1 needs at this run's
+    per-certificate level and for a single certificate, and what this run's largest test set can
+    certify (``ex_cap_sentence``).
     """
-    m = measured[("hull", "dlib")]
+    encoder = next(e for v, e in measured if v == "hull")
+    m = measured[("hull", encoder)]
     ex5, late = float(m["excess"].iloc[-1]), _late_rate(m)
-    values: dict[str, Any] = {"ex_late_hull_dlib": num(late), "ex_excess5_hull_dlib": num(ex5)}
+    values: dict[str, Any] = {"ex_late_hull": num(late), "ex_excess5_hull": num(ex5),
+                              "ex_encoder": ENCODER_LABEL.get(encoder, encoder)}
     if 0 < late < 1 and ex5 > 0:
         values["ex_passes_001"] = f"{passes_to_excess(ex5, int(m['pass'].iloc[-1]), late, threshold=0.01)}"
         values["ex_passes_0001"] = f"{passes_to_excess(ex5, int(m['pass'].iloc[-1]), late, threshold=0.001)}"
@@ -531,14 +623,16 @@ def exercise_values(measured: Mapping[tuple[str, str], pd.DataFrame], table7: Ma
     else:
         values.update(ex_passes_001="n/a", ex_passes_0001="n/a", ex_per_decade="n/a")
     t7 = next(iter(table7.values()))
-    alpha = float(t7["alpha_per_bound"].iloc[0])
-    single = (1 - confidence) / 2
-    values.update({"ex_alpha": num(alpha, "{:.1e}"), "ex_alpha_single": num(single, "{:.1e}"),
-                   "ex_rows_family": f"{required_test_size(1.0, alpha):,}",
-                   "ex_rows_single": f"{required_test_size(1.0, single):,}"})
+    alpha = float(t7["alpha"].iloc[0])
+    single = 1 - confidence
+    values.update({"ex_alpha": num(alpha, "{:.1e}"), "ex_alpha_single": num(single, "{:.1e}")})
+    for bound, tag in (("clopper-pearson", ""), ("joint", "_joint")):
+        values[f"ex_rows_family{tag}"] = f"{required_test_size(1.0, alpha, bound=bound):,}"
+        values[f"ex_rows_single{tag}"] = f"{required_test_size(1.0, single, bound=bound):,}"
     n = pd.concat(table7.values())["n_test_max"].astype(float).max()
     values["ex_cap_sentence"] = (
         f"This run's largest test set has {int(n)} rows per identity, whose cap at the family's level is "
-        f"{num(certifiable_cap(int(n), int(n), alpha))}." if pd.notna(n) else
+        f"{num(certifiable_cap(int(n), int(n), alpha, bound='clopper-pearson'))} with the paper's bound and "
+        f"{num(certifiable_cap(int(n), int(n), alpha, bound='joint'))} with the joint bound." if pd.notna(n) else
         "This run certified no pair, so it has no test set to compare with.")
     return values

@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pandas as pd
 
-from ...bounds import bonferroni_alpha
+from ...bounds import DEFAULT_BOUND, bonferroni_alpha
 from ...corpora import DESIGN_FILES, ROLES, Corpora, embedding_file
 from ...leakage import cmc, membership_metrics
 from ...validation import unit_rows
@@ -409,8 +409,8 @@ def cascade_series(corpora: Corpora, variant: str, *, centre: np.ndarray | None 
 # -------------------------------------------------------------------------------------------------
 # per-pass audits (Picture the Epsilon, Tables 7 and 8)
 
-_CERT_COLUMNS = ["pass", "certificates", "positive", "above_1", "median_bound", "min_bound", "max_bound", "censored",
-                 "cap_min", "cap_max", "n_test_min", "n_test_max", "alpha_per_bound", "family_size"]
+_CERT_COLUMNS = ["pass", "bound", "certificates", "positive", "above_1", "median_bound", "min_bound", "max_bound",
+                 "censored", "cap_min", "cap_max", "n_test_min", "n_test_max", "alpha", "alpha_per_bound", "family_size"]
 
 
 def _descriptive_row(k: int, audit: Any, kept: dict, rejections: Any, tested: int, seconds: float) -> dict[str, Any]:
@@ -432,13 +432,14 @@ def _descriptive_row(k: int, audit: Any, kept: dict, rejections: Any, tested: in
     return row
 
 
-def _certificate_row(k: int, per_pair: pd.DataFrame, family: int, confidence: float) -> dict[str, Any]:
-    """One row of the Table 7 analog: the pass's reserved-test certificates."""
+def _certificate_row(k: int, per_pair: pd.DataFrame, family: int, confidence: float, bound: str) -> dict[str, Any]:
+    """One row of the Table 7 analog: the pass's reserved-test certificates under one bound."""
     cert = per_pair[per_pair["route"] == "roc_reserved"]
     values = cert["value"].astype(float).to_numpy()
     sizes = np.r_[cert["n_a"].astype(int), cert["n_b"].astype(int)]
     n = len(values)
-    return {"pass": k, "certificates": n, "positive": int(np.sum(values > 0)), "above_1": int(np.sum(values > 1)),
+    return {"pass": k, "bound": bound, "certificates": n, "positive": int(np.sum(values > 0)),
+            "above_1": int(np.sum(values > 1)),
             "median_bound": float(np.median(values)) if n else pd.NA,
             "min_bound": float(np.min(values)) if n else pd.NA,
             "max_bound": float(np.max(values)) if n else pd.NA,
@@ -446,7 +447,9 @@ def _certificate_row(k: int, per_pair: pd.DataFrame, family: int, confidence: fl
             "cap_min": float(cert["cap"].astype(float).min()) if n else pd.NA,
             "cap_max": float(cert["cap"].astype(float).max()) if n else pd.NA,
             "n_test_min": int(sizes.min()) if n else pd.NA, "n_test_max": int(sizes.max()) if n else pd.NA,
-            "alpha_per_bound": bonferroni_alpha(family, confidence), "family_size": family}
+            "alpha": bonferroni_alpha(family, confidence),
+            "alpha_per_bound": float(cert["alpha_per_bound"].astype(float).iloc[0]) if n else pd.NA,
+            "family_size": family}
 
 
 def _permutation_rejections(kept: dict, permutations: int, permutation_pairs: int, seed: Any, n_jobs: int | None,
@@ -470,7 +473,8 @@ def per_pass_audits(corpora: Corpora, variant: str, *, passes: Sequence[int] = r
                     certificate_passes: Sequence[int] = range(1, 6), selection_pool: int = 100,
                     test_size: float = 0.3, prefer_certifiable: bool = True, confidence: float = 0.95,
                     delta: float = 1e-5, seed: int = 0, n_jobs: int | None = 2,
-                    progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
+                    progress: bool = True, bounds: Sequence[str] = (DEFAULT_BOUND, "clopper-pearson")
+                    ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Audit the identities' pass-``k`` embeddings with the four routes and reserved-test certificates.
 
     Each pass ``k`` is one condition: :func:`pass_groups` (one unit-normalised row per complete
@@ -482,8 +486,11 @@ def per_pass_audits(corpora: Corpora, variant: str, *, passes: Sequence[int] = r
     ``certificate_passes``, ``certificates`` pairs chosen on development rows among the first
     ``selection_pool`` (audit_condition's development-only selection), certified on the untouched
     test rows; all ``certificates * len(certificate_passes)`` bounds form one Bonferroni family
-    (``family_size``), so each one-sided bound is at ``(1 - confidence) / (2 * family)`` and all
-    hold together at ``confidence``. Unlike the paper the selected pairs may share identities.
+    (``family_size``), so each certificate's error level is ``(1 - confidence) / family`` and all
+    hold together at ``confidence``. Each bound of ``bounds`` certifies the pass anew (the first
+    with the descriptive routes, the others certificates only): the library's joint test, and
+    *Picture the Epsilon*'s two one-sided Clopper-Pearson bounds at half the level each. Unlike the
+    paper the selected pairs may share identities.
 
     Parameters
     ----------
@@ -502,6 +509,8 @@ def per_pass_audits(corpora: Corpora, variant: str, *, passes: Sequence[int] = r
         per pass (``alpha = 1e-3``) with ``test_size=0.5`` (13-14 rows) caps at 0.36-0.45.
     seed, n_jobs, progress
         As in :func:`epsaudit.condition.audit_condition`.
+    bounds : sequence of {"joint", "clopper-pearson"}
+        The certificates' bounds, one Table 7 row per pass and bound.
 
     Returns
     -------
@@ -511,11 +520,13 @@ def per_pass_audits(corpora: Corpora, variant: str, *, passes: Sequence[int] = r
         ``oof_auc`` (median), ``exact_corners``, ``raw_infinite``, ``roc_pairs`` (counts over
         ``roc_pairs``), ``mmd_rejections`` (p < 0.05), ``mmd_tested``, ``seconds``.
     certified : pandas.DataFrame
-        Table 7 analog, one row per pass of ``certificate_passes``: ``pass``, ``certificates``,
+        Table 7 analog, one row per pass of ``certificate_passes`` and bound: ``pass``, ``bound``,
+        ``certificates``,
         ``positive`` (> 0), ``above_1``, ``median_bound``, ``min_bound``, ``max_bound``,
         ``censored`` (zero test errors: the bound equals its cap), ``cap_min``/``cap_max`` (what the
         test sizes can certify, :func:`epsaudit.bounds.certifiable_cap`), ``n_test_min``/
-        ``n_test_max`` (test rows per identity), ``alpha_per_bound``, ``family_size``.
+        ``n_test_max`` (test rows per identity), ``alpha`` (each certificate's error level),
+        ``alpha_per_bound`` (the level of each test it is made of), ``family_size``.
 
     Raises
     ------
@@ -534,16 +545,19 @@ def per_pass_audits(corpora: Corpora, variant: str, *, passes: Sequence[int] = r
         groups = pass_groups(corpora, variant, k)
         t0 = time.perf_counter()
         certify = certificates if k in cert_passes else 0
-        audit = audit_condition(groups, pairs=pairs, kde_pairs=kde_pairs, roc_pairs=roc_pairs, certificates=certify,
-                                family_size=family if certify else None, selection_pool=selection_pool,
-                                test_size=test_size, prefer_certifiable=prefer_certifiable,
-                                confidence=confidence, delta=delta, seed=seed, permutations=0, n_jobs=n_jobs,
-                                progress=progress)
+        common = dict(certificates=certify, family_size=family if certify else None, selection_pool=selection_pool,
+                      test_size=test_size, prefer_certifiable=prefer_certifiable, confidence=confidence, delta=delta,
+                      seed=seed, permutations=0, n_jobs=n_jobs, progress=progress)
+        audit = audit_condition(groups, pairs=pairs, kde_pairs=kde_pairs, roc_pairs=roc_pairs, bound=bounds[0],
+                                **common)
         kept = {lab: x for lab, x in groups.items() if len(x) >= audit.settings["min_rows"]}
         rejections, tested = _permutation_rejections(kept, permutations, permutation_pairs, seed, n_jobs, progress)
         desc_rows.append(_descriptive_row(k, audit, kept, rejections, tested, time.perf_counter() - t0))
         if certify:
-            cert_rows.append(_certificate_row(k, audit.per_pair, family, confidence))
+            cert_rows.append(_certificate_row(k, audit.per_pair, family, confidence, bounds[0]))
+            for other in bounds[1:]:
+                alone = audit_condition(groups, pairs=0, kde_pairs=0, roc_pairs=0, bound=other, **common)
+                cert_rows.append(_certificate_row(k, alone.per_pair, family, confidence, other))
     desc = pd.DataFrame(desc_rows)
     for col in desc.columns:
         if desc[col].dtype == object:

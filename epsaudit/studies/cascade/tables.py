@@ -470,7 +470,9 @@ def penalty_values(studies: Mapping[tuple[str, str], Any], search: pd.DataFrame,
     """The prose values of the penalty section: per-fit numbers, edge status, what is determined
     (phrases with symbols are Markdown, for ``{glue:md}``)."""
     values = _fit_values(studies, design_tables)
-    values["old_dlib_phrase"] = _old_phrase(design_tables[(variants[0], "dlib")].iloc[0])
+    first = next(e for v, e in design_tables if v == variants[0])  # the first encoder of the run (a label)
+    values["old_first_encoder"] = first
+    values["old_first_phrase"] = _old_phrase(design_tables[(variants[0], first)].iloc[0])
     edges = search["edge"].value_counts()
     values["n_interior"] = int(edges.get("interior", 0))
     values["n_searches"] = len(search)

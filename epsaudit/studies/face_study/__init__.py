@@ -7,9 +7,15 @@ for a membership adversary (its Section V, Table I). The chapter runs both on co
 from Labeled Faces in the Wild: ``<encoder>_<regime>_<generator>`` embedding tables
 (:mod:`epsaudit.faces.pipeline`), 2 encoders x 2 regimes x 3 generators.
 
-This module is what the chapter's notebook imports. It holds
+The chapter is two lecture pages: ``notebooks/03_face_case_study.py`` (the data, the audits, Tables
+2 and 3 under both certificate bounds, the diagnostics) and ``notebooks/03b_face_membership.py``
+(membership inference, the examples, certified trade-off curves). Both import this module only
+(besides the public core API), and both take the same checked papermill parameters
+(:data:`PARAMETERS`, :func:`check_parameters`: profile, data folder, encoders, generators, seed).
+This module holds
 
-- the conditions and their labels (:data:`CONDITIONS`, :func:`condition_label`);
+- the conditions and their labels (:data:`CONDITIONS`, :func:`condition_label`, :func:`present`:
+  those a run includes);
 - the run profiles (:data:`PROFILES`, :func:`choose_profile`);
 - the papers' reported values the chapter compares with (:data:`TABLE2`, :data:`TABLE3`,
   :data:`DIAGNOSTICS`, :data:`MIA_TABLE_I_FACEFUSION`, :data:`MIA`);
@@ -48,6 +54,7 @@ import numpy as np
 import pandas as pd
 
 from ..stopwatch import Stopwatch
+from .. import parameters as _parameters
 
 from ... import faces
 from ...data import EmbeddingTable, load_embeddings
@@ -61,7 +68,8 @@ __all__ = [
     "CERTIFICATES_PER_CONDITION", "STUDY_AUDIT", "TABLE2_PAIRS", "PAPER_DIM", "MATCHED_GALLERY", "PROFILES",
     "TABLE2", "TABLE3", "TABLE3_PROTOCOL", "CERTIFICATE_CLOSED_FORMS", "DIAGNOSTICS", "MIA_TABLE_I_FACEFUSION",
     "MIA", "condition_names", "parse_condition", "condition_label", "labelled", "span", "rounded", "choose_profile",
-    "Stopwatch", "images_available", "StudyData", "load_conditions", "subset_table", "audit_settings",
+    "Stopwatch", "images_available", "StudyData", "load_conditions", "subset_table", "audit_settings", "PARAMETERS",
+    "present", "check_parameters",
 ]
 
 #: Row L2-normalisation under its old name: chapter 4 imports ``_unit`` from here until it takes
@@ -103,6 +111,65 @@ def condition_names(encoders: Sequence[str] = ENCODERS, regimes: Sequence[str] =
 
 #: The chapter's 12 conditions, in table order.
 CONDITIONS = condition_names()
+
+
+def present(mapping: Mapping[str, Any] | Sequence[str]) -> list[str]:
+    """The conditions of :data:`CONDITIONS` that ``mapping`` holds, in table order.
+
+    A run may include only some encoders or generators (the notebook's ``encoders`` and
+    ``generators`` parameters); every table of the chapter has one row per condition present.
+
+    Examples
+    --------
+    >>> present({"sface_small_none": 1, "dlib_large_swap": 2})
+    ['dlib_large_swap', 'sface_small_none']
+    """
+    return [n for n in CONDITIONS if n in mapping]
+
+
+#: The notebooks' papermill parameters (both pages of chapter 3): what each may be
+#: (:mod:`epsaudit.studies.parameters`). Every page needs the untouched photographs (``none``):
+#: the membership adversary's galleries and the reference every generator is compared with.
+PARAMETERS = (_parameters.PROFILE, _parameters.DATA, _parameters.ENCODERS, _parameters.GENERATORS,
+              _parameters.SEED, _parameters.N_JOBS)
+
+
+def check_parameters(namespace: dict, page: str, required: Sequence[str] = ("none",)) -> dict[str, Any]:
+    """Check a chapter-3 page's parameters (:func:`epsaudit.studies.parameters.check`) in its first cell.
+
+    Besides each parameter's own allowed values, ``generators`` must include ``required`` (the
+    first page needs ``"none"``, the membership page also ``"swap"``, whose swaps it studies).
+
+    Parameters
+    ----------
+    namespace : dict
+        The notebook's ``globals()`` (checked values are written back).
+    page : str
+        The page, for the messages.
+    required : sequence of str
+        Generators the page cannot do without.
+
+    Returns
+    -------
+    dict
+        Parameter name -> checked value.
+
+    Raises
+    ------
+    ValueError
+        An unknown parameter or a value that is not allowed, naming it and the allowed values.
+    """
+    values = _parameters.check(namespace, PARAMETERS, page)
+    missing = [g for g in required if g not in values["generators"]]
+    if missing:
+        need = " and ".join(repr(g) for g in required)
+        raise ValueError(f"{page}: parameter generators = {values['generators']!r} must include {need} (this page "
+                         f"needs {', '.join(repr(g) for g in missing)}); allowed: a list of distinct values among "
+                         f"'none', 'swap', 'dp-pix' that includes {need}")
+    # the pages' tables follow the chapter's order, whatever order the parameters gave
+    namespace["encoders"] = values["encoders"] = [e for e in ENCODERS if e in values["encoders"]]
+    namespace["generators"] = values["generators"] = [g for g in GENERATORS if g in values["generators"]]
+    return values
 
 
 def parse_condition(name: str) -> dict[str, str]:
@@ -303,7 +370,8 @@ class StudyData:
     Attributes
     ----------
     tables : dict
-        Condition name -> :class:`~epsaudit.data.EmbeddingTable` (every name of :data:`CONDITIONS`).
+        Condition name -> :class:`~epsaudit.data.EmbeddingTable` (the names of :data:`CONDITIONS` the run
+        includes, in that order).
     donors : dict
         Encoder -> the donor identity's gallery (``<encoder>_donor_none.csv``).
     manifest : dict
@@ -330,7 +398,17 @@ class StudyData:
     @property
     def dim(self) -> int:
         """Embedding dimension of the conditions."""
-        return self.tables[CONDITIONS[0]].dim
+        return next(iter(self.tables.values())).dim
+
+    @property
+    def encoders(self) -> list[str]:
+        """The encoders of the loaded conditions, in :data:`ENCODERS` order."""
+        return [e for e in ENCODERS if any(parse_condition(n)["encoder"] == e for n in self.tables)]
+
+    @property
+    def generators(self) -> list[str]:
+        """The generators of the loaded conditions, in :data:`GENERATORS` order."""
+        return [g for g in GENERATORS if any(parse_condition(n)["generator"] == g for n in self.tables)]
 
     @property
     def donor_id(self) -> str:
@@ -366,9 +444,10 @@ def subset_table(table: EmbeddingTable, n_ids: int, n_rows: int) -> EmbeddingTab
                                       source=f"{table.source} (first {n_ids} identities)")
 
 
-def load_conditions(profile: Mapping[str, Any], committed: str | Path = Path("..") / "data", *,
+def load_conditions(profile: Mapping[str, Any], committed: str | Path = "data", *,
+                    encoders: Sequence[str] = ENCODERS, generators: Sequence[str] = GENERATORS,
                     n_jobs: int = 1, clock: Stopwatch | None = None) -> StudyData:
-    """Every condition of the chapter and the donor galleries, as a profile asks.
+    """The chapter's conditions and the donor galleries, as a profile asks.
 
     The full and paper profiles read the committed tables in ``committed``. The smoke profile
     (``profile["smoke"] = (identities, photographs)``) runs every stage of the face pipeline
@@ -381,7 +460,11 @@ def load_conditions(profile: Mapping[str, Any], committed: str | Path = Path("..
     profile : mapping
         A :data:`PROFILES` entry.
     committed : path
-        The folder of the committed tables and ``manifest.json``.
+        The folder of the committed tables and ``manifest.json``; a relative folder is taken from
+        the repository (:func:`epsaudit.studies.parameters.data_folder`), never from the working
+        directory.
+    encoders, generators : sequence of str
+        The conditions to load (:func:`condition_names` of both regimes).
     n_jobs : int
         Workers of the face pipeline.
     clock : Stopwatch, optional
@@ -393,14 +476,18 @@ def load_conditions(profile: Mapping[str, Any], committed: str | Path = Path("..
 
     Raises
     ------
+    ValueError
+        A folder that does not exist or lacks ``manifest.json`` (naming the resolved path).
     FileNotFoundError
-        A missing table or manifest.
+        A missing table.
     """
     t0 = time.perf_counter()
     images = images_available()
     temporary = None
+    names = condition_names(encoders, REGIMES, generators)
+    committed = _parameters.data_folder(committed, ["manifest.json"])
     if profile["smoke"] is None:
-        directory, note, stage = Path(committed), "the committed tables in `data/`", "load"
+        directory, note, stage = committed, "the committed tables in `data/`", "load"
     elif images:
         temporary = tempfile.TemporaryDirectory(prefix="epsaudit-faces-")
         directory, stage = Path(temporary.name), "data (smoke: run_smoke)"
@@ -409,11 +496,11 @@ def load_conditions(profile: Mapping[str, Any], committed: str | Path = Path("..
         note = (f"`run_smoke`: {n_ids} identities x {n_images} photographs per regime, detected, "
                 "generated, encoded and written to a temporary folder")
     else:
-        directory, stage = Path(committed), "load"
+        directory, stage = committed, "load"
         note = "the first identities of the committed tables (the LFW images are absent, so `run_smoke` cannot run)"
     manifest = json.loads((directory / "manifest.json").read_text())
-    tables = {name: load_embeddings(directory / f"{name}.csv") for name in CONDITIONS}
-    donors = {e: load_embeddings(directory / f"{e}_donor_none.csv", min_identities=0) for e in ENCODERS}
+    tables = {name: load_embeddings(directory / f"{name}.csv") for name in names}
+    donors = {e: load_embeddings(directory / f"{e}_donor_none.csv", min_identities=0) for e in encoders}
     if profile["smoke"] is not None and not images:
         tables = {k: subset_table(t, *profile["smoke"]) for k, t in tables.items()}
     if clock is not None:
@@ -449,7 +536,8 @@ _COMPANIONS = {
     "audit": (
         "data_table", "data_numbers", "condition_groups", "pair_lists", "run_audits", "common_pairs", "table2_row",
         "TABLE2_COLUMNS", "table2", "table2_comparison", "table2_500", "table2_numbers", "table3_row", "table3",
-        "table3_comparison", "cap_table", "CAP_ROWS", "certificate_caps", "cap_summary", "table3_numbers",
+        "table3_comparison", "cap_table", "CAP_ROWS", "CAP_COLUMNS", "certificate_caps", "cap_summary", "table3_numbers",
+        "reserved_certificates", "bound_summary", "example_condition",
     ),
     "diagnostics": (
         "SHAPIRO_MAX_ROWS", "BANDWIDTH_SCALES", "BANDWIDTH_WIDEN_FACTOR", "pooled_residuals", "shapiro_wilk",
@@ -470,12 +558,13 @@ _COMPANIONS = {
         "SHORT_REGIME", "PAPER_ROW", "PAPER_NOTE", "with_paper", "number", "count", "percent", "certificate", "span_text", "range_text", "short_label", "condition_text",
         "short_index", "styled", "data_views", "table2_view", "table2_500_view", "cap_view", "table3_view",
         "table3_caps_view", "shapiro_view", "bandwidth_view", "edges_view", "witness_view", "robustness_views",
-        "membership_views", "short_name", "tradeoff_views", "timing_view",
+        "membership_views", "short_name", "tradeoff_views", "timing_view", "table3_joint_view",
     ),
     "wording": (
-        "fold_words", "profile_text", "cli_command", "audit_numbers", "data_claims", "table2_claims", "table3_claims",
+        "fold_words", "profile_text", "cli_command", "audit_numbers", "data_claims", "centring_claims", "table2_claims",
+        "table3_claims", "bound_claims",
         "shapiro_claims", "witness_claims", "bandwidth_claims", "robustness_claims", "membership_claims",
-        "tradeoff_claims", "exercise_numbers", "exercise_claims",
+        "tradeoff_claims", "exercise_numbers", "exercise_claims", "examples_text",
     ),
 }
 _LAZY = {name: module for module, names in _COMPANIONS.items() for name in names}

@@ -17,13 +17,14 @@ from typing import Any, Hashable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...bounds import bonferroni_alpha, certifiable_cap
+from ...bounds import DEFAULT_BOUND, bonferroni_alpha, certifiable_cap
 from ...condition import ConditionAudit, audit_condition
 from ...data import EmbeddingTable
 from ...pairs import identity_pairs
 from ...settings import AuditSettings
 from . import (
     CONDITIONS,
+    ENCODER_LABEL,
     LEVELS,
     PAPER_DIM,
     REGIME_LABEL,
@@ -34,6 +35,7 @@ from . import (
     TABLE3_PROTOCOL,
     StudyData,
     labelled,
+    present,
     span,
 )
 
@@ -59,7 +61,7 @@ def data_table(data: StudyData) -> pd.DataFrame:
         A condition missing from the manifest.
     """
     rows = {}
-    for name in CONDITIONS:
+    for name in present(data.tables):
         t, e = data.tables[name], data.manifest["files"][f"{name}.csv"]
         per_id = t.rows_per_identity()
         primary = {"dlib": "hog", "sface": "yunet"}[e["encoder"]]
@@ -76,7 +78,7 @@ def data_table(data: StudyData) -> pd.DataFrame:
     return labelled(rows)
 
 
-def data_numbers(table: pd.DataFrame, data: StudyData) -> dict[str, Any]:
+def data_numbers(table: pd.DataFrame, data: StudyData) -> dict[str, Any]:  # noqa: C901
     """The numbers the data section's prose quotes.
 
     Parameters
@@ -93,25 +95,45 @@ def data_numbers(table: pd.DataFrame, data: StudyData) -> dict[str, Any]:
         detector fallbacks, the donor and its photographs.
     """
     out: dict[str, Any] = {}
+    first = ENCODER_LABEL[data.encoders[0]]
     for regime in REGIMES:
-        row = table.xs(("dlib", REGIME_LABEL[regime], "none"))
+        row = table.xs((first, REGIME_LABEL[regime], "none"))
         out[f"n_rows_{regime}"] = int(row["rows"])
         out[f"n_ids_{regime}"] = int(row["identities"])
-    for regime in REGIMES:
-        k = int(table.xs(("dlib", REGIME_LABEL[regime], "none"))["identities"])
+        k = int(row["identities"])
         out[f"cand_pairs_{regime}"] = k * (k - 1) // 2
     none_rows = table.xs("none", level="generator")
-    out["dlib_mean_norm"] = float(none_rows.xs("dlib")["|mean unit vector|"].mean())
-    out["sface_mean_norm"] = float(none_rows.xs("SFace")["|mean unit vector|"].mean())
-    out["dlib_diff_raw"] = float(none_rows.xs("dlib")["cos diff raw"].mean())
-    out["dlib_diff_centred"] = float(none_rows.xs("dlib")["cos diff centred"].mean())
-    out["sface_diff_raw"] = float(none_rows.xs("SFace")["cos diff raw"].mean())
-    dp = table.xs("dp-pix", level="generator")
-    out["dppix_fallbacks"] = int(dp["detector fallbacks"].sum())
-    out["dppix_rows"] = int(dp["rows"].sum())
+    for enc in data.encoders:
+        rows = none_rows.xs(ENCODER_LABEL[enc])
+        out[f"{enc}_mean_norm"] = float(rows["|mean unit vector|"].mean())
+        out[f"{enc}_diff_raw"] = float(rows["cos diff raw"].mean())
+        out[f"{enc}_diff_centred"] = float(rows["cos diff centred"].mean())
+    if "dp-pix" in table.index.get_level_values("generator"):
+        dp = table.xs("dp-pix", level="generator")
+        out["dppix_fallbacks"] = int(dp["detector fallbacks"].sum())
+        out["dppix_rows"] = int(dp["rows"].sum())
     out["donor_id"] = data.donor_id
-    out["donor_photos"] = int(len(data.donors["dlib"].labels))
+    out["donor_photos"] = int(len(next(iter(data.donors.values())).labels))
     return out
+
+
+def example_condition(tables: Mapping[str, Any]) -> str:
+    """The condition the page certifies one pair of by hand: SFace's ≥20-photo swaps when present, else
+    the first ≥20-photo condition of the run (in :data:`CONDITIONS` order).
+
+    Examples
+    --------
+    >>> example_condition({"dlib_large_none": 0, "sface_large_swap": 0})
+    'sface_large_swap'
+    >>> example_condition({"dlib_small_none": 0, "dlib_large_none": 0})
+    'dlib_large_none'
+    """
+    names = [n for n in CONDITIONS if n in tables]
+    for choice in ("sface_large_swap", "dlib_large_swap"):
+        if choice in tables:
+            return choice
+    large = [n for n in names if "_large_" in n]
+    return (large or names)[0]
 
 
 def condition_groups(tables: Mapping[str, EmbeddingTable], min_rows: int = 5) -> dict[str, dict[str, np.ndarray]]:
@@ -129,7 +151,7 @@ def condition_groups(tables: Mapping[str, EmbeddingTable], min_rows: int = 5) ->
     dict
         Condition name -> identity -> array, shape (n_i, d).
     """
-    return {n: tables[n].groups(min_rows=min_rows) for n in CONDITIONS}
+    return {n: tables[n].groups(min_rows=min_rows) for n in present(tables)}
 
 
 def pair_lists(groups: Mapping[str, Mapping[Hashable, Any]], *,
@@ -149,7 +171,7 @@ def pair_lists(groups: Mapping[str, Mapping[Hashable, Any]], *,
     dict
         Condition name -> list of (identity, identity).
     """
-    return {n: identity_pairs(groups[n], seed=seed) for n in CONDITIONS}
+    return {n: identity_pairs(groups[n], seed=seed) for n in present(groups)}
 
 
 
@@ -174,7 +196,7 @@ def run_audits(tables: Mapping[str, EmbeddingTable], settings: AuditSettings, *,
         ``(audits, seconds)``: condition name -> ConditionAudit, and -> wall-clock seconds.
     """
     audits, seconds = {}, {}
-    for name in CONDITIONS:
+    for name in present(tables):
         t0 = time.perf_counter()
         audits[name] = audit_condition(tables[name], settings, n_jobs=n_jobs)
         seconds[name] = time.perf_counter() - t0
@@ -263,7 +285,7 @@ def table2(audits: Mapping[str, ConditionAudit]) -> pd.DataFrame:
     pandas.DataFrame
         Index (encoder, data, generator); every column float except ``pairs``.
     """
-    t2 = labelled({n: table2_row(audits[n]) for n in CONDITIONS})
+    t2 = labelled({n: table2_row(audits[n]) for n in present(audits)})
     return t2.astype({c: float for c in t2.columns if c != "pairs"})
 
 
@@ -321,13 +343,15 @@ def table2_numbers(t2: pd.DataFrame, dim: int) -> dict[str, Any]:
                           ("ROC-HT +inf", "inf", "{:.0f}"), ("ROC AUC", "auc", "{:.3f}"),
                           ("exact corners", "corners", "{:.0f}")):
         for part, gen in (("", None), ("_none", "none"), ("_swap", "swap"), ("_dp", "dp-pix")):
+            if gen is not None and gen not in t2.index.get_level_values("generator"):
+                continue
             rows = t2 if gen is None else t2.xs(gen, level="generator")
             out[f"t2_{key}{part}"] = span(rows[col], fmt)
     out["t2_pairs"] = int(t2["pairs"].min())
     out["dim"] = int(dim)
     out["t2_kde1_per_coord"] = float((t2["KDE-LR a=.01"] / dim).median())
     out["paper_kde1_per_coord"] = float((TABLE2["KDE-LR a=.01"] / PAPER_DIM).median())
-    out["t2_gm_scaled"] = float(t2["GaussMech"].xs("swap", level="generator").median() * np.sqrt(PAPER_DIM / dim))
+    out["t2_gm_scaled"] = float(t2["GaussMech"].median() * np.sqrt(PAPER_DIM / dim))
     out["t2_mmd500_max_none"] = float(t2.xs("none", level="generator")["MMD-TV max (500)"].max())
     out["t2_mmd500_max_count"] = int((t2["MMD-TV max (500)"] > 1).sum())
     return out
@@ -386,7 +410,7 @@ def table3(audits: Mapping[str, ConditionAudit]) -> pd.DataFrame:
     pandas.DataFrame
         Index (encoder, data, generator).
     """
-    return labelled({n: table3_row(audits[n]) for n in CONDITIONS})
+    return labelled({n: table3_row(audits[n]) for n in present(audits)})
 
 
 def table3_comparison(t3: pd.DataFrame) -> pd.DataFrame:
@@ -403,45 +427,109 @@ def table3_comparison(t3: pd.DataFrame) -> pd.DataFrame:
     return side.astype(object).where(side.notna(), "n/a")
 
 
-def cap_table(sizes: Sequence[int], n_certificates: int, confidence: float = 0.95, delta: float = 1e-5) -> pd.Series:
+def cap_table(sizes: Sequence[int], n_certificates: int, confidence: float = 0.95, delta: float = 1e-5, *,
+              bound: str = DEFAULT_BOUND) -> pd.Series:
     """What a zero-error test of ``n`` rows per class can certify when ``n_certificates`` hold together.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        Test rows per class.
+    n_certificates : int
+        The Bonferroni family: each certificate's error level is ``(1 - confidence) / n_certificates``
+        (:func:`epsaudit.bounds.bonferroni_alpha`).
+    confidence, delta : float
+    bound : {"joint", "clopper-pearson"}
+        The library's exact joint test (default) or *Picture the Epsilon*'s two one-sided
+        Clopper-Pearson bounds at half the level each.
 
     Returns
     -------
     pandas.Series
         Test size -> largest certifiable epsilon (:func:`epsaudit.bounds.certifiable_cap`).
+
+    Examples
+    --------
+    >>> round(float(cap_table([30], 40, bound="clopper-pearson").iloc[0]), 3)  # the paper's Table 3 cap
+    1.277
     """
     alpha = bonferroni_alpha(n_certificates, confidence)
-    return pd.Series({int(n): certifiable_cap(int(n), int(n), alpha, delta) for n in sizes}, name="cap")
+    return pd.Series({int(n): float(certifiable_cap(int(n), int(n), alpha, delta, bound=bound)) for n in sizes},
+                     name="cap")
 
 
 #: Test sizes shown in the caps table.
 CAP_ROWS = [3, 5, 6, 9, 10, 11, 12, 15, 20, 25, 30]
+#: Column labels of :func:`certificate_caps`: (bound, whose family).
+CAP_COLUMNS = (("clopper-pearson", "ours"), ("joint", "ours"), ("clopper-pearson", "paper"))
 
 
-def certificate_caps(family: int) -> pd.DataFrame:
-    """:func:`cap_table` for 3-30 test rows per identity, for our family and the paper's.
+def certificate_caps(family: int, confidence: float = 0.95, delta: float = 1e-5) -> pd.DataFrame:
+    """:func:`cap_table` for 3-30 test rows per identity: our family under both bounds, and the paper's.
 
     Parameters
     ----------
     family : int
         Certificates that hold together (ours: 5 per condition).
+    confidence, delta : float
 
     Returns
     -------
     pandas.DataFrame
-        Index test rows per identity; one column for ``family`` certificates and one for the
-        paper's 40 (:data:`TABLE3_PROTOCOL`).
+        Index test rows per identity; columns :data:`CAP_COLUMNS`: ``family`` certificates with the
+        paper's Clopper-Pearson bound, the same with the joint bound, and the paper's 40
+        certificates (:data:`TABLE3_PROTOCOL`) with its bound.
     """
     paper = TABLE3_PROTOCOL["certificates"]
-    return pd.DataFrame({f"{family} certificates (ours)": cap_table(range(3, 31), family),
-                         f"{paper} certificates (paper)": cap_table(range(3, 31), paper)}
-                        ).rename_axis("test rows per identity")
+    sizes = range(3, 31)
+    return pd.DataFrame({
+        CAP_COLUMNS[0]: cap_table(sizes, family, confidence, delta, bound="clopper-pearson"),
+        CAP_COLUMNS[1]: cap_table(sizes, family, confidence, delta, bound="joint"),
+        CAP_COLUMNS[2]: cap_table(sizes, paper, confidence, delta, bound="clopper-pearson"),
+    }).rename_axis("test rows per identity")
 
 
 def cap_summary(caps: pd.DataFrame) -> pd.DataFrame:
     """The caps at the test sizes :data:`CAP_ROWS`, one column per size, rounded to 3 decimals."""
     return caps.loc[CAP_ROWS].T.round(3)
+
+
+def reserved_certificates(audits: Mapping[str, ConditionAudit]) -> pd.DataFrame:
+    """Every reserved-test certificate of the audits, one row each (the ``roc_reserved`` rows of
+    :attr:`~epsaudit.condition.ConditionAudit.per_pair`), with a ``condition`` column.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Empty (with a ``condition`` column) when no audit certified anything.
+    """
+    parts = [a.per_pair[a.per_pair["route"] == "roc_reserved"].assign(condition=n) for n, a in audits.items()]
+    parts = [p for p in parts if len(p)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["condition", "value", "cap"])
+
+
+def bound_summary(by_bound: Mapping[str, Mapping[str, ConditionAudit]]) -> pd.DataFrame:
+    """The certificates of the same conditions under each bound: how many, median, largest, cap, at the cap.
+
+    Parameters
+    ----------
+    by_bound : mapping bound name -> (condition name -> ConditionAudit)
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per bound: ``certificates``, ``positive``, ``median``, ``largest``, ``cap`` (the
+        largest cap of the test sizes), ``at the cap`` (certificates with zero test errors, equal
+        to their cap).
+    """
+    rows = {}
+    for bound, audits in by_bound.items():
+        c = reserved_certificates(audits)
+        v = c["value"].astype(float)
+        rows[bound] = {"certificates": len(c), "positive": int((v > 0).sum()), "median": float(v.median()),
+                       "largest": float(v.max()), "cap": float(c["cap"].astype(float).max()),
+                       "at the cap": int(c["censored"].astype(bool).sum())}
+    return pd.DataFrame(rows).T
 
 
 def table3_numbers(t3: pd.DataFrame, caps: pd.DataFrame, audits: Mapping[str, ConditionAudit],
@@ -465,15 +553,20 @@ def table3_numbers(t3: pd.DataFrame, caps: pd.DataFrame, audits: Mapping[str, Co
         anything and more than one, the caps at 30 rows, certificate counts per regime, test sizes,
         quartiles of the large regime's photographs per identity, censored bounds, ``dp-pix``.
     """
-    out: dict[str, Any] = {"alpha60": bonferroni_alpha(family), "family": int(family)}
-    ours, paper = caps.iloc[:, 0], caps.iloc[:, 1]
-    out["first_positive_n"] = int(caps.index[ours > 0][0])
+    alpha = bonferroni_alpha(family)
+    out: dict[str, Any] = {"alpha_cert": alpha, "alpha_side": alpha / 2, "family": int(family)}
+    ours, paper, joint = caps[CAP_COLUMNS[0]], caps[CAP_COLUMNS[2]], caps[CAP_COLUMNS[1]]
+    out["first_positive_n"] = int(caps.index[ours > 0][0]) if (ours > 0).any() else 0
     out["first_above_one_n"] = int(caps.index[ours > 1][0]) if (ours > 1).any() else 0
     out["cap30_ours"] = float(ours.loc[30])
     out["cap30_paper"] = float(paper.loc[30])
+    out["cap30_joint"] = float(joint.loc[30])
+    out["first_positive_n_joint"] = int(caps.index[joint > 0][0]) if (joint > 0).any() else 0
+    out["first_above_one_n_joint"] = int(caps.index[joint > 1][0]) if (joint > 1).any() else 0
     large3 = t3.xs(REGIME_LABEL["large"], level="data", drop_level=False)
     small3 = t3.xs(REGIME_LABEL["small"], level="data", drop_level=False)
-    certs = pd.concat([a.summary[a.summary.route == "roc_reserved"].assign(condition=n) for n, a in audits.items()])
+    certs = pd.concat([a.summary[a.summary.route == "roc_reserved"].assign(condition=n) for n, a in audits.items()
+                       if (a.summary.route == "roc_reserved").any()])
     out["n_certs"] = int(len(certs))
     out["pos_large"] = int(large3["Pos."].sum())
     out["above1_large"] = int(large3[">1"].sum())
@@ -486,12 +579,15 @@ def table3_numbers(t3: pd.DataFrame, caps: pd.DataFrame, audits: Mapping[str, Co
     large_tests = certs[certs.condition.str.contains("_large_")][["n_test_a", "n_test_b"]]
     out["n_test_large_min"] = int(large_tests.min().min())
     out["n_test_large_max"] = int(large_tests.max().max())
-    large_sizes = data.tables["dlib_large_none"].rows_per_identity()
+    large_sizes = data.tables[f"{data.encoders[0]}_large_none"].rows_per_identity()
     out["large_q1"] = int(large_sizes.quantile(0.25))
     out["large_q3"] = int(large_sizes.quantile(0.75))
     out["large_cap_rows"] = int(large_sizes.max())
     out["censored_total"] = int(t3["censored"].sum())
-    dp = t3.xs("dp-pix", level="generator")
-    pos_dp, n_dp = int(dp["Pos."].sum()), int(dp["certificates"].sum())
-    out["dp_cert_phrase"] = f"{pos_dp} of {n_dp} certificates {'is' if pos_dp == 1 else 'are'} positive"
+    if "dp-pix" in t3.index.get_level_values("generator"):
+        dp = t3.xs("dp-pix", level="generator")
+        pos_dp, n_dp = int(dp["Pos."].sum()), int(dp["certificates"].sum())
+        out["dp_cert_phrase"] = f"{pos_dp} of {n_dp} certificates {'is' if pos_dp == 1 else 'are'} positive"
+    else:
+        out["dp_cert_phrase"] = ""
     return out

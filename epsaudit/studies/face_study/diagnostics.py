@@ -33,7 +33,7 @@ from ...results import results_frame
 from ...seeds import generator
 from ...settings import AuditSettings
 from ...validation import as_groups
-from . import CONDITIONS, DIAGNOSTICS, LEVELS, Stopwatch, condition_label, labelled
+from . import DIAGNOSTICS, LEVELS, Stopwatch, condition_label, labelled, present
 from .pages import condition_text
 
 SHAPIRO_MAX_ROWS = 5000  # scipy's Shapiro-Wilk p-value is accurate up to N = 5000
@@ -338,18 +338,18 @@ def shapiro_study(groups: Mapping[str, Mapping[Hashable, np.ndarray]], dim: int,
         rows``, ``rejections (p<1e-3)``, ``coordinates``, ``min W``, ``fraction`` of the
         coordinates rejected), and condition name -> the per-coordinate :func:`shapiro_wilk` table.
     """
-    shapiro = {n: shapiro_wilk(groups[n], seed=seed) for n in CONDITIONS}
+    shapiro = {n: shapiro_wilk(groups[n], seed=seed) for n in present(groups)}
     sw = labelled({n: {"residual rows": sum(len(g) for g in groups[n].values()),
                        "rejections (p<1e-3)": int((shapiro[n].p_value < SHAPIRO_LEVEL).sum()),
                        "coordinates": dim,
-                       "min W": float(shapiro[n].W.min())} for n in CONDITIONS})
+                       "min W": float(shapiro[n].W.min())} for n in present(groups)})
     sw["fraction"] = sw["rejections (p<1e-3)"] / sw["coordinates"]
     return sw, shapiro
 
 
 def least_gaussian(shapiro: Mapping[str, pd.DataFrame]) -> str:
     """The condition with the most coordinates rejected at p < 1e-3 (the first of equals)."""
-    return max(CONDITIONS, key=lambda n: (shapiro[n].p_value < SHAPIRO_LEVEL).sum())
+    return max(present(shapiro), key=lambda n: (shapiro[n].p_value < SHAPIRO_LEVEL).sum())
 
 
 def qq_data(groups: Mapping[str, Mapping[Hashable, np.ndarray]], shapiro: Mapping[str, pd.DataFrame],
@@ -437,7 +437,7 @@ class BandwidthStudy:
     def maxima(self) -> pd.DataFrame:
         """MMD-TV maximum over the pairs, one row per condition, one column per paper scale."""
         paper = self.paper_scales()
-        sweep_max = labelled({n: paper[n].set_index("bandwidth_scale")["max"] for n in CONDITIONS})
+        sweep_max = labelled({n: paper[n].set_index("bandwidth_scale")["max"] for n in present(paper)})
         sweep_max.columns = [f"{s:g} x median" for s in sweep_max.columns]
         return sweep_max
 
@@ -454,7 +454,7 @@ class BandwidthStudy:
         by widening, and the peak, its status and value after widening."""
         paper = self.paper_scales()
         rows = {}
-        for n in CONDITIONS:
+        for n in present(paper):
             a, b = bandwidth_sweep_record(paper[n]), bandwidth_sweep_record(self.sweeps[n])
             rows[n] = {"peak (paper's scales)": a.chosen, "edge (paper's scales)": a.edge,
                        "scales added": ", ".join(f"{s:g}" for s in b.grid if s not in a.grid) or "none",
@@ -477,7 +477,7 @@ class BandwidthStudy:
             "sweep_still_phrase": "in none of them" if still.empty else "in " + "; ".join(
                 f"{' / '.join(map(str, idx))} (peak at {r['peak after widening']:g}, "
                 f"the {r['edge after widening']} edge)" for idx, r in still.iterrows()),
-            "n_conditions": len(CONDITIONS),
+            "n_conditions": len(self.sweeps),
         }
 
 
@@ -500,7 +500,7 @@ def bandwidth_study(groups: Mapping[str, Mapping[Hashable, np.ndarray]], pair_li
     BandwidthStudy
     """
     return BandwidthStudy({n: bandwidth_sweep(groups[n], pair_lists[n][:n_pairs], widen=widen, n_jobs=n_jobs)
-                           for n in CONDITIONS})
+                           for n in present(groups)})
 
 
 def witness_table(audits: Mapping[str, ConditionAudit], t2: pd.DataFrame) -> pd.DataFrame:
@@ -519,7 +519,7 @@ def witness_table(audits: Mapping[str, ConditionAudit], t2: pd.DataFrame) -> pd.
         ``mean_ratio`` (:func:`witness_gap`; NaN where MMD is zero on every pair, so the ratio is
         undefined) and ``KDE-LR ratio a=0 / a=.01`` (ratio of the two KDE-LR medians).
     """
-    witness = labelled({n: witness_gap(audits[n].per_pair) for n in CONDITIONS})
+    witness = labelled({n: witness_gap(audits[n].per_pair) for n in present(audits)})
     witness["KDE-LR ratio a=0 / a=.01"] = t2["KDE-LR a=0"] / t2["KDE-LR a=.01"]
     return witness[["pairs", "mean_tv_witness", "mean_half_mmd", "mean_ratio", "KDE-LR ratio a=0 / a=.01"]]
 
@@ -563,14 +563,14 @@ def robustness_checks(groups: Mapping[str, Mapping[Hashable, np.ndarray]], pair_
     clock = Stopwatch() if clock is None else clock
     with clock("random forest"):
         rf = {n: classifier_sensitivity(groups[n], pair_lists[n][:profile["rf_pairs"]], seed=seed, n_jobs=n_jobs)
-              for n in CONDITIONS}
+              for n in present(groups)}
     with clock("split-half controls"):
         split = {n: split_half_controls(groups[n], permutations=profile["split_permutations"], seed=seed, n_jobs=n_jobs)
-                 for n in CONDITIONS}
+                 for n in present(groups)}
     with clock("permutation tests"):
         perm = {n: np.array([r.details["p_value"] for r in mmd_tv_pairs(
             groups[n], pair_lists[n][:profile["perm_pairs"]], permutations=profile["permutations"], seed=seed,
-            n_jobs=n_jobs)]) for n in CONDITIONS}
+            n_jobs=n_jobs)]) for n in present(groups)}
     p_floor = 1 / (profile["permutations"] + 1)
     return labelled({n: {
         "RF pairs": len(rf[n]), "AUC logistic": rf[n]["auc_logistic"].mean(),
@@ -581,11 +581,10 @@ def robustness_checks(groups: Mapping[str, Mapping[Hashable, np.ndarray]], pair_
         "split exact corners": split[n]["exact_corners"], "split +inf": split[n]["infinite_roc"],
         "perm tests": len(perm[n]), "perm reject 0.05": int((perm[n] <= 0.05).sum()),
         "perm at floor": int(np.isclose(perm[n], p_floor).sum()),
-    } for n in CONDITIONS})
+    } for n in present(groups)})
 
 
-def robustness_numbers(checks: pd.DataFrame, profile: Mapping[str, Any], settings: AuditSettings,
-                       rf_seconds: float) -> dict[str, Any]:
+def robustness_numbers(checks: pd.DataFrame, profile: Mapping[str, Any], settings: AuditSettings) -> dict[str, Any]:
     """The numbers the sensitivity, split-half and permutation prose quotes.
 
     Parameters
@@ -594,9 +593,7 @@ def robustness_numbers(checks: pd.DataFrame, profile: Mapping[str, Any], setting
         :func:`robustness_checks` output.
     profile : mapping
     settings : AuditSettings
-        For the paper's random-forest pair count (``roc_pairs``).
-    rf_seconds : float
-        The random forest's time in seconds (for the cost of the paper's pairs).
+        The audits' settings.
 
     Returns
     -------
@@ -604,17 +601,17 @@ def robustness_numbers(checks: pd.DataFrame, profile: Mapping[str, Any], setting
         Glue key -> value.
     """
     out: dict[str, Any] = {"rf_pairs": int(profile["rf_pairs"])}
-    rf_per_pair = float(rf_seconds / checks["RF pairs"].sum())
-    out["rf_per_pair"] = rf_per_pair
-    out["rf_full_minutes"] = rf_per_pair * settings.roc_pairs * len(CONDITIONS) / 60
     out["split_perm"] = int(profile["split_permutations"])
     out["perm_b"] = int(profile["permutations"])
     out["perm_pairs"] = int(profile["perm_pairs"])
     diff = checks["logistic - forest"]
     out["rf_diff_min"], out["rf_diff_max"] = float(diff.min()), float(diff.max())
-    rf_dp = checks.xs("dp-pix", level="generator")["logistic - forest"]
-    out["rf_diff_dp_min"], out["rf_diff_dp_max"] = float(rf_dp.min()), float(rf_dp.max())
-    out["rf_diff_rest_max_abs"] = float(checks.drop("dp-pix", level="generator")["logistic - forest"].abs().max())
+    has_dp = "dp-pix" in checks.index.get_level_values("generator")
+    if has_dp:
+        rf_dp = checks.xs("dp-pix", level="generator")["logistic - forest"]
+        out["rf_diff_dp_min"], out["rf_diff_dp_max"] = float(rf_dp.min()), float(rf_dp.max())
+    rest = checks.drop("dp-pix", level="generator") if has_dp else checks
+    out["rf_diff_rest_max_abs"] = float(rest["logistic - forest"].abs().max()) if len(rest) else float("nan")
     controls, rejections = checks["split-half controls"], checks["split MMD rejections"]
     out["split_controls"] = int(controls.sum())
     out["split_rejections"] = int(rejections.sum())
@@ -628,9 +625,10 @@ def robustness_numbers(checks: pd.DataFrame, profile: Mapping[str, Any], setting
     out["perm_tests"] = int(checks["perm tests"].sum())
     out["perm_reject"] = int(checks["perm reject 0.05"].sum())
     out["perm_floor"] = int(checks["perm at floor"].sum())
-    perm_dp = checks.xs("dp-pix", level="generator")
-    out["perm_reject_dp"] = int(perm_dp["perm reject 0.05"].sum())
-    out["perm_tests_dp"] = int(perm_dp["perm tests"].sum())
+    if has_dp:
+        perm_dp = checks.xs("dp-pix", level="generator")
+        out["perm_reject_dp"] = int(perm_dp["perm reject 0.05"].sum())
+        out["perm_tests_dp"] = int(perm_dp["perm tests"].sum())
     out["p_floor"] = 1 / (profile["permutations"] + 1)
     out["perm_needed"] = int(np.ceil(checks["perm tests"].sum() / 0.05))
     return out

@@ -315,7 +315,7 @@ class MembershipStudy:
 
     def _summaries(self) -> dict[tuple[str, str], pd.DataFrame]:
         parts = {}
-        for enc in ENCODERS:
+        for enc in self.full:
             for galleries, m in (("full", self.full[enc]), (f"{self.matched_size} per gallery", self.matched[enc])):
                 s = m.summary()
                 s["AUC (raw cosines)"] = [m.metrics(a, raw=True)["auc"] if a == "median" else np.nan for a in s.index]
@@ -339,7 +339,7 @@ class MembershipStudy:
     def _scores(self) -> pd.DataFrame:
         cols = ["mean target", "mean non-member", "mean donor", "donor > target"]
         return pd.concat({ENCODER_LABEL[e]: self.full[e].summary()[cols].assign(
-            **{"mean genuine (before the swap)": self.full[e].scores["genuine_median"].mean()}) for e in ENCODERS},
+            **{"mean genuine (before the swap)": self.full[e].scores["genuine_median"].mean()}) for e in self.full},
             names=["encoder"])
 
     def score_table(self) -> pd.DataFrame:
@@ -363,7 +363,7 @@ class MembershipStudy:
             aggregates, per encoder (full galleries).
         """
         panels = {}
-        for enc in ENCODERS:
+        for enc in self.full:
             m, s = self.full[enc], self.full[enc].scores
             panels[f"{ENCODER_LABEL[enc]}, swaps of the ≥20-photo regime"] = {
                 "scores": s, "auc": {a: m.metrics(a)["auc"] for a in AGGREGATES},
@@ -380,7 +380,7 @@ class MembershipStudy:
             donor scores; per encoder and aggregate the ROC points ``fpr``, ``tpr``.
         """
         scores, roc = [], []
-        for enc in ENCODERS:
+        for enc in self.full:
             s = self.full[enc].scores
             scores.append(pd.DataFrame({"encoder": ENCODER_LABEL[enc], "identity": s["identity"],
                                         "image_id": s["image_id"], "target": s["target_median"],
@@ -401,12 +401,12 @@ class MembershipStudy:
             paper's FaceFusion drop.
         """
         out: dict[str, Any] = {"matched": self.matched_size}
-        sizes = pd.concat([self.full[e].scores for e in ENCODERS])
+        sizes = pd.concat([self.full[e].scores for e in self.full])
         for col, key in (("n_target", "t"), ("n_non_member", "n")):
             out[f"gal_{key}_min"] = int(sizes[col].min())
             out[f"gal_{key}_max"] = int(sizes[col].max())
         parts, scores = self._summaries(), self._scores()
-        for enc in ENCODERS:
+        for enc in self.full:
             s = parts[(ENCODER_LABEL[enc], "full")]
             sm = parts[(ENCODER_LABEL[enc], f"{self.matched_size} per gallery")]
             sc = scores.loc[ENCODER_LABEL[enc]]
@@ -426,7 +426,7 @@ class MembershipStudy:
             out[f"mia_{enc}_donor"] = float(sc.loc["median", "mean donor"])
             out[f"mia_{enc}_donor_wins"] = float(sc.loc["median", "donor > target"])
             out[f"mia_{enc}_drop"] = float(1 - sc.loc["median", "mean target"] / genuine)
-        first = self.full[ENCODERS[0]]
+        first = next(iter(self.full.values()))
         out["mia_swaps"] = int(first.scores.shape[0])
         out["mia_candidates"] = int(first.candidates)
         out["mia_chance_r1"] = 1 / first.candidates
@@ -438,7 +438,8 @@ def membership_inference(tables: Mapping[str, EmbeddingTable], donors: Mapping[s
                          seed: int | tuple = 0, matched_size: int = MATCHED_GALLERY) -> MembershipStudy:
     """The membership adversary against every encoder's large-regime swaps.
 
-    :func:`swap_membership` of ``<encoder>_large_swap`` with targets ``<encoder>_large_none``,
+    :func:`swap_membership` of ``<encoder>_large_swap`` (every encoder whose swaps are in ``tables``)
+    with targets ``<encoder>_large_none``,
     non-members ``<encoder>_small_none`` and the donor gallery, with full galleries and with every
     gallery cut to ``matched_size`` photographs (the face-swap operator paper, Section V).
 
@@ -459,7 +460,7 @@ def membership_inference(tables: Mapping[str, EmbeddingTable], donors: Mapping[s
         A missing condition or donor gallery.
     """
     full, matched = {}, {}
-    for enc in ENCODERS:
+    for enc in (e for e in ENCODERS if f"{e}_large_swap" in tables):
         args = (tables[f"{enc}_large_swap"], tables[f"{enc}_large_none"], tables[f"{enc}_small_none"],
                 donors[enc].embeddings)
         full[enc] = swap_membership(*args, seed=seed)

@@ -177,7 +177,8 @@ class TradeoffStudy:
                                "to_per_condition": int(t.groupby("condition").size().max()),
                                "to_n_min": int(t[["n_test_a", "n_test_b"]].min().min()),
                                "to_n_max": int(t[["n_test_a", "n_test_b"]].max().max()),
-                               "to_points_min": int(t["points"].min()), "to_points_max": int(t["points"].max())}
+                               "to_points_min": int(t["points"].min()), "to_points_max": int(t["points"].max()),
+                               "to_generators": [g for g in GENERATORS if (t["generator"] == g).any()]}
         for gen, key in (("none", "none"), ("swap", "swap"), ("dp-pix", "dp")):
             part = t[t["generator"] == gen]
             out[f"to_best_{key}"] = float(part["best_epsilon"].max()) if len(part) else 0.0

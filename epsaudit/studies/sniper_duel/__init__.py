@@ -28,6 +28,7 @@ from ...bounds import bonferroni_alpha, certifiable_cap
 from ...scorers import paper_logistic_regression
 from ...sniper import DEFAULT_C, ROUTE, attack_cap, design_cap, split_budget
 from .. import choose_profile
+from ..parameters import N_JOBS, PROFILE, SEED, Parameter
 from .page import (MECHANISM_NAMES, NUMBER, budget_phrases, caps_view, count_words, duel_phrases, duel_views,
                    exercise_numbers, fmt, page_numbers, table5_phrases, table5_view, validity_phrases, validity_view)
 from .protocol import (COMPARISON_MECHANISMS, RR_CATEGORIES, SCORES, TABLE5_CALLS, TABLE5_EPSILONS, SniperTask,
@@ -35,7 +36,7 @@ from .protocol import (COMPARISON_MECHANISMS, RR_CATEGORIES, SCORES, TABLE5_CALL
                               run_rows, run_tasks, sniper_frame)
 
 __all__ = [
-    "ALPHA", "COMPARISON_MECHANISMS", "DEFAULT_C", "EPSILONS", "LABELS", "MECHANISM_NAMES", "NUMBER", "PROFILES",
+    "PARAMETERS", "settings", "paper_logistic_regression", "ALPHA", "COMPARISON_MECHANISMS", "DEFAULT_C", "EPSILONS", "LABELS", "MECHANISM_NAMES", "NUMBER", "PROFILES",
     "ROUTE", "RR_CATEGORIES", "SCORES", "SniperTask", "TABLE5", "TABLE5_CALLS", "TABLE5_EPSILONS", "TABLE5_PROTOCOL",
     "budget_caps", "budget_numbers", "budget_phrases", "budget_rows", "caps_view", "chapter_numbers",
     "comparison_mechanism", "comparison_pairs", "comparison_tasks", "count_words", "duel_phrases", "duel_rows",
@@ -48,8 +49,8 @@ __all__ = [
 EPSILONS: tuple[float, ...] = (0.0,) + TABLE5_EPSILONS
 #: Row labels of the two mechanisms, as in Table 5.
 LABELS = {"laplace": "product Laplace", "randomized_response": "K-ary RR"}
-#: Level of each one-sided bound: two directions x two bounds at 95%.
-ALPHA = bonferroni_alpha(2)
+#: Level of each of DP-Sniper's one-sided bounds: two directions x two bounds at 95%.
+ALPHA = (1 - 0.95) / 4
 
 _GEOMETRIC_BUDGETS = tuple(np.geomspace(1e2, 1e6, 9).round().astype(int))
 #: Run profiles. calls: budget per Table 5 row; pairs x reps rows per cell; exact_reps:
@@ -82,6 +83,34 @@ TABLE5 = pd.DataFrame(
 #: budget, total calls, bounds above their exact value (none of 324).
 TABLE5_PROTOCOL = {"calls_per_row": 6_500_000, "rows_full_budget": 81, "rows_matched_budget": 243,
                    "total_calls": 526_569_660, "bounds_above_exact": 0, "bounds": 324}
+
+
+#: The chapter's papermill parameters (:func:`epsaudit.studies.parameters.check`).
+PARAMETERS = (
+    PROFILE,
+    Parameter("calls", int, "DP-Sniper budget per Table 5 row, mechanism calls per pair (None: the profile's)",
+              low=2_000, high=20_000_000, optional=True),
+    SEED,
+    N_JOBS,
+)
+
+
+def settings(profile: str, calls: int | None = None) -> dict[str, Any]:
+    """The profile's settings with the chapter's ``calls`` parameter applied (``None`` keeps the profile's).
+
+    The budget figure's grid keeps the profile's budgets below ``calls`` and ends at ``calls``.
+
+    Examples
+    --------
+    >>> s = settings("smoke", 50_000)
+    >>> s["calls"], s["budgets"]
+    (50000, (100, 1000, 20000, 50000))
+    """
+    out = profile_settings(profile)
+    if calls is not None:
+        out["calls"] = int(calls)
+        out["budgets"] = tuple(b for b in out["budgets"] if b < calls) + (int(calls),)
+    return out
 
 
 def profile_settings(name: str) -> dict[str, Any]:
@@ -338,7 +367,10 @@ def duel_tables(duels: pd.DataFrame, profile: dict) -> tuple[pd.DataFrame, pd.Da
     )
     caps = pd.DataFrame({"n": sizes,
                          "DP-Sniper cap": [float(attack_cap(split_budget(4 * n).final, ALPHA, DEFAULT_C)) for n in sizes],
-                         "reserved-test cap": [certifiable_cap(n, n, bonferroni_alpha(1), 0.0) for n in sizes]}).set_index("n")
+                         "reserved-test cap": [certifiable_cap(n, n, bonferroni_alpha(1), 0.0) for n in sizes],
+                         "reserved-test cap (Clopper-Pearson)": [certifiable_cap(n, n, bonferroni_alpha(1), 0.0,
+                                                                                 bound="clopper-pearson") for n in sizes],
+                         }).set_index("n")
     numbers: dict[str, Any] = {
         "duels": int(len(duel)),
         "sniper_wins": int((duel["DP-Sniper"] > duel["reserved test"] + 1e-12).sum()),
@@ -349,6 +381,7 @@ def duel_tables(duels: pd.DataFrame, profile: dict) -> tuple[pd.DataFrame, pd.Da
         numbers[f"duel_nfinal_{n}"] = int(split_budget(4 * n).final)
         numbers[f"cap_sniper_{n}"] = float(caps.loc[n, "DP-Sniper cap"])
         numbers[f"cap_reserved_{n}"] = float(caps.loc[n, "reserved-test cap"])
+        numbers[f"cap_reserved_cp_{n}"] = float(caps.loc[n, "reserved-test cap (Clopper-Pearson)"])
     rr_big, lap_big = summary.loc[("randomized_response", 8.0)], summary.loc[("laplace", 32.0)]
     for n in sizes:
         numbers[f"duel_rr8_sniper_{n}"] = float(rr_big.loc[n, "sniper_median"])

@@ -32,6 +32,7 @@ from ...results import EpsilonResult
 from ...seeds import seed_key
 from ...sniper import DEFAULT_C, dp_sniper
 from .. import choose_profile
+from ..parameters import N_JOBS, PROFILE, SEED, Parameter
 from .gdp import (GDP_DELTA, gaussian_pair, gdp_certificate, gdp_curve_wording, gdp_curves, gdp_mu_table,
                   gdp_mu_view, gdp_one_threshold, gdp_runs, gdp_single_point_table, gdp_single_point_view)
 from .runner import (N_IDENTITIES, TESTS, Setting, audit_setting, certification_summary, certify_grid,
@@ -42,7 +43,7 @@ from .wording import (figure2_wording, figure3_wording, floating_point_wording, 
                       validity_wording)
 
 __all__ = [
-    "FIGURE2", "GDP_DELTA", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PROFILES", "Setting", "TABLE4", "TABLE6",
+    "BOUNDS", "BOUND_NAMES", "PARAMETERS", "settings", "FIGURE2", "GDP_DELTA", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PROFILES", "Setting", "TABLE4", "TABLE6",
     "TESTS", "attack_certificates", "audit_setting", "by_geometry_view", "certification_summary", "certify_grid",
     "certify_setting", "figure2_data", "figure2_runs", "figure2_table", "figure2_view", "figure2_wording",
     "figure3_caps", "figure3_table", "figure3_view", "figure3_wording", "floating_point_table",
@@ -102,6 +103,67 @@ TABLE6 = pd.DataFrame(
 #: *Picture the Epsilon*, Figures 2 and 3 (plots only, no numbers to tabulate): Figure 2's sample
 #: size per class and Monte Carlo draws per class of its Laplace optimal-AUC reference.
 FIGURE2 = {"n": 100, "mc_draws_per_class": 20_000}
+
+
+#: The certificates the chapter compares: the joint certificate (the default) and the paper's.
+BOUNDS = ("joint", "clopper-pearson")
+BOUND_NAMES = {"joint": "joint", "clopper-pearson": "Clopper-Pearson"}
+
+#: The chapter's papermill parameters (:func:`epsaudit.studies.parameters.check`); ``None`` keeps the profile's.
+PARAMETERS = (
+    PROFILE,
+    Parameter("sizes", int, "test rows per identity (and rows per class of Table 4)", low=10, high=1000,
+              optional=True, many=True),
+    Parameter("epsilons", float, "requested global epsilons of Figures 2-3 and Table 6, nats (one in (0, 8] at least)",
+              low=0.0, high=64.0, optional=True, many=True),
+    Parameter("mechanisms", str, "noise mechanisms of Figure 3", choices=MECHANISMS, optional=True, many=True),
+    SEED,
+    N_JOBS,
+)
+
+
+def settings(profile: str, sizes=None, epsilons=None, mechanisms=None) -> dict[str, Any]:
+    """The profile's settings with the chapter's parameters applied (``None`` keeps the profile's).
+
+    Parameters
+    ----------
+    profile : {"smoke", "full", "paper"}
+    sizes : list of int, optional
+        Test rows per identity of the certificates, and rows per class of Table 4's null (Figure 2 then
+        runs at the given size nearest the profile's ``fig2_n``).
+    epsilons : list of float, optional
+        Requested global epsilons (0 is the exact null); at least one in (0, 8] (Table 6's column).
+    mechanisms : list of str, optional
+        Noise mechanisms of Figure 3 (key ``"mechanisms"``; Table 4 and Figure 2 always run both).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ValueError
+        If ``epsilons`` has no value in (0, 8].
+
+    Examples
+    --------
+    >>> s = settings("smoke", sizes=[30, 100], epsilons=[0, 2])
+    >>> s["sizes"], s["epsilons"], s["mechanisms"]
+    ((30, 100), (0.0, 2.0), ('gaussian', 'laplace'))
+    """
+    out = profile_settings(profile)
+    if sizes is not None:
+        out["sizes"] = tuple(sorted(int(n) for n in sizes))
+        # Figure 2 runs at one size whose null row comes from Table 4's run: the given size nearest the profile's
+        out["fig2_n"] = min(out["sizes"], key=lambda n: (abs(n - out["fig2_n"]), n))
+    if epsilons is not None:
+        eps = tuple(sorted(float(e) for e in epsilons))
+        if not any(0 < e <= 8 for e in eps):
+            raise ValueError(f"chapter 1: parameter epsilons = {list(eps)} needs at least one value in (0, 8] "
+                             "(Table 6's column and Figure 2's largest setting)")
+        out["epsilons"] = eps
+    out["mechanisms"] = tuple(mechanisms) if mechanisms is not None else MECHANISMS
+    return out
 
 
 def profile_settings(name: str) -> dict[str, Any]:
@@ -205,7 +267,7 @@ def table4(null: pd.DataFrame, pairs: int) -> tuple[pd.DataFrame, dict[str, Any]
         "GaussMech": route_mean(null, "gaussmech"),
         "KDE-LR a=.01": route_mean(null, "kde_lr", alpha=0.01),
     })
-    paper = TABLE4.loc[ours.index]
+    paper = TABLE4.reindex(ours.index)  # the paper has n = 30, 100, 300 only
     side = pd.concat({(c, src): frame[c] for c in ours for src, frame in (("ours", ours), ("paper", paper))}, axis=1)
     numbers: dict[str, Any] = {}
     for n in ours.index:
@@ -213,7 +275,14 @@ def table4(null: pd.DataFrame, pairs: int) -> tuple[pd.DataFrame, dict[str, Any]
         numbers[f"t4_kde_{n}"] = float(ours.loc[n, "KDE-LR a=.01"])
         numbers[f"t4_div_{n}"] = float(ours.loc[n, "Div."])
         numbers[f"t4_auc_{n}"] = float(ours.loc[n, "AUC"])
-    numbers["t4_n0"] = int(ours.index[0])
+    n0 = int(ours.index[0])
+    numbers["t4_n0"] = n0
+    numbers |= {"t4_gaussmech_first": float(ours.loc[n0, "GaussMech"]), "t4_kde_first": float(ours.loc[n0, "KDE-LR a=.01"]),
+                "t4_div_first": float(ours.loc[n0, "Div."]), "t4_auc_first": float(ours.loc[n0, "AUC"])}
+    have = n0 in TABLE4.index
+    numbers["t4_paper_first_phrase"] = (
+        f"paper {TABLE4.loc[n0, 'GaussMech']:.2f}, {TABLE4.loc[n0, 'KDE-LR a=.01']:.0f} and {TABLE4.loc[n0, 'Div.']:.1f}"
+        if have else "the paper reports n = 30, 100 and 300 only")
     return side, numbers
 
 
@@ -275,17 +344,29 @@ def figure2_table(summary: pd.DataFrame, null: pd.DataFrame, profile: dict) -> t
 # ---------------------------------------------------------------------------------------------
 
 
-def figure3_caps() -> dict[str, float]:
-    """The per-bound level of 40 certificates at 95% and the caps it allows at n = 30, 100, 300.
+def figure3_caps(sizes: tuple[int, ...] = (30, 100, 300), pairs: int = 40) -> dict[str, Any]:
+    """The error level of each of ``pairs`` certificates at 95% and the caps it allows at each size, both bounds.
 
     Returns
     -------
     dict
-        ``alpha40`` and ``cap30``, ``cap100``, ``cap300`` (nats, at delta = 1e-5;
-        :func:`epsaudit.bounds.certifiable_cap`).
+        ``alpha40`` (each certificate's level, ``0.05 / pairs``), ``cap<n>`` and ``cap<n>_cp`` (nats, at
+        delta = 1e-5, joint and Clopper-Pearson; :func:`epsaudit.bounds.certifiable_cap`) and
+        ``f3_caps_phrase`` ("2.97 (joint) / 2.03 (Clopper-Pearson) at n = 30, ...").
+
+    Examples
+    --------
+    >>> round(figure3_caps((100,), pairs=1)["cap100"], 3)
+    4.194
     """
-    alpha40 = bonferroni_alpha(40)
-    return {"alpha40": alpha40} | {f"cap{n}": certifiable_cap(n, n, alpha40, 1e-5) for n in (30, 100, 300)}
+    alpha = bonferroni_alpha(pairs)
+    out: dict[str, Any] = {"alpha40": alpha}
+    for n in sizes:
+        out[f"cap{n}"] = certifiable_cap(n, n, alpha, 1e-5)
+        out[f"cap{n}_cp"] = certifiable_cap(n, n, alpha, 1e-5, bound="clopper-pearson")
+    out["f3_caps_phrase"] = ", ".join(f"{out[f'cap{n}']:.2f} (joint) or {out[f'cap{n}_cp']:.2f} (Clopper-Pearson) at "
+                                      f"n = {n}" for n in sizes)
+    return out
 
 
 def plan_exercise(summary: pd.DataFrame, epsilon: float = 8.0, pairs: int = 40, delta: float = 1e-5) -> dict[str, Any]:
@@ -308,21 +389,30 @@ def plan_exercise(summary: pd.DataFrame, epsilon: float = 8.0, pairs: int = 40, 
         nats), ``plan_certified`` (the largest median certificate there, any test and size),
         ``plan_n`` (test rows per identity with zero errors, :func:`epsaudit.bounds.required_test_size`
         at the family's level), ``plan_n_single`` (the same for one certificate alone),
-        ``plan_n_run`` (the largest size run) and ``plan_pairs``.
+        ``plan_n_cp`` (the same with the paper's Clopper-Pearson bound), ``plan_n_run`` (the largest size
+        run), ``plan_pairs`` and ``plan_mechanism`` (the noise's name). Joint certificate unless marked.
 
     Examples
     --------
     >>> frame = pd.DataFrame({"mechanism": ["gaussian"], "epsilon": [8.0], "reference_epsilon": [4.0], "n": [30],
     ...                       "median_certified": [0.5]})
-    >>> plan_exercise(frame)["plan_n"]
-    407
+    >>> plan = plan_exercise(frame)
+    >>> plan["plan_n"], plan["plan_n_cp"]  # joint certificate, the paper's Clopper-Pearson bound
+    (185, 407)
     """
-    rows = summary[(summary["mechanism"] == "gaussian") & np.isclose(summary["epsilon"], epsilon)]
+    if "bound" in summary:
+        summary = summary[summary["bound"] == "joint"]
+    mechanism = "gaussian" if "gaussian" in set(summary["mechanism"]) else str(summary["mechanism"].iloc[0])
+    positive = sorted(e for e in summary["epsilon"].unique() if e > 0)
+    epsilon = epsilon if np.isclose(positive, epsilon).any() else positive[-1]
+    rows = summary[(summary["mechanism"] == mechanism) & np.isclose(summary["epsilon"], epsilon)]
     ref = float(rows["reference_epsilon"].mean())
     return {"plan_eps": float(epsilon), "plan_ref": ref, "plan_certified": float(rows["median_certified"].max()),
             "plan_n": int(required_test_size(ref, bonferroni_alpha(pairs), delta)),
             "plan_n_single": int(required_test_size(ref, bonferroni_alpha(1), delta)),
-            "plan_n_run": int(summary["n"].max()), "plan_pairs": int(pairs)}
+            "plan_n_cp": int(required_test_size(ref, bonferroni_alpha(pairs), delta, bound="clopper-pearson")),
+            "plan_n_run": int(summary["n"].max()), "plan_pairs": int(pairs),
+            "plan_mechanism": {"gaussian": "Gaussian", "laplace": "product Laplace"}.get(mechanism, mechanism)}
 
 
 def figure3_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]]:
@@ -339,11 +429,22 @@ def figure3_table(summary: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, float]
         Rows (mechanism, test, n), columns requested epsilon; the largest fractions of the exact
         and the learned test on Gaussian noise (``f3_*``).
     """
-    table = summary.pivot_table(index=["mechanism", "test", "n"], columns="epsilon", values="fraction_positive",
-                                aggfunc="mean")
-    gauss = summary[summary.mechanism == "gaussian"]
-    return table, {"f3_exact_max": float(gauss[gauss.test == "exact"]["fraction_positive"].max()),
-                   "f3_learned_max": float(gauss[gauss.test == "logistic"]["fraction_positive"].max())}
+    rows = ["mechanism", "test"] + (["bound"] if "bound" in summary else []) + ["n"]
+    table = summary.pivot_table(index=rows, columns="epsilon", values="fraction_positive", aggfunc="mean")
+    numbers: dict[str, float] = {}
+    for bound, suffix in (("joint", ""), ("clopper-pearson", "_cp")):
+        part = summary[summary["bound"] == bound] if "bound" in summary else summary
+        first = "gaussian" if "gaussian" in set(part["mechanism"]) else part["mechanism"].iloc[0]
+        part = part[part.mechanism == first]
+        numbers[f"f3_exact_max{suffix}"] = float(part[part.test == "exact"]["fraction_positive"].max())
+        numbers[f"f3_learned_max{suffix}"] = float(part[part.test == "logistic"]["fraction_positive"].max())
+        numbers[f"f3_median_max{suffix}"] = float(part["median_certified"].max())
+        numbers["f3_first_noise"] = {"gaussian": "Gaussian", "laplace": "product Laplace"}.get(first, first)
+    gain = numbers["f3_median_max"] - numbers["f3_median_max_cp"]
+    numbers["f3_joint_phrase"] = ("the joint test certifies more from the same kind of counts" if gain > 5e-3 else
+                                  "the two bounds agree here" if gain > -5e-3 else
+                                  "here the paper's bound is the larger")
+    return table, numbers
 
 
 def table6(summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -357,13 +458,15 @@ def table6(summary: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     Returns
     -------
     (DataFrame, DataFrame)
-        Ours (rows (test, n), columns requested epsilon) and ours beside :data:`TABLE6`, rounded
+        Ours (rows (test, bound, n), columns requested epsilon) and our joint rows beside :data:`TABLE6`, rounded
         to 2 decimals, ``"n/a"`` where the paper has no row (no learned test at n = 300, no
         shrinkage LDA).
     """
-    ours = summary.pivot_table(index=["test", "n"], columns="epsilon", values="fraction_positive", aggfunc="mean")
-    paper = TABLE6.reindex(ours.index)[ours.columns]
-    side = pd.concat({"ours": ours, "paper": paper}, axis=1).round(2).astype(object)
+    rows = ["test"] + (["bound"] if "bound" in summary else []) + ["n"]
+    ours = summary.pivot_table(index=rows, columns="epsilon", values="fraction_positive", aggfunc="mean")
+    joint = ours.xs("joint", level="bound") if "bound" in ours.index.names else ours
+    paper = TABLE6.reindex(joint.index).reindex(columns=joint.columns)
+    side = pd.concat({"ours": joint, "paper": paper}, axis=1).round(2).astype(object)
     return ours, side.where(side.notna(), "n/a")
 
 
@@ -386,6 +489,12 @@ def table6_by_geometry(summary: pd.DataFrame, runs: pd.DataFrame, ours: pd.DataF
         ``t6_gap_closed``: the share (%) of the exact-vs-logistic gap shrinkage LDA recovers.
     """
     big_n, big_eps = max(profile["sizes"]), max(e for e in profile["epsilons"] if e <= 8.0)
+    if "bound" in summary:
+        cp = ours.xs("clopper-pearson", level="bound")
+        summary, runs, ours = (summary[summary["bound"] == "joint"], runs[runs["bound"] == "joint"],
+                               ours.xs("joint", level="bound"))
+    else:
+        cp = ours
     by_geometry = (summary[summary["n"] == big_n]
                    .pivot_table(index=["test", "geometry"], columns="epsilon", values="fraction_positive", aggfunc="mean"))
     learned = runs[runs["test"] == "logistic"]
@@ -399,7 +508,10 @@ def table6_by_geometry(summary: pd.DataFrame, runs: pd.DataFrame, ours: pd.DataF
     }
     for test in ("exact", "logistic", "shrinkage_lda"):
         numbers[f"t6_{test}"] = float(ours.loc[(test, big_n), big_eps])
-    numbers["t6_paper_exact"] = float(TABLE6.loc[("exact", big_n), big_eps])
+        numbers[f"t6_{test}_cp"] = float(cp.loc[(test, big_n), big_eps])
+    have = ("exact", big_n) in TABLE6.index and big_eps in TABLE6.columns
+    numbers["t6_paper_phrase"] = (f"paper {TABLE6.loc[('exact', big_n), big_eps]:.2f}" if have else
+                                  "the paper has no value at this setting")
     numbers["t6_gap_closed"] = (float((row["shrinkage_lda"] - row["logistic"]) / gap) if gap > 0 else float("nan")) * 100
     return by_geometry, numbers
 
@@ -419,7 +531,8 @@ def validity_table(*runs: pd.DataFrame) -> tuple[pd.Series, dict[str, int]]:
         Binomial(families, 0.05)); the ``v_*`` numbers.
     """
     certs = pd.concat(runs, ignore_index=True)
-    families = certs.groupby(["geometry", "mechanism", "test", "epsilon", "n", "rep"])["violation"].any()
+    keys = ["geometry", "mechanism", "test"] + (["bound"] if "bound" in certs else []) + ["epsilon", "n", "rep"]
+    families = certs.groupby(keys)["violation"].any()
     counts = pd.Series({
         "certificates": len(certs),
         "certificates above exact epsilon": int(certs["violation"].sum()),

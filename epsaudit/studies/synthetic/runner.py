@@ -159,7 +159,7 @@ def _classifier(test: str) -> Any:
 
 
 def certify_setting(setting: Setting, *, test: str = "logistic", n_certificates: int | None = None,
-                    confidence: float = 0.95, n_jobs: int | None = None) -> pd.DataFrame:
+                    confidence: float = 0.95, n_jobs: int | None = None, bound: str = "joint") -> pd.DataFrame:
     """Reserved-test certificates for one setting: n development and n fresh test rows per identity.
 
     Parameters
@@ -172,11 +172,13 @@ def certify_setting(setting: Setting, *, test: str = "logistic", n_certificates:
         1 makes each certificate its own family (each holds alone at ``confidence``).
     confidence : float
     n_jobs : int, optional
+    bound : {"joint", "clopper-pearson"}
+        The joint certificate (default) or the paper's split Clopper-Pearson bound (column ``bound``).
 
     Returns
     -------
     pandas.DataFrame
-        Certificate rows with ``exact_epsilon`` and ``violation`` (certified value above the exact
+        Certificate rows with ``bound``, ``exact_epsilon`` and ``violation`` (certified value above the exact
         pairwise epsilon, beyond 1e-9 of rounding).
     """
     mechanism, pairs = setting.build()
@@ -189,13 +191,14 @@ def certify_setting(setting: Setting, *, test: str = "logistic", n_certificates:
                    classifier=None if exact else _classifier(test),
                    score_functions=mechanism.exact_score if exact else None,
                    delta=mechanism.delta, seed=setting.seed, n_jobs=n_jobs,
-                   check_reuse=not mechanism.repeated_outputs)
+                   check_reuse=not mechanism.repeated_outputs, bound=bound)
     if n_certificates == 1:  # each certificate on its own at `confidence`
         results = [r for pair in pairs for r in reserved_test_pairs(dev, [pair], **options)]
     else:
         results = reserved_test_pairs(dev, pairs, n_certificates=n_certificates, **options)
     frame = _annotate(results_frame(results), setting, mechanism, pairs)
     frame.insert(1, "test", test)
+    frame["bound"] = bound
     frame["violation"] = frame["value"] > frame["exact_epsilon"] + 1e-9
     return frame
 
@@ -292,10 +295,11 @@ def certification_summary(frame: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per (setting, test): ``fraction_positive``, ``median_certified`` (nats),
+        One row per (setting, test, bound): ``fraction_positive``, ``median_certified`` (nats),
         ``violations``, ``certificates`` and ``cap`` (the largest certifiable value).
     """
-    keys = ["geometry", "mechanism", "test", "epsilon", "n", "rep", "reference_epsilon"]
+    keys = ["geometry", "mechanism", "test"] + (["bound"] if "bound" in frame else []) + [
+        "epsilon", "n", "rep", "reference_epsilon"]
     out = frame.assign(positive=frame["value"] > 0).groupby(keys).agg(
         fraction_positive=("positive", "mean"), median_certified=("value", "median"),
         violations=("violation", "sum"), certificates=("value", "size"), cap=("cap", "max"),
@@ -304,7 +308,7 @@ def certification_summary(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def certify_grid(geometries: Sequence[str], mechanisms: Sequence[str], tests: Sequence[str], profile: dict, seed: int,
-                 n_jobs: int | None, label: str) -> pd.DataFrame:
+                 n_jobs: int | None, label: str, bounds: Sequence[str] = ("joint",)) -> pd.DataFrame:
     """Reserved-test certificates of every test on the grid of a profile's epsilons, sizes and repetitions.
 
     Parameters
@@ -316,15 +320,17 @@ def certify_grid(geometries: Sequence[str], mechanisms: Sequence[str], tests: Se
     seed : int
     n_jobs : int or None
     label : str
-        Progress-bar label (``"<label> (<test>)"``).
+        Progress-bar label (``"<label> (<test>, <bound>)"``).
+    bounds : sequence of {"joint", "clopper-pearson"}
+        Each test is certified with each bound on the same draws.
 
     Returns
     -------
     pandas.DataFrame
-        :func:`certify_setting` rows of every test, stacked in the order of ``tests``.
+        :func:`certify_setting` rows of every test and bound, stacked in the order of ``bounds``, ``tests``.
     """
     grid = settings_grid(geometries, mechanisms, profile["epsilons"], profile["sizes"], profile["reps"], seed,
                          n_pairs=profile["pairs"])
-    return pd.concat([run(grid, certify_setting, test=test, n_jobs=n_jobs, desc=f"{label} ({test})") for test in tests],
-                     ignore_index=True)
+    return pd.concat([run(grid, certify_setting, test=test, bound=bound, n_jobs=n_jobs, desc=f"{label} ({test}, {bound})")
+                      for bound in bounds for test in tests], ignore_index=True)
 

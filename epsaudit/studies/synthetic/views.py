@@ -128,36 +128,50 @@ def figure3_view(table: pd.DataFrame):
     digits = DIGITS["fraction"]
     frame = table.apply(lambda col: col.map(lambda v: number(v, digits)))
     frame.columns = [_epsilon_label(e) for e in table.columns]
-    frame.index = pd.MultiIndex.from_tuples([(MECHANISM_NAMES.get(m, m), TEST_SHORT.get(t, t), n)
-                                             for m, t, n in table.index], names=["noise", "test", "n"])
+    if "bound" in table.index.names:
+        bound_names = {"joint": "joint", "clopper-pearson": "Clopper-Pearson"}
+        frame.index = pd.MultiIndex.from_tuples([(MECHANISM_NAMES.get(m, m), TEST_SHORT.get(t, t), bound_names.get(b, b), n)
+                                                 for m, t, b, n in table.index], names=["noise", "test", "bound", "n"])
+    else:
+        frame.index = pd.MultiIndex.from_tuples([(MECHANISM_NAMES.get(m, m), TEST_SHORT.get(t, t), n)
+                                                 for m, t, n in table.index], names=["noise", "test", "n"])
     return styled(frame, "Fraction of the dispersed set's pairs certified above 0, by requested global ε; exact: "
-                         "the exact likelihood-ratio test, logistic: logistic regression; n: test size per "
-                         "identity. The paper gives Figure 3 as a plot only.")
+                         "the exact likelihood-ratio test, logistic: logistic regression; bound: the joint "
+                         "certificate or the paper's Clopper-Pearson bound; n: test size per identity. The paper "
+                         "gives Figure 3 as a plot only.")
 
 
 def table6_view(ours: pd.DataFrame, paper: pd.DataFrame):
-    """Table 6: per test and size a row of ours and, where the paper has one, a row of the paper's.
+    """Table 6: per test and size our rows (joint and Clopper-Pearson) and, where it has one, the paper's.
 
     Parameters
     ----------
     ours : DataFrame
-        The first table of :func:`~epsaudit.studies.synthetic.table6`.
+        The first table of :func:`~epsaudit.studies.synthetic.table6` (rows (test, bound, n) or (test, n)).
     paper : DataFrame
         :data:`~epsaudit.studies.synthetic.TABLE6`.
     """
-    aligned = paper.reindex(ours.index)[ours.columns]
+    one_bound = "bound" not in ours.index.names
+    if one_bound:
+        ours = pd.concat({"joint": ours}, names=["bound"]).reorder_levels(["test", "bound", "n"])
+    bounds = [b for b in ("joint", "clopper-pearson") if b in ours.index.get_level_values("bound")]
+    names = {"joint": "ours" if one_bound else "ours, joint", "clopper-pearson": "ours, Clopper-Pearson"}
+    paper_name = "paper" if one_bound else "paper (Clopper-Pearson)"
+    keys = list(dict.fromkeys((t, n) for t, _, n in ours.index))
+    aligned = paper.reindex(pd.MultiIndex.from_tuples(keys, names=["test", "n"])).reindex(columns=ours.columns)
     rows, labels = [], []
-    for (test, n), values in ours.iterrows():
-        sources = [("ours", values)]
+    for test, n in keys:
+        sources = [(names[b], ours.loc[(test, b, n)]) for b in bounds if (test, b, n) in ours.index]
         if aligned.loc[(test, n)].notna().all():
-            sources.append(("paper", aligned.loc[(test, n)]))
+            sources.append((paper_name, aligned.loc[(test, n)]))
         for source, row in sources:
             rows.append({_epsilon_label(e): number(row[e], DIGITS["fraction"]) for e in ours.columns})
             labels.append((TEST_SHORT.get(test, test), n, source))
     frame = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(labels, names=["test", "n", "source"]))
     return styled(frame, "Fraction of the anisotropic-Gaussian pairs certified above 0, by requested global ε "
-                         "(exact: the exact likelihood-ratio test); the paper has no row for the logistic test at "
-                         "n = 300 nor for shrinkage LDA.")
+                         "(exact: the exact likelihood-ratio test), with the joint certificate and with the paper's "
+                         "Clopper-Pearson bound; the paper has no row for the logistic test at n = 300 nor for "
+                         "shrinkage LDA.")
 
 
 def by_geometry_view(by_geometry: pd.DataFrame, n: int):
