@@ -94,7 +94,7 @@ lock:
 FACES_ARGS ?=
 OUT        ?= data
 
-data: conditions corpora resampled
+data: conditions corpora resampled resampled-disjoint
 
 conditions: venv data-link
 	$(BIN)/python -m epsaudit.faces.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)

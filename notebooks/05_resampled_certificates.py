@@ -133,7 +133,7 @@ display(study.corpus_view(study.corpus_table(by_design)))
 # ### Which face is encoded
 #
 # Some photographs show more than one face, and a detector may find a bystander more easily than
-# the swapped face. Both corpora's builder now takes, in every swapped or original image, the face
+# the swapped face. The corpus builder now takes, in every swapped or original image, the face
 # the swap put its donor on: the detected face whose box overlaps the box of the 68 landmarks the
 # swap used, else (no detected face there) the face placed from those landmarks, never a bystander;
 # at passes 2–5 the chain itself follows the face the previous pass swapped. The pool corpus was
@@ -164,13 +164,15 @@ display(study.face_choice_view(study.face_choice_table(by_design)))
 corpus = corpora[("disjoint", P["encoders"][0], P["variants"][0])]
 p1 = corpus.passes[1]
 a, b = p1.identities[:2]
-cert = reserved_test_certificate(unit_rows(p1.dev[a]), unit_rows(p1.dev[b]), unit_rows(p1.test[a]),
-                                 unit_rows(p1.test[b]), n_certificates=P["pairs"] * len(study.PASSES),
-                                 dev_ids=(p1.dev_draws[a], p1.dev_draws[b]),
-                                 test_ids=(p1.test_draws[a], p1.test_draws[b]), pair=(a, b))
-print(f"{a} / {b}: certified epsilon {cert.value:.3f} (cap {cert.statistics.cap:.3f}), "
-      f"{cert.statistics.tp} of {cert.n[0]} test draws of {a} and {cert.statistics.fp} of {cert.n[1]} of {b} "
-      f"called {a}")
+cert = reserved_test_certificate(
+    unit_rows(p1.dev[a]), unit_rows(p1.dev[b]),
+    unit_rows(p1.test[a]), unit_rows(p1.test[b]),
+    n_certificates=P["pairs"] * len(study.PASSES),
+    dev_ids=(p1.dev_draws[a], p1.dev_draws[b]),
+    test_ids=(p1.test_draws[a], p1.test_draws[b]), pair=(a, b))
+st = cert.statistics
+print(f"{a} / {b}: certified epsilon {cert.value:.3f} (cap {st.cap:.3f})")
+print(f"called {a}: {st.tp} of {cert.n[0]} test draws of {a}, {st.fp} of {cert.n[1]} of {b}")
 
 # %% [markdown]
 # ## Certificates and controls, side by side
@@ -271,8 +273,7 @@ display(study.control_view(results.control))
 # A differential-privacy claim is about the worst pair of inputs, not the median one. For each
 # design and condition the top {glue:text}`ch5_worst_k:,d` pairs of the same development ranking
 # are certified as a family of their own, and the largest of their bounds is a 95% lower bound on the
-# mechanism's worst-case pairwise epsilon (between {glue:text}`ch5_worst_min:.2f` and
-# {glue:text}`ch5_worst_max:.2f` here). `epsaudit audit --worst-pair K` computes the same bound on a
+# mechanism's worst-case pairwise epsilon: {glue:md}`ch5_worst_phrase`. `epsaudit audit --worst-pair K` computes the same bound on a
 # development/test split of an embedding table's rows.
 
 # %% tags=["remove-input"]

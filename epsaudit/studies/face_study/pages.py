@@ -384,17 +384,17 @@ def table3_joint_view(t3: pd.DataFrame, t3_joint: pd.DataFrame):
     Styler
     """
     parts = {}
-    for label, t in (("Clopper–Pearson (paper)", t3), ("joint (default)", t3_joint)):
+    for label, t in (("paper's Clopper–Pearson", t3), ("joint (default)", t3_joint)):
         t = short_index(t)
-        parts[(label, "test rows")] = t.get("n/class")
+        parts[(label, "rows")] = t.get("n/class")
         parts[(label, "certified ε")] = t.get("eps_LB")
         parts[(label, "> 0")] = t.get("Pos.")
         parts[(label, "cap")] = t.get("cap")
-        parts[(label, "at the cap")] = t.get("censored")
+        parts[(label, "at cap")] = t.get("censored")
     frame = pd.DataFrame(parts)
-    fmt = {k: (span_text if k[1] in ("test rows", "certified ε", "cap") else count) for k in frame.columns}
-    return styled(frame, fmt, caption="Each condition's certificates under both bounds (ranges over its pairs; each "
-                                      "bound chooses and certifies its own pairs)")
+    fmt = {k: (span_text if k[1] in ("rows", "certified ε", "cap") else count) for k in frame.columns}
+    return styled(frame, fmt, caption="Each condition's certificates under both bounds (rows: test rows per identity; "
+                                      "ranges over its pairs; each bound chooses and certifies its own pairs)")
 
 
 def table3_caps_view(t3: pd.DataFrame):

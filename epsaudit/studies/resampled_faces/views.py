@@ -21,10 +21,13 @@ __all__ = ["corpus_view", "face_choice_view", "design_view", "comparison_view", 
 _COUNT = "{:.0f}"
 
 
+_SHORT = {"pool": "pool", "disjoint": "disjoint", "photographs": "photographs (ch. 4)"}
+
+
 def _labelled(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.copy()
     if "design" in out:
-        out["design"] = [DESIGN_LABEL.get(d, d) for d in out["design"]]
+        out["design"] = [_SHORT.get(d, DESIGN_LABEL.get(d, d)) for d in out["design"]]
     if "encoder" in out and "variant" in out:
         out.insert(1 if "design" in out else 0, "condition",
                    [condition_label(e, v) for e, v in zip(frame["encoder"], frame["variant"])])
@@ -39,57 +42,60 @@ def corpus_view(table: pd.DataFrame):
 
 def face_choice_view(table: pd.DataFrame):
     """:func:`~.tables.face_choice_table` as the page shows it."""
-    shown = _labelled(table)
-    shown["encoder"] = [ENCODER_LABEL.get(e, "landmark tracking") for e in shown["encoder"]]
-    cols = {"design": "design", "variant": "variant", "pass": "pass", "encoder": "face found by", "images": "images",
+    shown = table.copy()
+    shown["encoder"] = [ENCODER_LABEL.get(e, "tracking") for e in shown["encoder"]]
+    shown["variant"] = shown["variant"].replace({"none": "photograph"})
+    cols = {"variant": "variant", "pass": "pass", "encoder": "face found by", "images": "images",
             "several_faces": "several faces", "bystander": "bystander avoided",
-            "landmarks": "placed from landmarks", "lost": "chain lost"}
+            "landmarks": "from landmarks", "lost": "chain lost"}
     frame = strings(shown[list(cols)], {c: _COUNT for c in ("pass", "images", "several_faces", "bystander",
                                                             "landmarks", "lost")})
     return styled(frame, group="variant", headers=cols,
-                  caption="Which face was encoded: images with several detected faces, and the fallbacks")
+                  caption="Which face the disjoint corpus encoded: images with several detected faces, and the "
+                          "fallbacks")
 
 
 def design_view(table: pd.DataFrame):
     """:func:`~.tables.design_summary` as the page shows it: certificates and controls side by side."""
     shown = _labelled(table)
-    shown["certified"] = [f"{p} of {n}" for p, n in zip(table["positive"], table["certificates"])]
-    shown["control"] = [f"{p} of {n}" for p, n in zip(table["control_positive"], table["control_pairs"])]
-    cols = {"design": "design", "condition": "condition", "pass": "pass", "median_bound": "median certificate",
-            "certified": "certified > 0", "cap": "cap", "control": "control > 0", "control_max": "control, largest",
-            "control_cap": "control cap", "reading": "evidence about"}
-    frame = strings(shown[list(cols)], {"pass": _COUNT})
-    return styled(frame, group="design", wrap_group=True, headers=cols, nowrap=["certified", "control"],
-                  caption=f"Certificates between two people and same-person controls, per design, condition and "
-                          f"pass ({levels.BOUND_LABEL.get(levels.DEFAULT_BOUND, levels.DEFAULT_BOUND)} bound, "
-                          "epsilon in nats, 95% for each family)")
+    n_cert, n_ctl = int(table["certificates"].max()), int(table["control_pairs"].max())
+    cols = {"design": "design", "condition": "condition", "pass": "pass", "median_bound": "median",
+            "positive": f"> 0 (of {n_cert})", "control_positive": f"control > 0 (of {n_ctl})",
+            "control_max": "control, largest", "reading": "evidence about"}
+    frame = strings(shown[list(cols)], {"pass": _COUNT, "positive": _COUNT, "control_positive": _COUNT})
+    return styled(frame, group="design", wrap_group=True, headers=cols,
+                  caption=f"Certificates between two people and same-person controls ("
+                          f"{levels.BOUND_LABEL.get(levels.DEFAULT_BOUND, levels.DEFAULT_BOUND)} bound, nats, 95% per "
+                          f"family; caps {table['cap'].max():.3f} and {table['control_cap'].max():.3f})")
 
 
 def comparison_view(comparison: pd.DataFrame):
     """:func:`~.tables.paper_comparison` as the page shows it."""
-    cols = {"design": "design", "condition": "condition", "cp_pass_1": "median, pass 1",
-            "cp_pass_5": "median, pass 5", "positive_pass_1": "> 0, pass 1", "positive_pass_5": "> 0, pass 5",
-            "cap_cp": "cap", "default_pass_1": "default: pass 1", "default_pass_5": "default: pass 5",
-            "cap": "default: cap", "n_test": "test rows"}
-    frame = strings(comparison[list(cols)], {"positive_pass_1": _COUNT, "positive_pass_5": _COUNT})
-    frame = frame.replace({"nan": "–"})
+    shown = comparison.copy()
+    short = {label: _SHORT[key] for key, label in DESIGN_LABEL.items()}
+    shown["design"] = [short.get(d, d) for d in shown["design"]]
+    shown["positive"] = [f"{a:.0f} / {b:.0f}" for a, b in zip(shown["positive_pass_1"], shown["positive_pass_5"])]
+    cols = {"design": "design", "condition": "condition", "cp_pass_1": "pass 1", "cp_pass_5": "pass 5",
+            "positive": "> 0 (1 / 5)", "cap_cp": "cap", "default_pass_1": "default, pass 1",
+            "default_pass_5": "default, pass 5"}
+    frame = strings(shown[list(cols)], {})
     return styled(frame, group="design", wrap_group=True, headers=cols,
-                  caption="Beside Table 7 of Picture the Epsilon: median certified epsilon (nats) and certificates "
-                          "above 0 per pass with the paper's split Clopper–Pearson bound, and the default "
-                          "certificate's medians on the same tests")
+                  caption="Beside Table 7 of Picture the Epsilon: medians (nats) and certificates above 0 at passes "
+                          "1 and 5 with the paper's split Clopper–Pearson bound (100 test rows; chapter 4: 10–15), "
+                          "and the default certificate's medians on the same tests")
 
 
 def control_view(control: pd.DataFrame):
     """:func:`~.certify.same_person_control`'s summary as the page shows it."""
     shown = _labelled(control)
-    cols = {"design": "design", "condition": "condition", "pass": "pass", "pairs": "identities", "positive": "> 0",
-            "above_1": "> 1", "median_bound": "median", "max_bound": "largest", "cap": "cap",
-            "positive_cp": "> 0 (paper's bound)", "max_cp": "largest (paper's bound)", "n_test": "test rows (min)"}
-    frame = strings(shown[list(cols)], {c: _COUNT for c in ("pass", "pairs", "positive", "above_1", "positive_cp",
-                                                            "n_test")})
+    shown["paper"] = [f"{p:.0f} / {m:.2f}" for p, m in zip(control["positive_cp"], control["max_cp"])]
+    cols = {"design": "design", "condition": "condition", "pass": "pass", "positive": "> 0", "above_1": "> 1",
+            "median_bound": "median", "max_bound": "largest", "paper": "paper's bound: > 0 / largest"}
+    frame = strings(shown[list(cols)], {c: _COUNT for c in ("pass", "positive", "above_1")})
     return styled(frame, group="design", wrap_group=True, headers=cols,
-                  caption="Same-person control: two halves of one identity's photographs certified apart "
-                          "(the same face, different photographs; epsilon in nats)")
+                  caption=f"Same-person control: two halves of one identity's photographs certified apart (of "
+                          f"{int(control['pairs'].max())} identities; nats; cap {control['cap'].max():.3f}, at least "
+                          f"{int(control['n_test'].min())} test rows per half)")
 
 
 def worst_view(worst: pd.DataFrame):
@@ -107,10 +113,12 @@ def worst_view(worst: pd.DataFrame):
 def planner_view(planner: pd.DataFrame):
     """:func:`~.tables.planner_table` as the page shows it."""
     frame = planner.copy()
-    headers = {"family": "family", "certificates": "certificates", "bound": "bound", "level": "level of each",
-               "cap_100": "cap at 100 rows", "cap_control": "cap at 50 rows (a control half)",
-               "cap_photographs": "cap at 12 rows (photographs)"}
-    formats = {"level": "{:.2g}", "certificates": _COUNT}
+    frame["family"] = [f"{f} ({n:.0f})" for f, n in zip(frame["family"], frame["certificates"])]
+    frame["bound"] = [b.split(" (")[0] for b in frame["bound"]]
+    frame = frame.drop(columns=["certificates"] + [c for c in frame.columns if c == "n_for_0.5"])
+    headers = {"family": "family (certificates)", "bound": "bound", "level": "level of each",
+               "cap_100": "cap, 100 rows", "cap_control": "cap, 50 rows", "cap_photographs": "cap, 12 rows"}
+    formats = {"level": "{:.2g}"}
     for col in frame.columns:
         if col.startswith("n_for_"):
             headers[col] = f"rows for {col[6:]}"
@@ -173,6 +181,13 @@ def chapter_numbers(design: pd.DataFrame, summary: pd.DataFrame, worst: pd.DataF
         out[f"{d}_pairs"] = int(g["control_pairs"].max())
     out["worst_max"] = float(worst["worst_bound"].max())
     out["worst_min"] = float(worst["worst_bound"].min())
+    k = int(worst["worst_k"].max())
+    worst_cap = levels.cap(out["n_test"], out["n_test"], k)
+    out["worst_phrase"] = (f"every one is {out['worst_max']:.2f}, the cap of a family of {k} at {out['n_test']} test "
+                           "rows: one of the ten pairs is separated without a test error in every condition, so more "
+                           "test draws would certify more" if np.isclose(out["worst_min"], worst_cap, atol=1e-9)
+                           and np.isclose(out["worst_max"], worst_cap, atol=1e-9) else
+                           f"between {out['worst_min']:.2f} and {out['worst_max']:.2f} here")
     return out
 
 
@@ -182,7 +197,7 @@ def conclusions(design: pd.DataFrame) -> dict[str, str]:
     for d, g in design.groupby("design", sort=False):
         swaps = g[g["pass"] > 0]
         identity = swaps[swaps["reading"] == "identity"]
-        label = DESIGN_LABEL.get(d, d)
+        label = {"pool": "pool design's", "disjoint": "disjoint design's"}.get(d, DESIGN_LABEL.get(d, d))
         if d == "pool":
             head = ("**Photograph pool.** A test draw usually starts from a photograph the classifier met in "
                     "development, so a certificate bounds how well the swapped *photograph pools* of two people "
