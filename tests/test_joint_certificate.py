@@ -44,7 +44,9 @@ def test_unequal_sizes_zero_errors_is_the_supremum_along_the_boundary():
     eps = float(joint_epsilon(0, nb, 0, na, alpha))
     p = np.linspace(0, 1, 400_001)
     q = np.maximum(1 - np.exp(eps) * p, (1 - p) * np.exp(-eps))
-    assert float(np.max((1 - p) ** nb * (1 - q) ** na)) == pytest.approx(alpha, rel=2e-4)
+    tail = float(np.max((1 - p) ** nb * (1 - q) ** na))
+    # the certificate's proven limit: at most alpha at the certificate, within its 1e-3 of it
+    assert alpha * (1 - 1e-3) <= tail <= alpha
     assert joint_epsilon(0, nb, 0, na, alpha) == pytest.approx(joint_epsilon(0, na, 0, nb, alpha), abs=1e-6)
 
 
