@@ -93,16 +93,7 @@ from IPython.display import Markdown, display
 from myst_nb import glue
 
 
-def glue_all(numbers):
-    """Glue every number the prose quotes (key -> value) without showing it here."""
-    for key, value in numbers.items():
-        glue(key, value, display=False)
-
-
-def glue_md(phrases):
-    """Glue sentence parts (Markdown) that the prose pastes with {glue:md}."""
-    for key, value in phrases.items():
-        glue(key, Markdown(value), display=False)
+glue_all, glue_md = study.glue_numbers, study.glue_markdown
 
 
 P = study.choose_profile(profile)

@@ -55,6 +55,8 @@ from epsaudit.condition import audit_condition
 # %% tags=["remove-cell"]
 from IPython.display import Markdown, display
 from myst_nb import glue
+from functools import partial
+
 from threadpoolctl import threadpool_limits
 
 P = study.choose_profile(profile)
@@ -62,19 +64,8 @@ plotting.set_style()
 threadpool_limits(1)  # 2 BLAS threads per small solve thrash 2 cores
 
 
-def glue_values(values):
-    """Glue the values the prose quotes (sentences as Markdown)."""
-    for key, value in values.items():
-        ends = ("_phrase", "_sentence", "_reading", "_summary")
-        as_md = isinstance(value, str) and key.endswith(ends)
-        glue(key, Markdown(value) if as_md else value, display=False)
-
-
-def glue_each(values, *templates, fmt="{:.3f}"):
-    """Glue one value per encoder of the run for each ``template`` (key ``<template>_each``)."""
-    for template in templates:
-        glue(template.replace("_{e}", "") + "_each", study.each(values, template, encoders, fmt),
-             display=False)
+glue_values = study.glue_values
+glue_each = partial(study.glue_each, encoders=encoders)  # one value per encoder of the run
 
 
 glue_values({"ch4b_profile": profile, "ch4b_encoders": ", ".join(encoders),

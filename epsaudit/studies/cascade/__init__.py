@@ -42,7 +42,8 @@ from . import display, operator_study, pass_tables, scores, tables, verdicts
 from .. import choose_profile as _choose_profile
 from .. import parameters as _parameters
 from .display import *  # noqa: F403  (re-exported: the notebook imports this module only)
-from .display import fit_label
+from .display import fit_label, glue_each
+from ..glue import glue_values  # noqa: F401  (the page's glue, re-exported: the notebook imports this module only)
 from .pass_tables import *  # noqa: F403
 from .scores import *  # noqa: F403
 from .scores import cascade_series, per_pass_audits
@@ -58,7 +59,7 @@ __all__ = ["CHAPTER", "PASSES", "AUDIT_PASSES", "AUDIT_TEST_SIZE", "PROFILES", "
            "variants_of", "example_chains", "fit_operator_studies", "cv_design_tables", "predict_cascades",
            "measure_cascades", "persistent_all", "run_per_pass_audits", "example_chain_data", "sensitivity_data",
            "eigenvalue_data", "leakage_data", "excess_data", "Corpora", "load_corpora", "subset_corpora",
-           "images_available", *scores.__all__, *operator_study.__all__, *verdicts.__all__,
+           "images_available", "glue_values", *scores.__all__, *operator_study.__all__, *verdicts.__all__,
            *tables.__all__, *pass_tables.__all__, *display.__all__]
 
 CHAPTER = "chapter 4 (the cascade)"

@@ -19,7 +19,7 @@ import pandas as pd
 from ..stopwatch import Stopwatch
 
 __all__ = ["LABEL", "MATH", "num", "span", "fit_label", "strings", "styled", "Stopwatch", "profile_summary",
-           "minutes", "each", "chains_text"]
+           "minutes", "each", "glue_each", "chains_text"]
 
 #: Table headers of the operator's quantities (HTML).
 LABEL = {"rho_B": "ρ(B)", "sigma_max_B": "σ<sub>max</sub>(B)", "b_u": "b<sub>u</sub>", "rho_A": "ρ(A)",
@@ -164,6 +164,28 @@ def profile_summary(name: str, settings: Mapping[str, Any], encoders: Sequence[s
     audited = " and ".join("SFace" if e == "sface" else e for e in settings["audit_encoders"])
     return (f"{corpus}, {settings['mc_reps']} Monte Carlo rollouts, per-pass audits of {audited} with "
             f"{settings['audit']['pairs']:,} pairs")
+
+
+def glue_each(values: Mapping[str, Any], *templates: str, encoders: Sequence[str], fmt: str = "{:.3f}") -> None:
+    """Glue, for each ``template``, one value per encoder of the run (:func:`each`) under ``<template>_each``.
+
+    Parameters
+    ----------
+    values : mapping str -> value
+        The page's numbers, keyed ``template.format(e=encoder)``.
+    *templates : str
+        Keys with an ``{e}`` field, e.g. ``"leak0_hull_{e}"`` (glued as ``"leak0_hull_each"``).
+    encoders : sequence of str
+    fmt : str
+
+    Examples
+    --------
+    >>> glue_each({}, encoders=["dlib"])  # no templates: nothing to glue
+    """
+    from myst_nb import glue
+
+    for template in templates:
+        glue(template.replace("_{e}", "") + "_each", each(values, template, encoders, fmt), display=False)
 
 
 def each(values: Mapping[str, Any], template: str, encoders: Sequence[str], fmt: str = "{:.3f}") -> str:

@@ -55,6 +55,7 @@ import pandas as pd
 
 from ..stopwatch import Stopwatch
 from .. import parameters as _parameters
+from ..glue import glue_markdown, glue_numbers  # noqa: F401  (the page's glue, re-exported for the notebooks)
 
 from ... import faces
 from ...data import EmbeddingTable, load_embeddings
@@ -64,7 +65,7 @@ from ...validation import unit_rows
 from .. import choose_profile as _choose_profile
 
 __all__ = [
-    "ENCODERS", "REGIMES", "GENERATORS", "CONDITIONS", "LEVELS", "ENCODER_LABEL", "REGIME_LABEL",
+    "glue_markdown", "glue_numbers", "ENCODERS", "REGIMES", "GENERATORS", "CONDITIONS", "LEVELS", "ENCODER_LABEL", "REGIME_LABEL",
     "CERTIFICATES_PER_CONDITION", "STUDY_AUDIT", "TABLE2_PAIRS", "PAPER_DIM", "MATCHED_GALLERY", "PROFILES",
     "TABLE2", "TABLE3", "TABLE3_PROTOCOL", "CERTIFICATE_CLOSED_FORMS", "DIAGNOSTICS", "MIA_TABLE_I_FACEFUSION",
     "MIA", "condition_names", "parse_condition", "condition_label", "labelled", "span", "rounded", "choose_profile",
