@@ -348,12 +348,8 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5, *, bound
     """
     if check_bound(bound) == "clopper-pearson":
         return clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta)
-    tp = np.floor(np.asarray(tp, dtype=np.float64) + 1e-9)  # rounded against the certificate
-    if np.any(~np.isfinite(tp)) or np.any(~np.isfinite(np.asarray(fp, dtype=float))):
-        raise ValueError("counts tp and fp must be finite")
-    if np.any((tp < 0) | (tp > np.asarray(n_pos))):
-        raise ValueError("counts k must satisfy 0 <= k <= n")
-    return joint_epsilon(fp, n_neg, np.asarray(n_pos) - tp, n_pos, alpha, delta)
+    tp, n_pos, _ = _check_counts(tp, n_pos, alpha, round_down=True)  # rounded against the certificate
+    return joint_epsilon(fp, n_neg, n_pos - tp, n_pos, alpha, delta)  # joint_epsilon checks fp, n_neg, delta
 
 
 def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND) -> float:

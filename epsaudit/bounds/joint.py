@@ -356,9 +356,8 @@ def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: f
         # the proven limit exceeds the supremum by at most _SUP_RTOL: step down by twice that in log-p
         # (d log p / d theta is at least |log alpha| near the root for these nulls), then verify
         candidate = max(lo, guess - 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) - _EPS_TOL * max(1.0, guess))
-        if candidate == lo or proven(candidate) <= 0:
-            if candidate > lo and proven(guess) > 0:
-                return float(candidate)
+        if candidate > lo and proven(candidate) <= 0 < proven(guess):
+            return float(candidate)
     g_lo, g_hi = proven(lo), proven(hi)
     if g_lo > 0:  # the split bound stands (t_obs > 0: only the slack of the proven limit), or nothing
         return float(lo)
