@@ -73,14 +73,9 @@ from epsaudit import plotting
 from epsaudit.audits import reserved_test_certificate
 from epsaudit.mechanisms import benchmark_pairs, calibrate, prototype_set
 from epsaudit.results import results_frame
+from epsaudit.studies.glue import glue_numbers
 
 plotting.set_style()
-
-
-def glue_all(numbers):
-    """Glue every named number a study function returns (the prose cites them by name)."""
-    for name, value in numbers.items():
-        glue(name, value, display=False)
 
 
 glue("ch1_profile", profile, display=False)
@@ -98,7 +93,7 @@ null_summary = study.null_summary(P, seed, n_jobs)  # every route, null pairs
 
 # %% tags=["remove-input"]
 table4, numbers = study.table4(null_summary, P["pairs"])
-glue_all(numbers | study.table4_wording(table4, P))
+glue_numbers(numbers | study.table4_wording(table4, P))
 study.table4_view(table4)
 
 # %% [markdown]
@@ -141,7 +136,7 @@ fig2_summary, auc_reference = study.figure2_runs(P, null_summary, seed, n_jobs)
 fig = plotting.synthetic.routes_against_reference(fig2_summary, auc_reference)
 plotting.style.glue_figure("ch1-figure2-routes", fig, study.figure2_data(fig2_summary, auc_reference))
 fig2_table, numbers = study.figure2_table(fig2_summary, null_summary, P)  # a plot only in the paper
-glue_all(numbers | study.figure2_wording(fig2_table, auc_reference))
+glue_numbers(numbers | study.figure2_wording(fig2_table, auc_reference))
 glue("ch1_fig2_table", study.figure2_view(fig2_table, P["fig2_n"]), display=False)
 
 # %% [markdown]
@@ -200,9 +195,9 @@ results_frame([cert])[columns].assign(exact=exact).round(3)
 # %% tags=["remove-cell"]
 by_hand_cp = reserved_test_certificate(dev[a], dev[b], test[a], test[b], score_function=mechanism.exact_score(a, b),
                                        n_certificates=P["pairs"], delta=mechanism.delta, bound="clopper-pearson")
-glue_all({"hand_joint": cert.value, "hand_cp": by_hand_cp.value, "hand_exact": mechanism.exact_epsilon(a, b),
+glue_numbers({"hand_joint": cert.value, "hand_cp": by_hand_cp.value, "hand_exact": mechanism.exact_epsilon(a, b),
           "hand_cap": cert.details["cap"], "hand_cap_cp": by_hand_cp.details["cap"]})
-glue_all(study.figure3_caps(P["sizes"], P["pairs"]))
+glue_numbers(study.figure3_caps(P["sizes"], P["pairs"]))
 
 # %% [markdown]
 # It certifies {glue:text}`hand_joint:.2f` against an exact {glue:text}`hand_exact:.2f`; the most a
@@ -226,7 +221,7 @@ fig3_joint = fig3[fig3["bound"] == "joint"]
 fig3_table, numbers = study.figure3_table(fig3)
 words = study.figure3_wording(fig3_joint)
 glue("f3_lap_sentence", Markdown(words.pop("f3_lap_sentence")), display=False)
-glue_all(numbers | words | study.plan_exercise(fig3))
+glue_numbers(numbers | words | study.plan_exercise(fig3))
 glue("ch1_fig3_table", study.figure3_view(fig3_table), display=False)
 
 # %% [markdown]
@@ -277,7 +272,7 @@ t6 = study.certification_summary(t6_runs)
 # %% tags=["remove-input"]
 table6, _ = study.table6(t6)
 by_geometry, numbers = study.table6_by_geometry(t6, t6_runs, table6, P)
-glue_all(numbers | study.table6_wording(numbers))
+glue_numbers(numbers | study.table6_wording(numbers))
 glue("ch1_by_geometry", study.by_geometry_view(by_geometry, numbers["t6_n"]), display=False)
 study.table6_view(table6, study.TABLE6)
 
@@ -340,7 +335,7 @@ study.table6_view(table6, study.TABLE6)
 fp_table, numbers = study.floating_point_table(P, seed)  # 2 attacks x 2
 
 # %% tags=["remove-input"]
-glue_all(numbers | study.floating_point_wording(numbers))
+glue_numbers(numbers | study.floating_point_wording(numbers))
 study.floating_point_view(fp_table)
 
 # %% [markdown]
@@ -372,7 +367,7 @@ study.floating_point_view(fp_table)
 
 # %% tags=["remove-input"]
 validity, numbers = study.validity_table(fig3_runs, t6_runs)
-glue_all(numbers | study.validity_wording(validity))
+glue_numbers(numbers | study.validity_wording(validity))
 study.validity_view(validity)
 
 # %% [markdown]
@@ -400,7 +395,7 @@ study.validity_view(validity)
 # distinguishable the pair.
 
 # %%
-gdp = study.gdp_runs(P, seed)  # trade-off certificates: every mu, size, rep
+gdp = study.gdp_runs(P, seed, n_jobs)  # trade-off certificates: every mu, size, rep
 curves, points = study.gdp_curves(P, seed)
 
 # %% tags=["remove-cell"]
@@ -408,7 +403,7 @@ fig = plotting.synthetic.tradeoff_curves(curves, points)
 plotting.style.glue_figure("ch1-tradeoff-gaussian", fig, curves)
 mu_table, numbers = study.gdp_mu_table(gdp)
 single, more = study.gdp_single_point_table(gdp, P["gdp_figure_mu"])
-glue_all(numbers | more | study.gdp_curve_wording(curves, mu_table) | study.gdp_one_threshold(P, seed))
+glue_numbers(numbers | more | study.gdp_curve_wording(curves, mu_table) | study.gdp_one_threshold(P, seed))
 glue("ch1_gdp_single", study.gdp_single_point_view(single, P["gdp_figure_mu"], P["gdp_reps"]), display=False)
 
 # %% [markdown]

@@ -80,26 +80,20 @@ parameters.check(globals(), study.PARAMETERS, "DP-Sniper on mechanisms with know
 P = study.settings(profile, calls)  # the settings of each profile: epsaudit.studies.sniper_duel.PROFILES
 
 # %% tags=["remove-cell"]
-from IPython.display import Markdown, display
+from IPython.display import display
 from myst_nb import glue
 
 from epsaudit import plotting
 from epsaudit.mechanisms import RandomizedResponse
 from epsaudit.results import results_frame
 from epsaudit.sniper import attack_cap, dp_sniper, split_budget
+from epsaudit.studies.glue import glue_values
 
 plotting.set_style()
 
 
-def glue_all(numbers):
-    """Glue every named number and phrase a study function returns (the prose cites them by name;
-    phrases are Markdown, pasted with {glue:md})."""
-    for name, value in numbers.items():
-        glue(name, Markdown(value) if isinstance(value, str) else value, display=False)
-
-
-glue_all(study.chapter_numbers(P))
-glue_all(study.page_numbers(profile, P, n_jobs))
+glue_values(study.chapter_numbers(P), markdown_ends=None)
+glue_values(study.page_numbers(profile, P, n_jobs), markdown_ends=None)
 
 # %% [markdown]
 # ## One DP-Sniper run by hand
@@ -118,9 +112,9 @@ frame = results_frame([ab, ba])[["kind", "value", "n_a", "n_b", "confidence"]]
 frame.set_axis(["identity 0 vs 1", "identity 1 vs 0"]).round(3)
 
 # %% tags=["remove-cell"]
-glue_all({"hand_ab": ab.value, "hand_ba": ba.value})
+glue_values({"hand_ab": ab.value, "hand_ba": ba.value}, markdown_ends=None)
 small_c = dp_sniper(rr, 0, 1, P["calls"], c=1e-4, classifier=study.paper_logistic_regression(), seed=("by hand", seed))
-glue_all({"hand_small_c": max(r.value for r in small_c)})
+glue_values({"hand_small_c": max(r.value for r in small_c)}, markdown_ends=None)
 
 # %% [markdown]
 # Both directions certify about {glue:text}`hand_ab:z.2f` and {glue:text}`hand_ba:z.2f`, far below
@@ -144,7 +138,7 @@ rows = study.table5_rows(P, seed, n_jobs)  # every pair-run, both attacks
 # %% tags=["remove-input"]
 t5, learned, _ = rows
 table5, numbers = study.table5(t5, learned)
-glue_all(numbers)
+glue_values(numbers, markdown_ends=None)
 t5_views = study.table5_view(table5, study.LABELS)
 display(t5_views["laplace"])
 
@@ -213,7 +207,7 @@ fig_rows, budget, _ = study.budget_rows(P, learned, seed, n_jobs)
 # %% tags=["remove-cell"]
 caps_curve = study.budget_caps(P)
 fig = plotting.sniper.bounds_against_budget(budget, caps_curve, c=study.DEFAULT_C, labels=study.MECHANISM_NAMES)
-glue_all(study.budget_numbers(P, budget))
+glue_values(study.budget_numbers(P, budget), markdown_ends=None)
 plotting.style.glue_figure("ch2-figure1-budget", fig, plotting.sniper.budget_figure_data(budget, caps_curve))
 
 # %% [markdown]
@@ -259,7 +253,7 @@ duels = study.duel_rows(P, seed, n_jobs)  # DP-Sniper and the reserved test
 
 # %% tags=["remove-input"]
 caps, duel_summary, numbers = study.duel_tables(duels, P)
-glue_all(numbers)
+glue_values(numbers, markdown_ends=None)
 views = study.duel_views(duel_summary)
 glue("ch2_duels_laplace", views["laplace"], display=False)
 glue("ch2_duels_rr", views["randomized_response"], display=False)
@@ -304,7 +298,7 @@ display(study.caps_view(caps))
 
 # %% tags=["remove-input"]
 validity, numbers = study.validity_table(t5, fig_rows, duels)
-glue_all(numbers)
+glue_values(numbers, markdown_ends=None)
 display(study.validity_view(validity))
 
 # %% [markdown]
@@ -424,8 +418,8 @@ display(study.validity_view(validity))
 # :::
 
 # %% tags=["remove-cell"]
-glue_all(study.exercise_numbers(learned))
+glue_values(study.exercise_numbers(learned), markdown_ends=None)
 tenth = max(2_000, P["calls"] // 10)
-glue_all({"ex_calls_tenth": tenth,
-          "ex_cap_tenth": float(attack_cap(split_budget(tenth).final, study.ALPHA, study.DEFAULT_C)),
-          "ex_cap_page": float(attack_cap(split_budget(P["calls"]).final, study.ALPHA, study.DEFAULT_C))})
+glue_values({"ex_calls_tenth": tenth,
+             "ex_cap_tenth": float(attack_cap(split_budget(tenth).final, study.ALPHA, study.DEFAULT_C)),
+             "ex_cap_page": float(attack_cap(split_budget(P["calls"]).final, study.ALPHA, study.DEFAULT_C))}, markdown_ends=None)

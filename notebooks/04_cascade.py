@@ -194,11 +194,9 @@ display(quality, spectra)
 # The affine fit {glue:md}`beats_phrase:myst` on held-out identities: for `hull` its mean cosine is
 # {glue:text}`mean_cosine_hull_each`, against {glue:text}`mean_cosine_copy_hull_each` (copy the
 # donor) and {glue:text}`mean_cosine_knn_hull_each` ($k$NN) (*Toward Interpretable Privacy
-# Guarantees*, FaceFusion: 0.769, 0.654, 0.442). Copying the donor does well under dlib only
-# because raw dlib vectors share a large common offset, which any prediction gets right; $R^2$,
-# which is measured around the mean, {glue:md}`copy_r2_phrase:myst`. The affine model explains
-# {glue:text}`r2_span` of the held-out variance (paper 0.338-0.585 over three tools): a first-order
-# account, as in the paper.
+# Guarantees*, FaceFusion: 0.769, 0.654, 0.442). {glue:md}`copy_baseline_sentence:myst` The
+# affine model explains {glue:text}`r2_span` of the held-out variance (paper 0.338-0.585 over three
+# tools): a first-order account, as in the paper.
 #
 # **Has the spectrum settled?** *Toward Interpretable Privacy Guarantees* (its Figure 14) needed
 # $10^3$-$10^4$ swaps per tool for stable spectra. The fit is repeated on nested, seeded subsets of

@@ -10,6 +10,7 @@ from sklearn.ensemble import RandomForestClassifier
 
 from epsaudit.audits import (
     audit_pairs,
+    certificate_with_bound,
     gaussmech_epsilon,
     gaussmech_pairs,
     kde_lr_epsilon,
@@ -344,3 +345,33 @@ def test_reserved_pairs_refuse_a_family_smaller_than_the_call():
     groups = null_groups("normal", 20, k=4, d=8)
     with pytest.raises(ValueError, match="Bonferroni family must include"):
         reserved_test_pairs(groups, [(0, 1), (2, 3)], n_certificates=1)
+
+
+def test_certificate_with_bound_equals_certifying_again_with_that_bound():
+    """One fit, the other bound: the same value, level, correction and cap as certifying again."""
+    rng = np.random.default_rng(4)
+    groups = {k: rng.normal(shift, 1.0, (60, 3)) for k, shift in (("A", 0.0), ("B", 0.8), ("C", 1.6))}
+    tests = {k: rng.normal(v.mean(), 1.0, (40, 3)) for k, v in groups.items()}
+    pairs = [("A", "B"), ("B", "C"), ("A", "C")]
+    joint = reserved_test_pairs(groups, pairs, test_groups=tests, delta=1e-5)
+    split = reserved_test_pairs(groups, pairs, test_groups=tests, delta=1e-5, bound="clopper-pearson")
+    for j, s in zip(joint, split):
+        other = certificate_with_bound(j, "clopper-pearson")
+        assert other.value == pytest.approx(s.value, abs=1e-12)
+        assert (other.bound, other.alpha_per_bound, other.correction) == (s.bound, s.alpha_per_bound, s.correction)
+        assert other.details["cap"] == pytest.approx(s.details["cap"], abs=1e-12)
+        assert (other.details["tp"], other.details["fp"]) == (j.details["tp"], j.details["fp"])
+        back = certificate_with_bound(other, "joint")
+        assert back.value == pytest.approx(j.value, abs=1e-12) and back.bound == "joint"
+    assert joint[0].value > split[0].value  # the joint bound is the tighter one here
+
+
+def test_certificate_with_bound_refuses_other_routes_and_bounds():
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(2, 1, (40, 2)), rng.normal(-2, 1, (40, 2))
+    cert = reserved_test_certificate(a[:20], b[:20], a[20:], b[20:])
+    with pytest.raises(ValueError, match="bound must be one of"):
+        certificate_with_bound(cert, "wilson")
+    est = audit_pairs({"A": a, "B": b}, [("A", "B")], routes=("mmd_tv",))[0]
+    with pytest.raises(ValueError, match="needs a reserved-test certificate .*got route 'mmd_tv', kind 'estimate'"):
+        certificate_with_bound(est, "joint")

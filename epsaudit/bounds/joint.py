@@ -57,12 +57,12 @@ _TIE = 1e-9
 _SUP_RTOL = 1e-4
 # Bisection over epsilon stops when the bracket is this narrow (the certificate is its lower end).
 _EPS_TOL = 1e-7
-_GRID = 17  # initial points per boundary segment
-_SPLIT = 16  # sub-cells per refined cell
+_GRID = 9  # initial points per boundary segment
+_SPLIT = 8  # sub-cells per refined cell
 _MAX_ROUNDS = 60
 _ZOOMS = 3  # local zooms of the supremum's estimate around its best grid point
 _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still proven, a little looser)
-_WINDOW_SD = 12.0  # binomial terms beyond this many standard deviations are bounded, not summed
+_WINDOW_SD = 8.0  # binomial terms beyond this many standard deviations are bounded, not summed
 _WINDOW_PAD = 8
 _SMALL = 512  # tests with fewer tail counts than this sum every term (no windows)
 _CHUNK = 16  # boundary points evaluated together (sorted by p, sharing one window)
@@ -220,9 +220,11 @@ class _Tail:
 
     @staticmethod
     def _pmf(log_comb, k, n, p):
-        with np.errstate(divide="ignore", invalid="ignore"):
-            logp = log_comb[None, :] + special.xlogy(k[None, :], p) + special.xlog1py(n - k[None, :], -p)
-        return np.exp(logp)
+        # log p and log(1 - p) per point (p: column); -1e300 stands for log 0, so that 0 * log 0 = 0
+        with np.errstate(divide="ignore"):
+            log_p = np.where(p > 0, np.log(p), -1e300)
+            log_q = np.where(p < 1, np.log1p(-p), -1e300)
+        return np.exp(log_comb[None, :] + k[None, :] * log_p + (n - k[None, :]) * log_q)
 
     def __call__(self, p, q):
         """Lower and upper limits of the tail probability at points (p, q) (1-D arrays).
@@ -304,11 +306,15 @@ def _sup_estimate(tail: _Tail, family: _Family, theta: float) -> float:
     return best
 
 
-def _root(excess, lo: float, hi: float, g_lo: float, g_hi: float) -> float:
-    """Largest theta in [lo, hi] with excess(theta) <= 0 (excess(lo) <= 0 < excess(hi)), by Illinois."""
+def _bracket(excess, lo: float, hi: float, g_lo: float, g_hi: float,
+             tol: float = _EPS_TOL) -> tuple[float, float, float, float]:
+    """A bracket ``[lo, hi]`` narrower than ``tol`` (relative) with excess(lo) <= 0 < excess(hi), by Illinois.
+
+    Starts from excess(lo) = g_lo <= 0 < excess(hi) = g_hi; returns ``(lo, hi, g_lo, g_hi)``.
+    """
     side, width = 0, hi - lo
     for step in range(200):
-        if hi - lo <= _EPS_TOL * max(1.0, lo):
+        if hi - lo <= tol * max(1.0, lo):
             break
         mid = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)  # regula falsi, Illinois-weighted
         if step % 3 == 2 and hi - lo > 0.5 * width or not lo < mid < hi:
@@ -326,7 +332,40 @@ def _root(excess, lo: float, hi: float, g_lo: float, g_hi: float) -> float:
             if side == 1:
                 g_lo *= 0.5
             side = 1
-    return lo
+    return lo, hi, g_lo, g_hi
+
+
+def _root(excess, lo: float, hi: float, g_lo: float, g_hi: float) -> float:
+    """Largest theta in [lo, hi] with excess(theta) <= 0 (excess(lo) <= 0 < excess(hi)), within _EPS_TOL."""
+    return _bracket(excess, lo, hi, g_lo, g_hi)[0]
+
+
+def _estimated_root(estimated, coarse, lo: float, hi: float, slope: float) -> float | None:
+    """Root of the estimated excess in [lo, hi], bracketed first by the cheaper coarse excess (or None).
+
+    The coarse excess (grid only) is at most the estimated one, so a bracket of its root gives a
+    point ``h`` above the estimate's root; a step down of ``excess(h) / slope`` (grown until the
+    estimate is <= 0) brackets the estimate's root closely, where the root search needs few of
+    the costlier estimates.
+    """
+    c_lo, c_hi = coarse(lo), coarse(hi)
+    if not c_lo <= 0 < c_hi:
+        return None
+    _, top, _, _ = _bracket(coarse, lo, hi, c_lo, c_hi, tol=1e-3)
+    e_top = estimated(top)
+    if e_top <= 0:  # the estimate is below zero at the top of the bracket: its root is above it
+        e_hi = estimated(hi)
+        return _root(estimated, top, hi, e_top, e_hi) if e_hi > 0 else None
+    step = e_top / slope * 1.5
+    for _ in range(4):
+        bottom = max(lo, top - step)
+        e_bottom = estimated(bottom)
+        if e_bottom <= 0:
+            return _root(estimated, bottom, top, e_bottom, e_top)
+        if bottom == lo:
+            return None
+        top, e_top, step = bottom, e_bottom, 4 * step
+    return None
 
 
 def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float) -> float:
@@ -350,9 +389,12 @@ def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: f
     def estimated(theta: float) -> float:
         return float(np.log(max(_sup_estimate(tail, family, theta), 1e-300)) - log_alpha)
 
-    e_lo, e_hi = estimated(lo), estimated(hi)
-    if e_lo <= 0 < e_hi:
-        guess = _root(estimated, lo, hi, e_lo, e_hi)
+    def coarse(theta: float) -> float:  # the grid alone: at most the estimate, so its root is at least the estimate's
+        grid = family.grid(theta)
+        return float(np.log(max(tail(grid, family.boundary(grid, theta))[0].max(), 1e-300)) - log_alpha)
+
+    guess = _estimated_root(estimated, coarse, lo, hi, abs(log_alpha))
+    if guess is not None:
         # the proven limit exceeds the supremum by at most _SUP_RTOL: step down by twice that in log-p
         # (d log p / d theta is at least |log alpha| near the root for these nulls), then verify
         candidate = max(lo, guess - 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) - _EPS_TOL * max(1.0, guess))

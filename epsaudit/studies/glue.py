@@ -51,17 +51,21 @@ def glue_markdown(values: Mapping[str, str]) -> None:
         glue(key, Markdown(value), display=False)
 
 
-def glue_values(values: Mapping[str, Any], markdown_ends: tuple[str, ...] = MARKDOWN_ENDS) -> None:
+def glue_values(values: Mapping[str, Any], markdown_ends: tuple[str, ...] | None = MARKDOWN_ENDS) -> None:
     """Glue every value: strings whose key ends with one of ``markdown_ends`` as Markdown, the rest as they are.
 
     Parameters
     ----------
     values : mapping str -> value
-    markdown_ends : tuple of str
+    markdown_ends : tuple of str, or None
+        ``None``: every string value is Markdown (a page that pastes all its sentences with ``{glue:md}``).
 
     Examples
     --------
     >>> glue_values({})
     """
-    glue_markdown({k: v for k, v in values.items() if isinstance(v, str) and k.endswith(markdown_ends)})
-    glue_numbers({k: v for k, v in values.items() if not (isinstance(v, str) and k.endswith(markdown_ends))})
+    def is_markdown(key: str, value: Any) -> bool:
+        return isinstance(value, str) and (markdown_ends is None or key.endswith(markdown_ends))
+
+    glue_markdown({k: v for k, v in values.items() if is_markdown(k, v)})
+    glue_numbers({k: v for k, v in values.items() if not is_markdown(k, v)})

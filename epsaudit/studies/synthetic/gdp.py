@@ -20,11 +20,13 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
 from scipy import stats
 
 from ...audits.tradeoff import DEFAULT_THRESHOLDS, TradeoffCertificate, tradeoff_certificate
 from ...bounds import gaussian_epsilon, gaussian_tradeoff
 from ...mechanisms import IsotropicGaussian
+from ...progress import progress_bar
 from .views import number, styled
 
 __all__ = ["GDP_DELTA", "gaussian_pair", "gdp_certificate", "gdp_curve_wording", "gdp_curves", "gdp_mu_table",
@@ -96,7 +98,16 @@ def gdp_certificate(mu: float, n: int, seed: int = 0, rep: int = 0, *, n_thresho
                                 check_reuse=not mech.repeated_outputs)
 
 
-def gdp_runs(profile: dict, seed: int = 0) -> pd.DataFrame:
+def _gdp_row(mu: float, n: int, seed: int, rep: int, exact: float) -> dict:
+    """One row of :func:`gdp_runs` (module-level, so that joblib can run it in worker processes)."""
+    cert = gdp_certificate(mu, n, seed, rep)
+    return {"mu": float(mu), "n": int(n), "rep": rep, "mu_lower": cert.mu_lower,
+            "best_epsilon": cert.best_epsilon, "single_threshold_epsilon": cert.single_threshold_epsilon,
+            "same_threshold_epsilon": cert.same_threshold_epsilon,
+            "correction_cost": cert.correction_cost, "exact_epsilon": exact, "points": cert.n_points}
+
+
+def gdp_runs(profile: dict, seed: int = 0, n_jobs: int | None = None, progress: bool = True) -> pd.DataFrame:
     """Every certificate of the section: each ``mu`` x sample size x repetition of the profile.
 
     Parameters
@@ -104,6 +115,11 @@ def gdp_runs(profile: dict, seed: int = 0) -> pd.DataFrame:
     profile : dict
         ``gdp_mus``, ``gdp_sizes``, ``gdp_reps`` (:data:`epsaudit.studies.synthetic.PROFILES`).
     seed : int
+    n_jobs : int, optional
+        joblib workers over certificates; each is seeded by its own ``mu``, size and repetition, so the
+        table does not depend on it.
+    progress : bool
+        tqdm bar.
 
     Returns
     -------
@@ -114,21 +130,14 @@ def gdp_runs(profile: dict, seed: int = 0) -> pd.DataFrame:
 
     Examples
     --------
-    >>> runs = gdp_runs({"gdp_mus": (1.0,), "gdp_sizes": (100,), "gdp_reps": 2})
+    >>> runs = gdp_runs({"gdp_mus": (1.0,), "gdp_sizes": (100,), "gdp_reps": 2}, progress=False)
     >>> len(runs), bool((runs["mu_lower"] <= 1.0).all())
     (2, True)
     """
-    rows = []
-    for mu in profile["gdp_mus"]:
-        exact = float(gaussian_epsilon(mu, GDP_DELTA)) if mu > 0 else 0.0
-        for n in profile["gdp_sizes"]:
-            for rep in range(profile["gdp_reps"]):
-                cert = gdp_certificate(mu, n, seed, rep)
-                rows.append({"mu": float(mu), "n": int(n), "rep": rep, "mu_lower": cert.mu_lower,
-                             "best_epsilon": cert.best_epsilon, "single_threshold_epsilon": cert.single_threshold_epsilon,
-                             "same_threshold_epsilon": cert.same_threshold_epsilon,
-                             "correction_cost": cert.correction_cost, "exact_epsilon": exact, "points": cert.n_points})
-    return pd.DataFrame(rows)
+    tasks = [(float(mu), int(n), seed, rep, float(gaussian_epsilon(mu, GDP_DELTA)) if mu > 0 else 0.0)
+             for mu in profile["gdp_mus"] for n in profile["gdp_sizes"] for rep in range(profile["gdp_reps"])]
+    rows = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_gdp_row)(*t) for t in tasks)
+    return pd.DataFrame(list(progress_bar(rows, progress, "trade-off certificates", total=len(tasks))))
 
 
 def gdp_curves(profile: dict, seed: int = 0, n_grid: int = 201) -> tuple[pd.DataFrame, pd.DataFrame]:
