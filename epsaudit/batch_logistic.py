@@ -446,14 +446,16 @@ def _solve_chunk(designs: Sequence[Design], spec: LogisticSpec) -> list[tuple[li
     rows = [(d.blocks, d.y, d.train) for d in designs]
     chunk = _Chunk(rows, spec)
     whole = copy.copy(chunk)  # the solver compacts the chunk's arrays as fits finish
-    solver = BatchLBFGSB(chunk, tol=spec.tol, max_iter=spec.max_iter)
+    # a fit past MAX_ITERATIONS is refitted by scikit-learn whatever it does next: stop it there
+    max_iter = min(spec.max_iter, MAX_ITERATIONS + 1)
+    solver = BatchLBFGSB(chunk, tol=spec.tol, max_iter=max_iter)
     solver.run()
     final = _final_scores(whole, solver.coef_out)  # before another chunk reuses the work arrays
     if not spec.standardize or np.max(np.abs(whole.mean) / whole.scale) > OFFSET:
         # raw features, or features far from zero relative to their spread: their offsets can make a fit
         # sensitive to rounding (scikit-learn's own result then depends on its summation order). Fit again on
         # uncentred rows, as scikit-learn computes, and leave the fits whose two runs differ to scikit-learn.
-        again = BatchLBFGSB(_Chunk(rows, spec, centred=False), tol=spec.tol, max_iter=spec.max_iter)
+        again = BatchLBFGSB(_Chunk(rows, spec, centred=False), tol=spec.tol, max_iter=max_iter)
         again.run()
         gap = np.abs(again.coef_out - solver.coef_out).max(-1)
         size = np.abs(solver.coef_out).max(-1)

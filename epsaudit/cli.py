@@ -177,7 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _plan(args: argparse.Namespace) -> int:
-    from .bounds import BOUNDS, bonferroni_alpha, bound_level, planned_epsilon, required_test_size
+    from .bounds import BOUNDS, bonferroni_alpha, bound_level, planned_epsilon, promise_sizes, required_test_size
 
     alpha = bonferroni_alpha(args.family, args.confidence)
     perfect = (args.tpr, args.fpr) == (1.0, 0.0)
@@ -189,7 +189,9 @@ def _plan(args: argparse.Namespace) -> int:
         n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr, bound=bound)
         level = (f"one joint test per certificate at {alpha:.3g}" if bound == "joint" else
                  f"two one-sided bounds per certificate at {bound_level(alpha, bound):.3g}")
-        sizes = "" if perfect else f" (so does every size up to {2 * n})"
+        checked = promise_sizes(n)
+        sizes = ("" if perfect else f" (so does every size up to {2 * n})" if len(checked) == n + 1
+                 else f" (so do the {len(checked)} sizes checked from {n} to {2 * n}, {checked[1] - checked[0]} apart)")
         below = _at_most(planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr, bound=bound), args.epsilon)
         print(f"  {bound + ' (default)' if bound == 'joint' else bound + ' (the paper' + chr(39) + 's)'}: "
               f"{n} test rows per identity{sizes}; {n - 1} rows certify {below} [{level}]")

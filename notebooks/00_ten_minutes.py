@@ -116,7 +116,8 @@ for name, value in study.route_numbers(route_frame, high, epsilon).items():
 # development rows; its errors are counted on fresh test rows; and an exact test of both error
 # rates together, the {term}`joint certificate`, gives an $\varepsilon$ that the pair exceeds with at
 # least 95% probability ({doc}`../methods`). Here with the mechanism's exact likelihood-ratio score
-# (the best test there is) and with a logistic regression learned on the development rows:
+# (the most powerful test at every threshold; on a finite sample a learned test can still come out
+# ahead by chance) and with a logistic regression learned on the development rows:
 
 # %%
 dev = pair.sample_groups(n, seed=("quickstart", seed, "dev"))  # fit here
@@ -171,7 +172,8 @@ print(f"rows per identity to certify more than {epsilon:g}: {need}")
 
 # %% tags=["remove-cell"]
 caps = study.cap_comparison(P["sizes"], families=(1, 40))
-fig = plotting.quickstart.cap_against_test_size(study.cap_table(P["sizes"], families=(1, 40)), truth=4.0,
+fig = plotting.quickstart.cap_against_test_size(study.cap_table(P["sizes"], families=(1, 40)),
+                                                truth=epsilon if epsilon > 0 else None,
                                                 paper=study.cap_table(P["sizes"], families=(1, 40), bound="clopper-pearson"))
 plotting.style.glue_figure("ch0-cap-against-test-size", fig, caps)
 glue("qs_caps", study.cap_comparison_view(caps), display=False)
@@ -188,7 +190,8 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 # **What a reserved test of this size can ever certify.** The cap (largest certifiable
 # $\varepsilon$, nats, 95%, zero test errors) against the test rows per identity, for one
 # certificate and for a family of 40 reported together; solid: the joint certificate, dashed: the
-# paper's Clopper-Pearson bound. The dashed black line is $\varepsilon = 4$.
+# paper's Clopper-Pearson bound. The dashed black line is the page's exact $\varepsilon$ (none at the
+# exact null).
 # ```
 #
 # {glue:md}`ch0-cap-against-test-size-files:myst`
@@ -197,11 +200,12 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 # certified by a large test. To certify more than $\varepsilon = $ {glue:text}`qs_epsilon:g` even
 # a perfect test needs {glue:text}`qs_need_one` test rows per identity with the joint certificate
 # ({glue:text}`qs_need_one_cp` with the paper's), and {glue:text}`qs_need_forty` when 40
-# certificates are reported together. `epsaudit plan` answers the same question from the command
-# line:
+# certificates are reported together. A real test makes errors, and needs more:
+# {glue:md}`qs_errors_sentence` `epsaudit plan` answers the same question from the command line
+# (`--tpr` and `--fpr` give a test's error rates):
 #
 # ```bash
-# epsaudit plan --epsilon 4 --confidence 0.95 --family 1
+# .venv/bin/epsaudit plan --epsilon 4 --confidence 0.95 --family 1
 # ```
 #
 # ````{dropdown} All numbers: the caps drawn in the figure above
@@ -212,52 +216,53 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 # ## What to try next
 #
 # Run the page again with other parameters, from the repository root (the first cell stops with a
-# message if a value is not allowed):
+# message if a value is not allowed; `-p profile smoke` keeps a run to seconds), and open `out.ipynb`
+# in Jupyter (`.venv/bin/jupyter lab out.ipynb`):
 #
 # ```bash
 # .venv/bin/papermill notebooks/00_ten_minutes.ipynb out.ipynb \
-#     -p epsilon 2 -p n 30
+#     -p profile smoke -p epsilon 2 -p n 30
 # ```
 #
 # :::{exercise}
 # :label: ex-quick-size
 # **Change a parameter.** Run the page with `-p n 30` (30 development and 30 test rows per
 # identity). What happens to the certificate of the $\varepsilon = 4$ pair in the certificate
-# table, and to the cap? Why?
+# table, and to the cap? Which of the two holds the certificate down at 30 rows?
 # :::
 #
 # :::{solution} ex-quick-size
 # :class: dropdown
-# The page computes it with the same calls at $n = 30$:
+# The page computes it with the same calls at both sizes:
 #
 # ```python
-# small = study.certificate_table((4.0,), n=30, seed=seed,
-#                                  mechanism=mechanism)
+# for rows in (30, default_n):  # default_n: the profile's own n
+#     study.certificate_table((4.0,), n=rows, seed=seed,
+#                             mechanism=mechanism)
 # ```
 #
-# The exact-score certificate of the $\varepsilon = 4$ pair is then {glue:text}`qs_ex_small:.2f`
-# (it is {glue:text}`qs_cert_four:.2f` at $n = $ {glue:text}`qs_n`), and the cap of a 30-row test
-# is {glue:text}`qs_ex_small_cap:.2f`: the test size, not the mechanism, now bounds what can be
-# certified.
+# {glue:md}`qs_ex_size_sentence`
 # :::
 #
 # :::{exercise}
 # :label: ex-quick-bound
-# **Change a line.** In the certificate cell, add `bound="clopper-pearson"` to the call that makes
-# `exact`, and run the cell again. Compare the paper's certificate and its cap with the joint
+# **Change a line.** Run the page with `-p epsilon 4` (at $\varepsilon = 1$ and few rows both bounds
+# may certify nothing). Then, in the certificate cell, add `bound="clopper-pearson"` to the call that
+# makes `exact`, and run the cell again. Compare the paper's certificate and its cap with the joint
 # certificate's: which is larger, and where in {numref}`fig-ch0-cap` do you see why?
 # :::
 #
 # :::{solution} ex-quick-bound
 # :class: dropdown
 # ```python
-# paper = reserved_test_certificate(
+# exact = reserved_test_certificate(
 #     dev[0], dev[1], test[0], test[1], score_function=pair.exact_score(0, 1),
 #     delta=pair.delta, check_reuse=fresh, bound="clopper-pearson")
 # ```
 #
-# It certifies {glue:text}`qs_cert_this_cp:.2f` where the joint certificate gives
-# {glue:text}`qs_cert_this:.2f`. The split bound spends half its error level on each rate and
+# On this page's pair ($\varepsilon = $ {glue:text}`qs_epsilon:g`) it certifies
+# {glue:text}`qs_cert_this_cp:.2f` where the joint certificate gives {glue:text}`qs_cert_this:.2f`:
+# {glue:text}`qs_joint_gain_phrase`. The split bound spends half its error level on each rate and
 # joins them by a union bound; the joint test uses the whole level on both rates together, so its
 # cap ({glue:text}`qs_cap:.2f` at $n = $ {glue:text}`qs_n`) is above the paper's
 # ({glue:text}`qs_cap_cp:.2f`): the dashed curves of {numref}`fig-ch0-cap` lie below the solid ones.
@@ -265,9 +270,9 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 #
 # :::{exercise}
 # :label: ex-quick-mechanism
-# **Change the mechanism.** Run the page with `-p mechanism gaussian`. Which of the four routes
-# changes its verdict at the exact null, and does the certificate still stay below the exact
-# $\varepsilon$?
+# **Change the mechanism.** Run the page with `-p mechanism gaussian`. How do the four routes'
+# numbers at the exact null move? Does any of them change its kind, and does the certificate still
+# stay below the exact $\varepsilon$?
 # :::
 #
 # :::{solution} ex-quick-mechanism
@@ -277,24 +282,27 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 # cert = study.certificate(epsilon, n, seed, mechanism="gaussian")
 # ```
 #
-# With Gaussian noise GaussMech gives {glue:text}`qs_ex_gauss_gm:.3f` at the null (it gives
-# {glue:text}`qs_gm_null:.3f` with this page's mechanism): a diagnostic stays a diagnostic,
-# whatever the noise. The joint certificate of the $\varepsilon = $ {glue:text}`qs_epsilon:g`
-# Gaussian pair is {glue:text}`qs_ex_gauss_cert:.2f`, a bound on its $\varepsilon$ at
-# $\delta = 10^{-5}$.
+# At the exact null, Laplace noise against Gaussian noise ({glue:text}`qs_n` rows per identity):
+# {glue:text}`qs_ex_mech_moves`. Every number moves, but no route changes its kind: a diagnostic
+# stays a diagnostic and an estimate an estimate, whatever the noise, and none of them is evidence.
+# The joint certificate of the $\varepsilon = $ {glue:text}`qs_epsilon:g` Gaussian pair is
+# {glue:text}`qs_ex_gauss_cert:.2f`, a bound on its $\varepsilon$ at $\delta = 10^{-5}$.
 # :::
 #
 # :::{exercise}
 # :label: ex-quick-learned
-# **Think.** How far below the exact-score certificate is the learned test's for
-# $\varepsilon = 2$ in the certificate table, and would more development rows help?
+# **Change a line.** How far below the exact-score certificate is the learned test's? In the
+# certificate cell, draw ten times as many development rows (`dev = pair.sample_groups(10 * n, ...)`)
+# and run the cell again: does the learned test get closer?
 # :::
 #
 # :::{solution} ex-quick-learned
 # :class: dropdown
-# For $\varepsilon = 2$ the learned test certifies {glue:text}`qs_ex_learned:.2f` against
-# {glue:text}`qs_ex_exact:.2f` with the exact score ({glue:text}`qs_ex_share:.0f`% of it). The
-# certificate lives in the tail of the score: for product Laplace noise the exact score is constant,
+# ```python
+# dev = pair.sample_groups(10 * n, seed=("quickstart", seed, "dev"))
+# ```
+#
+# {glue:md}`qs_ex_learned_sentence` The certificate lives in the tail of the score: for product Laplace noise the exact score is constant,
 # at likelihood ratio $e^{\varepsilon}$, on the whole quadrant beyond both means, while a linear
 # score ranks outputs by $x_1 + x_2$ and mixes into its top outputs some whose likelihood ratio is
 # smaller. More development rows help the learner find the direction, not change its shape, and
@@ -307,13 +315,16 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 # {doc}`../glossary` collects the terms.
 
 # %% tags=["remove-cell"]
-small = study.certificate_table((4.0,), n=30, seed=seed, mechanism=mechanism)
-glue("qs_ex_small", float(small["certificate (exact score)"].iloc[0]), display=False)
-glue("qs_ex_small_cap", float(small["cap"].iloc[0]), display=False)
-row = certs[certs["exact epsilon"] == 2.0].iloc[0]
-glue("qs_ex_learned", float(row["certificate (learned)"]), display=False)
-glue("qs_ex_exact", float(row["certificate (exact score)"]), display=False)
-glue("qs_ex_share", float(100 * row["certificate (learned)"] / max(row["certificate (exact score)"], 1e-12)), display=False)
-gauss = study.route_table(epsilons=(0.0,), n=n, seed=seed, mechanism="gaussian")
-glue("qs_ex_gauss_gm", float(gauss.iloc[0, 0]), display=False)
+default_n = study.settings(profile, None)["n"]
+sizes_ex = {rows: study.certificate_table((4.0,), n=rows, seed=seed, mechanism=mechanism).iloc[0]
+            for rows in dict.fromkeys((30, default_n))}
+glue("qs_ex_size_sentence", Markdown(study.size_exercise_sentence(sizes_ex)), display=False)
+dev_more = pair.sample_groups(10 * n, seed=("quickstart", seed, "dev"))
+learned_more = reserved_test_certificate(dev_more[0], dev_more[1], test[0], test[1], delta=pair.delta,
+                                         check_reuse=fresh)
+glue("qs_ex_learned_sentence", Markdown(study.learned_exercise_sentence(
+    exact.value, learned.value, learned_more.value, n, epsilon)), display=False)
+moves = {m: study.route_table(epsilons=(0.0,), n=n, seed=seed, mechanism=m).iloc[:, 0] for m in ("laplace", "gaussian")}
+glue("qs_ex_mech_moves", study.route_moves(moves["laplace"], moves["gaussian"]), display=False)
 glue("qs_ex_gauss_cert", study.certificate(epsilon, n, seed, mechanism="gaussian").value, display=False)
+glue("qs_errors_sentence", Markdown(study.errors_sentence(exact, n)), display=False)

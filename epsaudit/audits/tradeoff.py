@@ -67,7 +67,7 @@ import numpy as np
 from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
-from ..bounds import bonferroni_alpha, certified_epsilon, joint_epsilon, tradeoff_epsilon
+from ..bounds import bonferroni_alpha, certified_epsilon, tradeoff_epsilon
 from ..scorers import check_classifier, classifier_name
 from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
@@ -156,13 +156,11 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n
         k = len(thresholds)
         alpha = (1.0 - confidence) / (2.0 * k * m)
         band = tradeoff_band(test_sa, test_sb, alpha=alpha, method=method, thresholds=thresholds)
-        joint_best = float(np.max(joint_epsilon(band["fp"], nb, band["fn"], na, 2 * alpha, delta)))
     else:
         alpha = (1.0 - confidence) / (2.0 * m)
         band = tradeoff_band(test_sa, test_sb, alpha=alpha, method=method, thresholds=[single])
         band = {key: value[band["valid"]] for key, value in band.items()}
         k = len(band["thresholds"])
-        joint_best = None  # set below: the single development threshold is the only fixed one
     eps_points = tradeoff_epsilon(band["fpr_upper"], band["fnr_upper"], delta)
     best = int(np.argmax(eps_points))
     at_single = int(np.flatnonzero(band["thresholds"] == single)[-1])
@@ -180,7 +178,6 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n
         single_threshold=single,
         single_threshold_epsilon=single_epsilon,
         same_threshold_epsilon=float(eps_points[at_single]),
-        joint_best_epsilon=single_epsilon if joint_best is None else joint_best,
         settings=_settings(classifier, score_function, method, n_thresholds, m, seed, check_reuse),
         details={"test_auc": float(roc_auc_score(y_test, rankdata(np.r_[test_sa, test_sb]))),  # ranks: inf allowed
                  "n_dev_a": len(dev_a), "n_dev_b": len(dev_b), "convergence_warnings": warned},

@@ -11,11 +11,12 @@ turns it into an :class:`~epsaudit.results.EpsilonResult` whose statistics are a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 
-from ..bounds import tradeoff_delta, tradeoff_epsilon, tradeoff_mu
+from ..bounds import joint_epsilon, tradeoff_delta, tradeoff_epsilon, tradeoff_mu
 from ..results import EpsilonResult, RouteStatistics
 from ..validation import check_probability
 from .runner import PairFailure, not_computed
@@ -121,7 +122,7 @@ def _frozen(values, dtype) -> np.ndarray:
 _ARRAYS = (("thresholds", np.float64), ("fp", np.int64), ("fn", np.int64), ("fpr_upper", np.float64),
            ("fnr_upper", np.float64), ("deltas", np.float64), ("epsilon_at_delta", np.float64))
 _NUMBERS = ("mu_lower", "delta", "best_epsilon", "best_threshold", "single_threshold", "single_threshold_epsilon",
-            "same_threshold_epsilon", "joint_best_epsilon", "confidence", "alpha_per_bound")
+            "same_threshold_epsilon", "confidence", "alpha_per_bound")
 
 
 @dataclass(frozen=True, eq=False)
@@ -224,7 +225,6 @@ class TradeoffCertificate:
     single_threshold: float
     single_threshold_epsilon: float
     same_threshold_epsilon: float
-    joint_best_epsilon: float = float("nan")
     settings: Mapping[str, Any] = field(default_factory=dict)
     details: Mapping[str, Any] = field(default_factory=dict)
     kind: str = "certificate"
@@ -272,6 +272,21 @@ class TradeoffCertificate:
                    not_computed=reason)
 
     # -- derived numbers -------------------------------------------------------------------
+    @cached_property
+    def joint_best_epsilon(self) -> float:
+        """The best point by joint tests (see the class attributes), computed when first asked for.
+
+        Bonferroni: ``max`` over the certified points of :func:`epsaudit.bounds.joint_epsilon` on
+        their test counts at ``2 * alpha_per_bound`` (one joint test in place of two one-sided
+        bounds); DKW: ``single_threshold_epsilon``; NaN when not computed.
+        """
+        if not self.computed:
+            return float("nan")
+        if self.method != "bonferroni":
+            return self.single_threshold_epsilon
+        return float(np.max(joint_epsilon(self.fp, self.n[1], self.fn, self.n[0], 2 * self.alpha_per_bound,
+                                          self.delta)))
+
     @property
     def computed(self) -> bool:
         """True unless the pair could not be certified (see ``not_computed``)."""

@@ -15,7 +15,7 @@ Definitions: the book's methods chapter; *Picture the Epsilon*, Sections III-IV.
 
 from .binomial import (BOUNDS, DEFAULT_BOUND, bonferroni_alpha, bound_level, certifiable_cap, certified_epsilon,
                        check_bound, clopper_pearson_epsilon, correction_label, clopper_pearson_lower, clopper_pearson_upper,
-                       planned_epsilon, required_test_size, roc_point_epsilon)
+                       planned_epsilon, promise_sizes, required_test_size, roc_point_epsilon)
 from .conversions import (dkw_margin, epsilon_from_mmd_hockey_stick, epsilon_from_mmd_tv_chain, epsilon_from_tv,
                           epsilon_from_tv_delta, gaussian_tradeoff, mmd2_deviation, tradeoff_delta, tradeoff_epsilon,
                           tradeoff_mu, tv_lower_from_mmd)
@@ -28,6 +28,6 @@ __all__ = [
     "joint_pvalue",
     "dkw_margin", "epsilon_from_mmd_hockey_stick", "epsilon_from_mmd_tv_chain", "epsilon_from_tv",
     "epsilon_from_tv_delta", "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for_epsilon", "gaussian_tradeoff",
-    "mmd2_deviation", "planned_epsilon", "roc_point_epsilon", "required_test_size", "tradeoff_delta", "tradeoff_epsilon",
+    "mmd2_deviation", "planned_epsilon", "promise_sizes", "roc_point_epsilon", "required_test_size", "tradeoff_delta", "tradeoff_epsilon",
     "tradeoff_mu", "tv_lower_from_mmd",
 ]

@@ -476,10 +476,12 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
 
     The promise: every test size from the returned ``n`` to ``2 n`` certifies at least ``epsilon``
     (more than 0 when ``epsilon = 0``) at its expected counts (:func:`planned_epsilon`), and
-    ``n - 1`` rows do not. Every size of that range is checked: the expected counts are rounded
-    to integers, so the certificate is not monotone in the size when ``tpr < 1`` or ``fpr > 0``.
-    With perfect separation (the default) the certificate grows with the size, so every size from
-    ``n`` on certifies ``epsilon``.
+    ``n - 1`` rows do not. The expected counts are rounded to integers, so the certificate is not
+    monotone in the size when ``tpr < 1`` or ``fpr > 0``: up to :data:`PROMISE_CHECKS` sizes
+    (``n <= 200``) every size of that range is checked; above, a grid of that many sizes from
+    ``n`` to ``2 n`` (:func:`promise_sizes`), where the rounding moves the certificate by a
+    fraction of a count. With perfect separation (the default) the certificate grows with the
+    size, so every size from ``n`` on certifies ``epsilon``.
 
     Parameters
     ----------
@@ -544,13 +546,40 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
         low, high = (low, mid) if reaches(mid) else (mid, high)
     if tpr == 1.0 and fpr == 0.0:
         return high  # the zero-error certificate grows with the size
-    n, checked = high, high  # reaches(n - 1) is False; sizes n..checked all reach
-    while checked < 2 * n:
-        m = checked + 1
-        if reaches(m):
-            checked = m
-        else:  # a size in the promised range falls short: the answer starts after it
-            n = checked = m + 1
-            while not reaches(n):
-                n = checked = n + 1
-    return n
+    n = high  # reaches(n - 1) is False
+    while True:
+        short = next((m for m in promise_sizes(n) if not reaches(m)), None)
+        if short is None:
+            return n
+        n = short + 1  # a size in the promised range falls short: the answer starts after it
+        while not reaches(n):
+            n += 1
+
+
+#: Sizes :func:`required_test_size` checks in its promised range ``n .. 2 n`` (all of them up to n = 200).
+PROMISE_CHECKS = 201
+
+
+def promise_sizes(n: int) -> np.ndarray:
+    """The test sizes in ``n .. 2 n`` that :func:`required_test_size` checks: all, or an even grid.
+
+    Parameters
+    ----------
+    n : int, >= 1
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Sorted, from ``n`` to ``2 n``: every size when there are at most :data:`PROMISE_CHECKS`,
+        else that many evenly spaced sizes.
+
+    Examples
+    --------
+    >>> promise_sizes(3)
+    array([3, 4, 5, 6])
+    >>> sizes = promise_sizes(10_000); len(sizes), int(sizes[0]), int(sizes[1]), int(sizes[-1])
+    (201, 10000, 10050, 20000)
+    """
+    if n + 1 <= PROMISE_CHECKS:
+        return np.arange(n, 2 * n + 1)
+    return np.unique(np.round(np.linspace(n, 2 * n, PROMISE_CHECKS)).astype(int))

@@ -31,7 +31,8 @@ from .parameters import PROFILE, SEED, Parameter
 __all__ = ["PROFILES", "PARAMETERS", "MECHANISMS", "BOUND_LABELS", "settings", "profile_settings", "route_frame", "pair_mechanism", "four_routes", "route_table", "certificate",
            "certificate_table", "cap_table", "smallest_certifying_sizes", "EpsilonResult", "route_numbers",
            "certificate_numbers", "route_view", "certificate_view", "cap_view", "sizes_view", "number", "cap_comparison",
-           "cap_comparison_view"]
+           "cap_comparison_view", "size_exercise_sentence", "learned_exercise_sentence", "route_moves",
+           "errors_sentence"]
 
 #: Run profiles: ``n`` rows per identity for the routes and the certificate, ``sizes`` of the cap
 #: table. Every profile finishes in well under a minute; "full" and "paper" are the same.
@@ -478,3 +479,120 @@ def sizes_view(sizes: pd.Series):
     frame = pd.DataFrame({"reported together": [_family_label(k) for k in sizes.index],
                           "smallest test rows per identity": [str(int(v)) for v in sizes]})
     return _styled(frame, "The smallest test that can certify anything above 0.")
+
+
+# ---------------------------------------------------------------------------------------------
+# The exercises' computed solutions (sentences that stay right for any parameter value)
+# ---------------------------------------------------------------------------------------------
+
+
+def size_exercise_sentence(rows: dict[int, pd.Series]) -> str:
+    """The test-size exercise's answer: the epsilon = 4 pair's certificate and cap at each size.
+
+    Parameters
+    ----------
+    rows : dict int -> pandas.Series
+        Test rows per identity -> the :func:`certificate_table` row of the epsilon = 4 pair at that
+        size (30 first, then the profile's own size when it differs).
+
+    Returns
+    -------
+    str
+        Markdown: the numbers, and whether the cap or the test's errors hold the certificate down
+        at 30 rows (the cap binds when the certificate is within 10% of it).
+
+    Examples
+    --------
+    >>> row = pd.Series({"certificate (exact score)": 2.9, "cap": 2.97})
+    >>> size_exercise_sentence({30: row})[:62]
+    'At 30 rows per identity the exact-score certificate of the ε ='
+    """
+    (small, at_small), *rest = rows.items()
+    cert, cap = float(at_small["certificate (exact score)"]), float(at_small["cap"])
+    text = (f"At {small} rows per identity the exact-score certificate of the ε = 4 pair is "
+            f"{number(cert, CERT_DIGITS)} and the cap of the test is {number(cap, CERT_DIGITS)}")
+    for size, row in rest:
+        text += (f"; at the profile's {size} rows they are {number(row['certificate (exact score)'], CERT_DIGITS)} "
+                 f"and {number(row['cap'], CERT_DIGITS)}")
+    if cert >= 0.9 * cap:
+        return text + ". At 30 rows the cap binds: the test size, not the mechanism, bounds what can be certified."
+    return (text + ". The cap falls with the test size, but at 30 rows the certificate is well below it: the "
+            "errors the test makes on so few rows, not the cap, hold it down.")
+
+
+def learned_exercise_sentence(exact: float, learned: float, learned_more: float, n: int, epsilon: float) -> str:
+    """The development-rows exercise's answer: the learned test against the exact score, before and after.
+
+    Parameters
+    ----------
+    exact, learned : float
+        Certificates of the page's pair with the exact score and with the learned test (n development rows).
+    learned_more : float
+        The learned test's certificate with ``10 n`` development rows, on the same test rows.
+    n : int
+    epsilon : float
+        The page's exact epsilon.
+
+    Returns
+    -------
+    str
+        Markdown; a share in percent only where the exact score certifies something.
+
+    Examples
+    --------
+    >>> learned_exercise_sentence(0.0, 0.0, 0.0, 100, 1.0)[:50]
+    'With 100 development rows the learned test certifi'
+    """
+    text = (f"With {n} development rows the learned test certifies {number(learned, CERT_DIGITS)} and the exact "
+            f"score {number(exact, CERT_DIGITS)}; with {10 * n} development rows (the same test rows) the learned "
+            f"test certifies {number(learned_more, CERT_DIGITS)}.")
+    if exact < 5e-3:
+        return text + (f" The exact score certifies nothing for ε = {epsilon:g} at this test size, so there is no "
+                       "share to compare: run the page with `-p epsilon 4`.")
+    return text + (f" That is {number(100 * learned / exact, 0)}% and then {number(100 * learned_more / exact, 0)}% "
+                   "of the exact score's certificate (more than 100%: this sample happened to favour the learned test).")
+
+
+def route_moves(first: pd.Series, second: pd.Series) -> str:
+    """How each route's value moves from one run to another, e.g. ``"GaussMech 1.544 → 0.329, ..."``.
+
+    Parameters
+    ----------
+    first, second : pandas.Series
+        A column of :func:`route_table` (index ``(route, kind)``) for each run.
+
+    Examples
+    --------
+    >>> idx = pd.MultiIndex.from_tuples([("GaussMech", "diagnostic")], names=["route", "kind"])
+    >>> route_moves(pd.Series([1.5444], idx), pd.Series([float("inf")], idx))
+    'GaussMech 1.544 → +∞'
+    """
+    return ", ".join(f"{route} {number(a, ROUTE_DIGITS)} → {number(b, ROUTE_DIGITS)}"
+                     for (route, _), a, b in zip(first.index, first, second))
+
+
+def errors_sentence(certificate: EpsilonResult, n: int) -> str:
+    """What the page's exact-score test did on its test rows, and why its certificate is below the cap.
+
+    Parameters
+    ----------
+    certificate : EpsilonResult
+        The reserved-test certificate of the page's pair.
+    n : int
+        Test rows per identity.
+
+    Examples
+    --------
+    >>> from epsaudit.audits import reserved_test_certificate
+    >>> rng = np.random.default_rng(0)
+    >>> a, b = rng.normal(3, 1, (40, 1)), rng.normal(-3, 1, (40, 1))
+    >>> errors_sentence(reserved_test_certificate(a[:20], b[:20], a[20:], b[20:]), 20)[:58]
+    'The exact-score test above made 0 false positives and 0 fa'
+    """
+    fp, fn = int(certificate.details["fp"]), n - int(certificate.details["tp"])
+    made = (f"The exact-score test above made {fp} false positive{'s' * (fp != 1)} and {fn} false "
+            f"negative{'s' * (fn != 1)} on its {n} + {n} test rows")
+    cap = number(certificate.details["cap"], CERT_DIGITS)
+    if fp == fn == 0:
+        return f"{made}, so it certifies its cap, {cap}."
+    return f"{made}, so it certifies {number(certificate.value, CERT_DIGITS)}, not its cap {cap}."
