@@ -200,7 +200,7 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 # certified by a large test. To certify more than $\varepsilon = $ {glue:text}`qs_epsilon:g` even
 # a perfect test needs {glue:text}`qs_need_one` test rows per identity with the joint certificate
 # ({glue:text}`qs_need_one_cp` with the paper's), and {glue:text}`qs_need_forty` when 40
-# certificates are reported together. A real test makes errors, and needs more:
+# certificates are reported together. A real test makes errors, and needs more.
 # {glue:md}`qs_errors_sentence` `epsaudit plan` answers the same question from the command line
 # (`--tpr` and `--fpr` give a test's error rates):
 #

@@ -190,7 +190,7 @@ def test_budget_phrases_place_randomized_response_against_the_caps():
     top = full["calls"]
     rows = _budget_rows({100: cap_small, 10_000: 4.3, top: 4.568}, {100: -2.0, 10_000: -0.3, top: 0.57})
     assert study.budget_phrases(full, rows)["rr32_phrase"] == (
-        "sits on the closed-form cap at **100** calls and where the two curves meet at **1,000,000**")
+        "sits on the closed-form cap at **100** calls and where the two curves meet at **500,000**")
     weak = _budget_rows({100: 0.5, 1_000: 1.0, 20_000: 1.0}, {100: 1.5, 1_000: 3.4, 20_000: 4.3})
     phrases = study.budget_phrases(profile, weak)
     assert "below the dashed curve" in phrases["rr32_phrase"]
