@@ -136,8 +136,9 @@ display(study.corpus_view(study.corpus_table(by_design)))
 # the swapped face. The corpus builder now takes, in every swapped or original image, the face
 # the swap put its donor on: the detected face whose box overlaps the box of the 68 landmarks the
 # swap used, else (no detected face there) the face placed from those landmarks, never a bystander;
-# at passes 2–5 the chain itself follows the face the previous pass swapped. The pool corpus was
-# built before this rule: with the face nearest the image centre, two pass-1 dlib rows of chains
+# at passes 2–5 the chain itself follows the face the previous pass swapped.
+#
+# The pool corpus was built before this rule: with the face nearest the image centre, two pass-1 dlib rows of chains
 # starting from `Hamid_Karzai_0019` encode a background face, and three of its chains swap the
 # bystander from pass 2 or 3 on; with the same rule elsewhere in the pool corpus about as rare (the
 # counts below), we left it as built and say so. In the disjoint corpus ten test draws start from

@@ -542,6 +542,8 @@ def learned_exercise_sentence(exact: float, learned: float, learned_more: float,
     --------
     >>> learned_exercise_sentence(0.0, 0.0, 0.0, 100, 1.0)[:50]
     'With 100 development rows the learned test certifi'
+    >>> learned_exercise_sentence(2.0, 1.0, 1.5, 100, 2.0)[-60:]
+    ". That is 50% and then 75% of the exact score's certificate."
     """
     text = (f"With {n} development rows the learned test certifies {number(learned, CERT_DIGITS)} and the exact "
             f"score {number(exact, CERT_DIGITS)}; with {10 * n} development rows (the same test rows) the learned "
@@ -549,8 +551,10 @@ def learned_exercise_sentence(exact: float, learned: float, learned_more: float,
     if exact < 5e-3:
         return text + (f" The exact score certifies nothing for ε = {epsilon:g} at this test size, so there is no "
                        "share to compare: run the page with `-p epsilon 4`.")
+    above = max(learned, learned_more) > exact
     return text + (f" That is {number(100 * learned / exact, 0)}% and then {number(100 * learned_more / exact, 0)}% "
-                   "of the exact score's certificate (more than 100%: this sample happened to favour the learned test).")
+                   "of the exact score's certificate" + (" (above 100%: this sample happened to favour the learned "
+                                                          "test)." if above else "."))
 
 
 def route_moves(first: pd.Series, second: pd.Series) -> str:
