@@ -515,8 +515,8 @@ def size_exercise_sentence(rows: dict[int, pd.Series]) -> str:
         text += (f"; at the profile's {size} rows they are {number(row['certificate (exact score)'], CERT_DIGITS)} "
                  f"and {number(row['cap'], CERT_DIGITS)}")
     if cert >= 0.9 * cap:
-        return text + ". At 30 rows the cap binds: the test size, not the mechanism, bounds what can be certified."
-    return (text + ". The cap falls with the test size, but at 30 rows the certificate is well below it: the "
+        return text + f". At {small} rows the cap binds: the test size, not the mechanism, bounds what can be certified."
+    return (text + f". The cap falls with the test size, but at {small} rows the certificate is well below it: the "
             "errors the test makes on so few rows, not the cap, hold it down.")
 
 
