@@ -16,7 +16,8 @@ the parameters (and after papermill's injected cell) checks both::
 :func:`check` raises a ``ValueError`` naming the parameter and its allowed values when a value has the
 wrong type or is out of range, and when papermill injected a name the chapter does not declare
 (papermill itself only warns "Passed unknown parameter"). It writes the coerced values back (an ``int``
-given for a ``float`` becomes a ``float``, ``"1,4"`` for a list parameter becomes ``[1.0, 4.0]``), so the
+given for a ``float`` becomes a ``float``, ``"1,4"`` for a list parameter becomes ``[1.0, 4.0]`` and one bare
+value ``300`` becomes ``[300]``), so the
 rest of the notebook reads plain variables.
 
 Paths: :data:`REPOSITORY` is the checkout the package was imported from; :func:`data_folder` resolves a
@@ -83,8 +84,9 @@ class Parameter:
     optional : bool
         ``None`` is allowed (the profile's value is used).
     many : bool
-        A list of ``kind``: a list/tuple, or a comma-separated string (``"1,4"``; what ``papermill -p``
-        passes), with at least one element and no repeats.
+        A list of ``kind``: a list/tuple, a comma-separated string (``"1,4"``; what ``papermill -p``
+        passes), or one bare value (``-p sizes 300`` reaches the notebook as the int ``300``; it becomes
+        ``[300]``), with at least one element and no repeats.
     """
 
     name: str
@@ -124,7 +126,12 @@ class Parameter:
         if value is None and self.optional:
             return None
         if self.many:
-            items = [v.strip() for v in value.split(",")] if isinstance(value, str) else value
+            if isinstance(value, str):
+                items = [v.strip() for v in value.split(",")]
+            elif isinstance(value, (int, float)):  # one bare value: papermill passes `-p sizes 300` as an int
+                items = [value]
+            else:
+                items = value
             if not isinstance(items, (list, tuple)) or not items:
                 raise self._error(value, where, "has the wrong type")
             out = [self._one(item, value, where) for item in items]
