@@ -147,7 +147,7 @@ profile-check:
 define execute
 	@mkdir -p $(NB_SCRATCH) $(dir $(2))
 	$(BIN)/jupytext --quiet --to ipynb --output $(NB_SCRATCH)/$(notdir $(basename $(1))).ipynb $(1)
-	$(BIN)/papermill --kernel $(KERNEL) --cwd notebooks \
+	$(CLAIMS_ENV) $(BIN)/papermill --kernel $(KERNEL) --cwd notebooks \
 		-p profile $(PROFILE) $(NB_SCRATCH)/$(notdir $(basename $(1))).ipynb $(2).part
 	$(BIN)/python -c "$$HIDE_INJECTED" $(2).part
 	mv $(2).part $(2)
@@ -167,6 +167,9 @@ json.dump(nb, open(path, "w", encoding="utf-8"), indent=1, ensure_ascii=False)
 endef
 export HIDE_INJECTED
 
+# The book's own run checks the prose's claims strictly (a claim the run contradicts fails the build,
+# epsaudit.studies.book.claim); any other run, e.g. `make chapter` or another profile, shows a note.
+book/executed/%.ipynb: CLAIMS_ENV = $(if $(filter full,$(PROFILE)),EPSAUDIT_CLAIMS=strict,)
 book/executed/%.ipynb: notebooks/%.py $(LIB_SOURCES) $(STAMP) | data-link
 	$(call execute,$<,$@)
 

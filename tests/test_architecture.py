@@ -53,7 +53,7 @@ PUBLIC_CORE = frozenset({
     "epsaudit.operator", "epsaudit.validation",
 })
 #: Study modules every chapter may import besides its own: the checked papermill parameters.
-SHARED_STUDIES = frozenset({"epsaudit.studies.parameters", "epsaudit.studies.glue"})  # every page's parameters and glue
+SHARED_STUDIES = frozenset({"epsaudit.studies.parameters", "epsaudit.studies.glue", "epsaudit.studies.book"})  # every page's parameters and glue
 
 
 def _notebook_imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
