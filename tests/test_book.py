@@ -48,6 +48,12 @@ MUST_FIT_MARKDOWN = MUST_FIT | {"code"}
 #: is ink (darker than near-white).
 MIN_INK_FRACTION = 0.005
 SIDEBAR_WIDTH = 300
+#: Query that makes book/_static/overflow_check.js open every dropdown, solution and toggled block
+#: before it measures: what is cut off inside a closed dropdown is cut off for the reader who opens it.
+OPEN_ALL = "?epsaudit=open"
+#: Smallest text a figure may show on the page, in CSS px (its smallest font at the PNG's dpi, scaled
+#: to the width the page gives the image).
+MIN_FIGURE_TEXT_PX = 9.0
 #: Seconds one smoke-profile notebook may take before the test fails (a hang must not stall CI).
 NOTEBOOK_TIMEOUT = 900
 
@@ -102,6 +108,7 @@ class _PageParser(HTMLParser):
         self.mjx_errors = 0
         self.layout: str | None = None  # <body data-epsaudit-layout>: the overflow check ran
         self.overflowing: list[str] = []  # data-epsaudit-overflow-label of each marked element
+        self.image_scales: list[tuple[str, float]] = []  # (src, displayed width / natural width)
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -113,6 +120,8 @@ class _PageParser(HTMLParser):
             self.mjx_containers += 1
         elif tag == "mjx-merror":
             self.mjx_errors += 1
+        if tag == "img" and "data-epsaudit-image-scale" in attrs:
+            self.image_scales.append((attrs.get("src") or "", float(attrs["data-epsaudit-image-scale"])))
         if tag == "body" and "data-epsaudit-layout" in attrs:
             self.layout = attrs["data-epsaudit-layout"]
         if "data-epsaudit-overflow" in attrs:
@@ -270,7 +279,7 @@ def _chromium_args(chromium: Path, profile_dir: Path) -> list[str]:
 
 def _dump_dom(chromium: Path, page: Path, profile_dir: Path) -> str:
     run = subprocess.run(
-        _chromium_args(chromium, profile_dir) + ["--dump-dom", page.as_uri()],
+        _chromium_args(chromium, profile_dir) + ["--dump-dom", page.as_uri() + OPEN_ALL],
         capture_output=True, text=True, timeout=180,
     )
     assert run.returncode == 0, f"chromium failed on {page}:\n{run.stderr[-3000:]}"
@@ -292,7 +301,7 @@ def rendered(built_book, chromium) -> dict[str, str]:
 def _screenshot(chromium: Path, page: Path, profile_dir: Path, out: Path) -> Path:
     """The first screen of ``page`` as a reader sees it (scrollbars hidden), written to ``out``."""
     run = subprocess.run(
-        _chromium_args(chromium, profile_dir) + ["--hide-scrollbars", f"--screenshot={out}", page.as_uri()],
+        _chromium_args(chromium, profile_dir) + ["--hide-scrollbars", f"--screenshot={out}", page.as_uri() + OPEN_ALL],
         capture_output=True, text=True, timeout=180,
     )
     assert run.returncode == 0 and out.is_file(), f"chromium took no screenshot of {page}:\n{run.stderr[-3000:]}"
@@ -435,27 +444,158 @@ def test_every_figure_is_numbered_and_captioned(built_book, rendered) -> None:
 
 
 @pytest.mark.parametrize("py", sorted(NOTEBOOK_DIR.glob("*.py")), ids=lambda p: p.stem)
-def test_glued_figures_have_a_label_and_a_caption(py: Path) -> None:
-    """Each {glue:figure} of a chapter names a label the prose can refer to and has a caption, and each
-    figure a chapter glues (plotting.style.glue_figure) is placed by one."""
+def test_figures_have_a_label_and_a_caption(py: Path) -> None:
+    """Each figure a chapter draws is captioned and labelled in its cell's metadata
+    (``mystnb: figure: {name, caption}``), so the figure shows in the cell's output in JupyterLab and
+    as a numbered figure in the book; no figure is glued."""
+    cells = jupytext.read(py).cells
+    problems = []
+    for i, cell in enumerate(cells):
+        figure = cell.metadata.get("mystnb", {}).get("figure")
+        if cell.cell_type != "code" or figure is None:
+            continue
+        if not str(figure.get("name", "")).startswith("fig-"):
+            problems.append(f"cell {i}: figure without a fig-... name")
+        if len(str(figure.get("caption", "")).split()) < 5:
+            problems.append(f"cell {i}: figure {figure.get('name')!r} without a caption")
+    assert not problems, f"{py.name}: " + "; ".join(problems)
+
+
+def _glue_placeholders(notebook) -> list[str]:
+    """The unresolved ``{glue...}`` roles and directives in a notebook's Markdown cells."""
     import re
 
-    cells = jupytext.read(py).cells
-    markdown = "\n".join(c.source for c in cells if c.cell_type == "markdown")
-    code = "\n".join(c.source for c in cells if c.cell_type == "code")
-    blocks = re.findall(r"```\{glue:figure\}\s*(\S+)\n(.*?)```", markdown, flags=re.S)
+    found = []
+    for i, cell in enumerate(notebook.cells):
+        if cell.cell_type == "markdown":
+            found += [f"cell {i}: {m}" for m in re.findall(r"\{glue(?::\w+)?\}`?[^`\s]*", cell.source)]
+    return found
+
+
+@pytest.mark.parametrize("py", sorted(NOTEBOOK_DIR.glob("*.py")), ids=lambda p: p.stem)
+def test_chapter_sources_glue_nothing(py: Path) -> None:
+    """A chapter's prose is written in its Markdown: no glued number, sentence or figure (JupyterLab
+    would show the placeholder), and no code glues anything."""
+    notebook = jupytext.read(py)
+    placeholders = _glue_placeholders(notebook)
+    assert not placeholders, f"{py.name}: {len(placeholders)} glue placeholders: {placeholders[:5]}"
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    assert "glue(" not in code and "myst_nb" not in code, f"{py.name}: the code glues values"
+
+
+def _exercises_and_solutions(notebook) -> tuple[dict[str, str], dict[str, str]]:
+    """``{label: exercise text}`` and ``{label: solution code}`` of a chapter (gated solutions: the code
+    cells between ``solution-start <label>`` and ``solution-end``; a plain ``{solution}`` block: its text)."""
+    import re
+
+    exercises, solutions, current = {}, {}, None
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            for block in re.findall(r":::+\{exercise(?:-start)?\}(.*?)(?=\n:::+\s*$|\n:::+\{|\Z)",
+                                    cell.source, flags=re.S | re.M):
+                label = re.search(r":label:\s*(\S+)", block)
+                if label:
+                    exercises[label.group(1)] = block
+            for label, block in re.findall(r":::+\{solution\}\s*(\S+)(.*?)(?=\n:::+\s*$|\Z)",
+                                           cell.source, flags=re.S | re.M):
+                solutions[label] = solutions.get(label, "") + block
+            start = re.search(r":::+\{solution-start\}\s*(\S+)", cell.source)
+            if start:
+                current = start.group(1)
+                solutions.setdefault(current, "")
+            if re.search(r":::+\{solution-end\}", cell.source):
+                current = None
+        elif current is not None:
+            solutions[current] += "\n" + cell.source
+    return exercises, solutions
+
+
+@pytest.mark.parametrize("py", sorted(NOTEBOOK_DIR.glob("*.py")), ids=lambda p: p.stem)
+def test_every_solution_runs_its_exercise_parameters(py: Path) -> None:
+    """An exercise states its parameters as inline code (`calls = 50000`); its solution's code sets
+    exactly those (``calls = 50000`` or the keyword ``calls=50000``)."""
+    import re
+
+    exercises, solutions = _exercises_and_solutions(jupytext.read(py))
     problems = []
-    for key, body in blocks:
-        options = [line for line in body.splitlines() if line.strip().startswith(":")]
-        caption = " ".join(line for line in body.splitlines() if line.strip() and not line.strip().startswith(":"))
-        if not any(line.strip().startswith(":name:") for line in options):
-            problems.append(f"{key}: no :name: label")
-        if len(caption.split()) < 5:
-            problems.append(f"{key}: no caption")
-    placed = {key for key, _ in blocks}
-    glued = set(re.findall(r"glue_figure\(\s*[\"']([^\"']+)[\"']", code))
-    problems += [f"{key}: glued but not placed by a {{glue:figure}}" for key in sorted(glued - placed)]
+    for label, text in exercises.items():
+        stated = re.findall(r"`\s*([A-Za-z_]\w*)\s*=\s*([^`]+?)\s*`", text)
+        if not stated:
+            continue
+        code = re.sub(r"\s+", "", solutions.get(label, ""))
+        if not code:
+            problems.append(f"{label}: states {stated} but has no solution code")
+            continue
+        for name, value in stated:
+            wanted = name + "=" + re.sub(r"\s+", "", value)
+            if wanted not in code:
+                problems.append(f"{label}: states `{name} = {value}` but its solution does not set it")
     assert not problems, f"{py.name}: " + "; ".join(problems)
+
+
+def _executed_notebooks(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.ipynb"))
+
+
+@pytest.mark.slow
+def test_executed_chapters_have_no_placeholders(built_book) -> None:
+    """Every executed chapter (smoke profile here; the book's own full-profile copies in book/executed/
+    when they exist) shows every number in JupyterLab: no unresolved {glue} in any Markdown cell."""
+    import nbformat
+
+    folders = [built_book["tmp"] / "src" / "book" / "executed", ROOT / "book" / "executed"]
+    counts = {}
+    for folder in folders:
+        for path in _executed_notebooks(folder):
+            counts[str(path)] = _glue_placeholders(nbformat.read(path, as_version=4))
+    assert counts, "no executed chapter found"
+    bad = {k: v for k, v in counts.items() if v}
+    assert not bad, f"unresolved placeholders: { {k: len(v) for k, v in bad.items()} }"
+
+
+def _png_dpi(built_book, page_path: Path, src: str) -> float:
+    """The dpi a figure's PNG was written at (its pHYs chunk; matplotlib writes it)."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    if src.startswith("data:image/png;base64,"):
+        data = io.BytesIO(base64.b64decode(src.split(",", 1)[1]))
+    else:
+        data = (page_path.parent / unquote(urlparse(src).path)).resolve()
+    with Image.open(data) as image:
+        return float(image.info.get("dpi", (72.0, 72.0))[0])
+
+
+def _smallest_font_points() -> float:
+    """The smallest font size, in points, of the book's figure style (epsaudit.plotting.set_style)."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    from epsaudit import plotting
+
+    plotting.set_style()
+    keys = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize",
+            "legend.fontsize", "legend.title_fontsize")
+    sizes = [matplotlib.rcParams[k] for k in keys if matplotlib.rcParams.get(k) is not None]
+    return min(FontProperties(size=s).get_size_in_points() for s in sizes)
+
+
+@pytest.mark.slow
+def test_figure_text_is_readable(built_book, rendered) -> None:
+    """No figure shows text smaller than MIN_FIGURE_TEXT_PX on the page: the style's smallest font at the
+    PNG's dpi, times the width the page gives the image over its natural width."""
+    points = _smallest_font_points()
+    small = []
+    for name in built_book["notebook_pages"]:
+        for src, scale in _parse(rendered[name]).image_scales:
+            dpi = _png_dpi(built_book, built_book["pages"][name], src)
+            px = points * dpi / 72.0 * scale
+            if px < MIN_FIGURE_TEXT_PX:
+                small.append(f"{name}: {src[:60]!r}: smallest text {px:.1f} px ({points:.1f} pt at {dpi:.0f} dpi, "
+                             f"shown at {scale:.2f} of its size)")
+    assert not small, "figure text below 9 px at 1280 px (make the figure narrower or its fonts larger):\n" + "\n".join(small)
 
 
 @pytest.mark.slow
@@ -473,9 +613,9 @@ def test_nothing_is_cut_off_at_1280px(built_book, rendered) -> None:
     problems, listed = [], []
     for name, dom in rendered.items():
         page = _parse(dom)
-        assert page.layout and page.layout.startswith(f"checked width={WINDOW_WIDTH}"), (
+        assert page.layout and page.layout.startswith(f"checked width={WINDOW_WIDTH} opened=all"), (
             f"{name}: the overflow check (book/_static/overflow_check.js) did not run at {WINDOW_WIDTH} px "
-            f"(body data-epsaudit-layout = {page.layout!r})"
+            f"with every dropdown open (body data-epsaudit-layout = {page.layout!r})"
         )
         must_fit = MUST_FIT if name in built_book["notebook_pages"] else MUST_FIT_MARKDOWN
         for label in page.overflowing:

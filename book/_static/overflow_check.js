@@ -104,8 +104,32 @@
     return found;
   }
 
+  // ?epsaudit=open (the book test): every dropdown, solution and toggled block is opened first, so
+  // what a reader sees after opening them is measured too. Without it nothing is opened.
+  function openEverything() {
+    if (window.location.search.indexOf("epsaudit=open") < 0) return false;
+    document.querySelectorAll("details").forEach(function (d) { d.open = true; });
+    document.querySelectorAll(".toggle-hidden").forEach(function (el) { el.classList.remove("toggle-hidden"); });
+    return true;
+  }
+
+  // Each figure image's displayed width over its natural width (the test turns it into the size in
+  // px of the figure's smallest text): data-epsaudit-image-scale on the <img>.
+  function markImageScales(article) {
+    var scales = [];
+    article.querySelectorAll("figure img").forEach(function (img) {
+      if (!img.naturalWidth) return;
+      var scale = img.getBoundingClientRect().width / img.naturalWidth;
+      img.setAttribute("data-epsaudit-image-scale", scale.toFixed(4));
+      scales.push(scale);
+    });
+    return scales.length ? Math.min.apply(null, scales) : 0;
+  }
+
   function check() {
+    var opened = openEverything();
     var article = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
+    void article.offsetHeight; // lay out the opened blocks before measuring
     var right = article.getBoundingClientRect().right - parseFloat(window.getComputedStyle(article).paddingRight || "0");
     var counts = { equation: 0, table: 0, code: 0 };
     var overflowing = [];
@@ -141,9 +165,11 @@
         overflowing.push(label);
       }
     });
+    var minScale = markImageScales(article);
     document.body.setAttribute(
       "data-epsaudit-layout",
-      "checked width=" + window.innerWidth + " equations=" + counts.equation + " tables=" + counts.table +
+      "checked width=" + window.innerWidth + " opened=" + (opened ? "all" : "none") +
+        " min-image-scale=" + minScale.toFixed(4) + " equations=" + counts.equation + " tables=" + counts.table +
         " code=" + counts.code +
         " overflowing=" + overflowing.length + " mathjax=" + (window.MathJax && window.MathJax.startup ? "yes" : "no")
     );
