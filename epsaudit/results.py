@@ -35,6 +35,9 @@ KINDS: tuple[str, ...] = ("diagnostic", "estimate", "certificate")
 #: both error rates (the default) and the paper's split Clopper-Pearson bound (``EpsilonResult.bound``).
 BOUNDS: tuple[str, ...] = ("joint", "clopper-pearson")
 DEFAULT_BOUND = "joint"
+#: Every name ``EpsilonResult.bound`` accepts: :data:`BOUNDS` and the anytime-valid sequential certificate's
+#: (``epsaudit.bounds.SEQUENTIAL_BOUND``: test rows taken one at a time, valid at any stopping time).
+RESULT_BOUNDS: tuple[str, ...] = BOUNDS + ("anytime-valid",)
 #: The fixed columns of :func:`results_frame`, in order (``setting_*`` and statistics follow).
 FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a",
                                   "n_b", "delta", "confidence", "alpha_per_bound", "correction", "bound")
@@ -134,8 +137,10 @@ class EpsilonResult:
         The multiplicity correction, e.g. ``"bonferroni: 1 joint test x 40 certificate(s)"``.
     bound : str or None
         Which bound made a certificate from its test counts: ``"joint"`` (the exact joint test of
-        both error rates, the library's default) or ``"clopper-pearson"`` (the paper's split
-        bound); ``None`` for other numbers and for certificates of another construction.
+        both error rates, the library's default), ``"clopper-pearson"`` (the paper's split
+        bound) or ``"anytime-valid"`` (the sequential certificate: test rows one at a time, valid
+        at any stopping time; :data:`RESULT_BOUNDS`); ``None`` for other numbers and for
+        certificates of another construction.
     settings : dict
         The method's hyperparameters (kernel bandwidth rule, classifier, folds, seed, ...).
     details : mapping
@@ -156,7 +161,7 @@ class EpsilonResult:
     ------
     ValueError
         If ``kind`` is unknown, a certificate lacks its confidence level, per-bound level,
-        correction or sample sizes, a non-certificate claims a confidence level, ``value`` is
+        correction or sample sizes or names a bound not in :data:`RESULT_BOUNDS`, a non-certificate claims a confidence level, ``value`` is
         NaN without a ``not_computed`` reason (or infinite for anything but an estimate), or a
         ``details`` entry contradicts the field of ``statistics`` of the same name.
     TypeError
@@ -216,6 +221,8 @@ class EpsilonResult:
                 )
             if not 0.0 < self.confidence < 1.0:
                 raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
+            if self.bound is not None and self.bound not in RESULT_BOUNDS:
+                raise ValueError(f"{self.route}: bound must be one of {RESULT_BOUNDS} or None, got {self.bound!r}")
         elif self.confidence is not None or self.alpha_per_bound is not None or self.bound is not None:
             raise ValueError(
                 f"{self.route}: only certificates carry a confidence level; this is a {self.kind}"
