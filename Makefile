@@ -154,11 +154,17 @@ define execute
 endef
 
 # papermill's injected-parameters cell is plumbing: the book removes it (the notebook's own
-# parameters cell, which states the defaults, stays).
+# parameters cell, which states the defaults, stays). An executed copy is paired with no source:
+# any jupytext pairing (metadata.jupytext.formats) is dropped, so saving it in JupyterLab writes no .py.
 define HIDE_INJECTED
 import json, sys
 path = sys.argv[1]
 nb = json.load(open(path, encoding="utf-8"))
+jupytext = nb.get("metadata", {}).get("jupytext")
+if isinstance(jupytext, dict):
+    jupytext.pop("formats", None)
+    if not jupytext:
+        del nb["metadata"]["jupytext"]
 for cell in nb["cells"]:
     tags = cell.setdefault("metadata", {}).setdefault("tags", [])
     if "injected-parameters" in tags and "remove-cell" not in tags:
