@@ -1,0 +1,228 @@
+"""The anytime-valid sequential certificate (issue 25): its e-value, bound and running certificate.
+
+The validity harness (500 runs x 1,000 rows per null point, the certificate checked after every
+row, and the negative control of a re-peeked fixed-size certificate) is in
+``tests/test_sequential_validity.py`` (slow-marked).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from scipy import special
+
+from epsaudit.bounds import (SEQUENTIAL_BOUND, SequentialCertificate, joint_epsilon, sequential_epsilon, sequential_evalue,
+                             sequential_prior, worst_pair_sequential, zero_error_sequential_epsilon)
+from epsaudit.bounds.sequential import _log_sup, sequential_log_evalue
+from epsaudit.bounds.sequential_scalar import _Evaluator
+from epsaudit.results import RESULT_BOUNDS, EpsilonResult
+from epsaudit.validation import ReusedRowsError
+
+PRIORS = ["B", "J", "Z", "P:0.05", "H:0.02", ("Z", "H:0.1")]
+
+
+def grid_sup(x, n, y, m, eps, delta, points=401):
+    """Brute force: the largest log-likelihood on a grid of the null region (every grid point is in it)."""
+    k = math.exp(eps)
+    p = np.linspace(0, 1, points)[:, None]
+    q = np.linspace(0, 1, points)[None, :]
+    inside = (1 - q <= k * p + delta) & (1 - p <= k * q + delta)
+    ll = special.xlogy(x, p) + special.xlog1py(n - x, -p) + special.xlogy(y, q) + special.xlog1py(m - y, -q)
+    # the two boundary segments themselves, finely (the grid alone may miss them)
+    c = (1 - delta) / (1 + k)
+    s = np.linspace(0, c, 4001)
+    on = [special.xlogy(x, s) + special.xlog1py(n - x, -s) + special.xlogy(y, 1 - delta - k * s)
+          + special.xlogy(m - y, delta + k * s),
+          special.xlogy(y, s) + special.xlog1py(m - y, -s) + special.xlogy(x, 1 - delta - k * s)
+          + special.xlogy(n - x, delta + k * s)]
+    return max(float(np.max(np.where(inside, ll, -np.inf))), *(float(np.max(v)) for v in on))
+
+
+def test_closed_form_supremum_is_at_least_a_brute_force_grid_maximum():
+    rng = np.random.default_rng(25)
+    gaps = []
+    for _ in range(150):
+        n, m = (int(v) for v in rng.integers(1, 80, 2))
+        x, y = int(rng.integers(0, n + 1)), int(rng.integers(0, m + 1))
+        eps, delta = float(rng.uniform(0, 5)), float(rng.choice([0.0, 1e-5, 0.01, 0.1]))
+        closed = float(_log_sup(np.float64(x), np.float64(n), np.float64(y), np.float64(m), eps, delta))
+        brute = grid_sup(x, n, y, m, eps, delta)
+        assert closed >= brute - 1e-9 * (1 + abs(brute)), (x, n, y, m, eps, delta)
+        gaps.append(closed - brute)
+    assert np.median(gaps) < 1e-3  # and tight: the closed form is the supremum, not a loose upper limit
+
+
+@pytest.mark.parametrize("prior", ["B", "J", "Z"])
+def test_zero_error_closed_form(prior):
+    n = np.array([5, 10, 30, 100, 300])
+    expected = [math.log(s / (1 - s)) for s in np.exp((math.log(0.05) + 2 * sequential_prior(prior).log_predictive(0, n))
+                                                       / (2 * n))]
+    got = sequential_epsilon(0, n, 0, n, 0.05, prior=prior)
+    np.testing.assert_allclose(got, np.maximum(expected, 0), atol=1e-9)
+    np.testing.assert_allclose(zero_error_sequential_epsilon(n, 0.05, prior), got, atol=1e-9)
+
+
+def test_evalue_is_non_increasing_in_epsilon():
+    rng = np.random.default_rng(3)
+    eps = np.linspace(0, 8, 161)
+    for _ in range(200):
+        n, m = (int(v) for v in rng.integers(0, 120, 2))
+        x, y = int(rng.integers(0, n + 1)), int(rng.integers(0, m + 1))
+        delta = float(rng.choice([0.0, 1e-5, 0.05]))
+        prior = PRIORS[int(rng.integers(len(PRIORS)))]
+        log_e = sequential_log_evalue(x, n, y, m, eps, delta, prior)
+        assert np.all(np.diff(log_e) <= 1e-9 * (1 + np.abs(log_e[1:]))), (x, n, y, m, delta, prior)
+
+
+def test_the_corner_alone_is_not_the_supremum_regression():
+    """Null point (p, q) = (0, 1), a test that always says B: (0, 1) is in N(3). The e-value never exceeds 1,
+    whereas dividing by the corner's likelihood alone grows without bound and rejects at once."""
+    t = np.arange(1, 2001)
+    n, m = t // 2, t - t // 2  # alternating sides, A first
+    x, y = np.zeros_like(t), m  # no false positive, every positive missed
+    log_e = sequential_log_evalue(x, n, y, m, 3.0)
+    assert np.all(log_e <= 1e-12)
+    assert float(sequential_epsilon(0, 1000, 1000, 1000, 0.05)) == 0.0
+    pr = sequential_prior("B")
+    c = 1 / (1 + math.exp(3.0))
+    corner_only = pr.log_predictive(x, n) + pr.log_predictive(y, m) - (n * np.log1p(-c) + m * np.log(c))
+    assert corner_only[-1] > 1000 and np.argmax(corner_only >= math.log(20)) < 10
+
+
+def test_the_per_row_path_equals_the_vectorised_evalue():
+    rng = np.random.default_rng(7)
+    for delta in (0.0, 0.01, 0.2):
+        ev = _Evaluator(*[sequential_prior("H:0.05")] * 2, delta)
+        for _ in range(300):
+            n, m = (int(v) for v in rng.integers(0, 90, 2))
+            x, y = int(rng.integers(0, n + 1)), int(rng.integers(0, m + 1))
+            eps = float(rng.uniform(0, 6))
+            a, b = ev(x, n, y, m, eps), float(sequential_log_evalue(x, n, y, m, eps, delta, "H:0.05"))
+            assert abs(a - b) <= 1e-10 * (1 + abs(b))
+
+
+def test_bound_properties():
+    assert float(sequential_epsilon(50, 100, 50, 100, 0.05)) == 0.0  # no evidence
+    assert float(sequential_epsilon(0, 0, 0, 100, 0.05)) == 0.0  # one side alone says nothing
+    zero = sequential_epsilon(0, 100, 0, 100, 0.05, delta=np.array([0.0, 1e-5, 0.01, 0.1]))
+    assert np.all(np.diff(zero) < 0)  # more delta, less epsilon
+    fixed = float(joint_epsilon(0, 100, 0, 100, 0.05))
+    assert 0.2 < fixed - float(zero[0]) < 0.35  # the price of not fixing n: about 0.3 at 100 rows (3.90 vs 4.19)
+    assert float(sequential_evalue(0, 10, 0, 10, 1.0)) == pytest.approx(math.exp(2 * float(
+        sequential_prior("B").log_predictive(0, 10)) - 20 * math.log(1 / (1 + math.exp(-1.0)))), rel=1e-9)
+    with pytest.raises(ValueError, match="alpha"):
+        sequential_epsilon(0, 10, 0, 10, 1.5)
+    with pytest.raises(ValueError, match="counts"):
+        sequential_epsilon(11, 10, 0, 10, 0.05)
+    with pytest.raises(ValueError, match="prior"):
+        sequential_prior("Q")
+    with pytest.raises(ValueError, match="planned"):
+        sequential_prior("P:1.5")
+
+
+def test_worst_pair_is_at_least_every_pair_at_alpha_over_k():
+    fp, fn = np.array([0, 1, 3, 0]), np.array([0, 2, 1, 5])
+    n = np.array([100, 120, 80, 150])
+    worst = worst_pair_sequential(fp, n, fn, n, 0.05)
+    each = sequential_epsilon(fp, n, fn, n, 0.05 / 4)
+    assert worst >= each.max() - 1e-9
+    assert worst <= float(sequential_epsilon(fp[0], n[0], fn[0], n[0], 0.05)) + 1e-9
+
+
+def alternate(cert, erred, ids=None, start=0):
+    for i, e in enumerate(erred):
+        cert.update("AB"[(start + i) % 2], e, None if ids is None else ids[i])
+    return cert
+
+
+def test_running_bound_is_the_max_over_looks_and_batches_agree():
+    rng = np.random.default_rng(11)
+    erred = (rng.random(400) < 0.05).tolist()
+    one = alternate(SequentialCertificate(prior="H:0.05"), erred, list(range(400)))
+    batch = SequentialCertificate(prior="H:0.05")
+    batch.update_many(["AB"[i % 2] for i in range(150)], erred[:150], range(150))
+    batch.update_many(["AB"[i % 2] for i in range(150, 400)], erred[150:], range(150, 400))
+    assert one.bound_path == batch.bound_path
+    t = np.arange(1, 401)
+    sides = np.array(["AB"[i % 2] for i in range(400)])
+    err = np.array(erred)
+    x, n = np.cumsum(err & (sides == "B")), np.cumsum(sides == "B")
+    y, m = np.cumsum(err & (sides == "A")), np.cumsum(sides == "A")
+    looks = sequential_epsilon(x, n, y, m, 0.05, prior="H:0.05")
+    np.testing.assert_allclose(one.bound_path, np.maximum.accumulate(looks), atol=1e-8)
+    assert len(t) == one.rows and one.bound == max(one.bound_path)
+
+
+def test_stop_reasons():
+    reached = alternate(SequentialCertificate(target=2.0, budget=200), [False] * 40)
+    assert reached.stop_reason == "target reached" and reached.bound >= 2.0
+    refuted = alternate(SequentialCertificate(claim=1.0), [False] * 40)
+    assert refuted.stop_reason == "claim refuted" and refuted.bound > 1.0
+    spent = alternate(SequentialCertificate(budget=10), [True, False] * 5)
+    assert spent.stop_reason == "budget spent"
+    futile = SequentialCertificate(target=3.0, budget=40)  # 20 + 20 zero-error rows certify at most ~2.4
+    assert futile.stop_reason == "futile"  # known before the first row
+    hopeful = alternate(SequentialCertificate(target=3.0, budget=400), [False] * 10)
+    assert hopeful.stop_reason is None
+    late = alternate(SequentialCertificate(target=3.0, budget=100), [True] * 30 + [False] * 20)
+    assert late.stop_reason == "futile"
+
+
+def test_prior_and_test_are_frozen_at_the_first_row():
+    cert = SequentialCertificate(prior="B", test_hash="abc")
+    cert.prior = "Z"  # before the first row: allowed
+    digest = cert.prior_hash
+    cert.update("A", False)
+    with pytest.raises(ValueError, match="prior is fixed"):
+        cert.prior = "B"
+    with pytest.raises(ValueError, match="test is fixed"):
+        cert.test_hash = "other"
+    assert cert.prior_hash == digest and cert.record()["prior"] == ["Z", "Z"]
+
+
+def test_freshness_of_draw_ids():
+    cert = SequentialCertificate(dev_ids={"A": ["a0", "a1"], "B": ["b0"]})
+    cert.update("A", False, "t0")
+    with pytest.raises(ReusedRowsError, match="development draw"):
+        cert.update("B", False, "a1")
+    with pytest.raises(ReusedRowsError, match="occurs twice"):
+        cert.update("B", False, "t0")
+    with pytest.raises(ValueError, match="draw id"):
+        cert.update("B", False)
+    assert cert.rows == 1  # refused rows are not counted
+    plain = SequentialCertificate()
+    plain.update("A", False)
+    with pytest.raises(ValueError, match="every test row or for none"):
+        plain.update("B", False, "x")
+    with pytest.raises(ValueError, match="side"):
+        plain.update("C", False)
+
+
+def test_result_and_record():
+    cert = SequentialCertificate(alpha=0.05, family=10, target=1.0, test_hash="h", prior="H:0.02", delta=1e-5)
+    alternate(cert, [False] * 30, [f"r{i}" for i in range(30)])
+    r = cert.result(pair=("A", "B"))
+    assert (r.kind, r.bound, r.route, r.n, r.pair) == ("certificate", SEQUENTIAL_BOUND, "sequential", (15, 15), ("A", "B"))
+    assert r.confidence == 0.95 and r.alpha_per_bound == pytest.approx(0.005) and "x 10" in r.correction
+    assert r.value == cert.bound and r.statistics.rows == 30 and r.settings["prior"] == "H:0.02/H:0.02"
+    rec = json.loads(cert.to_json())
+    for key in ("prior", "alpha", "family", "delta", "counts", "bound_path", "draw_ids", "test_hash", "prior_hash"):
+        assert key in rec
+    assert rec["family"] == 10 and len(rec["bound_path"]) == 30 and rec["draw_ids"][0] == "r0"
+    assert SEQUENTIAL_BOUND in RESULT_BOUNDS
+    with pytest.raises(ValueError, match="bound must be one of"):
+        EpsilonResult(1.0, "certificate", "x", (5, 5), confidence=0.95, alpha_per_bound=0.05, correction="none",
+                      bound="made-up")
+
+
+def test_family_runs_each_pair_at_alpha_over_k_and_the_worst_pair_is_higher():
+    certs = [SequentialCertificate(family=3) for _ in range(3)]
+    for c, errors in zip(certs, ([False] * 60, [True] + [False] * 59, [False] * 60)):
+        alternate(c, errors)
+    for c in certs:
+        assert c.alpha_per_pair == pytest.approx(0.05 / 3)
+    assert certs[0].bound == pytest.approx(float(sequential_epsilon(0, 30, 0, 30, 0.05 / 3)), abs=1e-8)
+    assert SequentialCertificate.worst_pair(certs) >= max(c.bound for c in certs)
