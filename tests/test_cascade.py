@@ -1,4 +1,4 @@
-"""Chapter 4's study (*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*,
+"""Chapter 4's modules (*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*,
 Sections VI-VIII): loading and verifying the corpora, scores on a hand-computed gallery, recovery of a
 known affine operator from a synthetic corpus written in the on-disk format of
 :mod:`epsaudit.corpora`, model predictions, verdict rules, extrapolation."""
@@ -12,8 +12,10 @@ import pandas as pd
 import pytest
 
 from epsaudit import corpora as fmt
-from epsaudit.operator import AffineOperator
-from epsaudit.studies import cascade as cs
+from epsaudit.operator import (AffineOperator, baseline_predictions, fit_affine_operator, penalty_determination,
+                               penalty_sensitivity, prediction_quality, spectral_summary, weak_directions)
+from epsaudit.studies import cascade_measured as cs
+from epsaudit.studies import cascade as c4
 
 # -------------------------------------------------------------------------------------------------
 # writing a corpus in the on-disk schema
@@ -127,13 +129,14 @@ def simulate(seed: int = 0, dim: int = 10, n_targets: int = 10, chains_per: int 
 def synthetic(tmp_path_factory):
     frames, truth = simulate()
     folder = write_corpus(tmp_path_factory.mktemp("synthetic") / "corpora", frames, passes=5)
-    return cs.load_corpora("dlib", folder), truth, frames
+    return fmt.load_corpora("dlib", folder), truth, frames
 
 
 @pytest.fixture(scope="module")
-def studies(synthetic):
+def fits(synthetic):
+    """The operator of each variant, fitted as the chapter's page fits it."""
     corpora, _, _ = synthetic
-    return {v: cs.fit_operator_study(corpora, v, sizes=(200, 400, 800), seed=0) for v in ("hull", "inner")}
+    return {v: fit_affine_operator(*cs.operator_arrays(corpora, v, "train"), seed=0) for v in ("hull", "inner")}
 
 
 # -------------------------------------------------------------------------------------------------
@@ -171,10 +174,10 @@ def test_tampered_file_is_named(tmp_path):
     with open(folder / "cascade_galleries.csv", "a") as fh:
         fh.write("0,target,T00/T00_0002.jpg\n")
     with pytest.raises(ValueError, match="cascade_galleries.csv.*SHA-256"):
-        cs.load_corpora("dlib", folder)
-    assert len(cs.load_corpora("dlib", folder, verify=False).galleries) == len(frames["galleries"]) + 1
+        fmt.load_corpora("dlib", folder)
+    assert len(fmt.load_corpora("dlib", folder, verify=False).galleries) == len(frames["galleries"]) + 1
     with pytest.raises(FileNotFoundError, match="sface"):
-        cs.load_corpora("sface", folder)
+        fmt.load_corpora("sface", folder)
 
 
 def test_missing_gallery_image_is_named(tmp_path):
@@ -183,7 +186,7 @@ def test_missing_gallery_image_is_named(tmp_path):
     frames["galleries"] = pd.concat([frames["galleries"], extra], ignore_index=True)
     folder = write_corpus(tmp_path / "corpora", frames, passes=2)  # the manifest matches: the hash check passes
     with pytest.raises(ValueError, match=r"1 gallery image id\(s\) not in dlib_originals.parquet.*Nobody/Nobody_0001"):
-        cs.load_corpora("dlib", folder)
+        fmt.load_corpora("dlib", folder)
 
 
 def test_incomplete_chain_and_bad_values_are_rejected(tmp_path):
@@ -192,26 +195,26 @@ def test_incomplete_chain_and_bad_values_are_rejected(tmp_path):
     frames["cascade"] = casc[~((casc["chain"] == 1) & (casc["pass"] == 2) & (casc["variant"] == "hull"))]
     folder = write_corpus(tmp_path / "a", dict(frames), passes=2)
     with pytest.raises(ValueError, match="passes other than 1..2"):
-        cs.load_corpora("dlib", folder)
+        fmt.load_corpora("dlib", folder)
     frames["cascade"] = casc[~((casc["chain"] == 1) & (casc["variant"] == "hull"))]  # lost, but not said so
     folder = write_corpus(tmp_path / "c", dict(frames), passes=2)
     with pytest.raises(ValueError, match=r"1 chain\(s\) missing but not listed as lost"):
-        cs.load_corpora("dlib", folder)
+        fmt.load_corpora("dlib", folder)
     folder = write_corpus(tmp_path / "d", dict(frames), passes=2, lost=[{"variant": "hull", "chain": 1, "pass": 2}])
-    emb, chains = cs.chain_embeddings(cs.load_corpora("dlib", folder), "hull")
+    emb, chains = cs.chain_embeddings(fmt.load_corpora("dlib", folder), "hull")
     assert list(chains["chain"]) == [0, 2, 3] and emb.shape == (3, 3, 10)
     frames["cascade"] = casc.copy()
     frames["cascade"].loc[3, "e2"] = np.nan
     folder = write_corpus(tmp_path / "b", frames, passes=2)
     with pytest.raises(ValueError, match="dlib_cascade.parquet.*NaN"):
-        cs.load_corpora("dlib", folder)
+        fmt.load_corpora("dlib", folder)
 
 
 # -------------------------------------------------------------------------------------------------
 # scores on a hand-computed gallery
 
 
-def tiny_corpus(tmp_path: Path) -> cs.Corpora:
+def tiny_corpus(tmp_path: Path) -> fmt.Corpora:
     """Two chains (identities P, Q), two passes, 3-D vectors whose cosines are 0, 0.48, 0.6, 0.8, 1."""
     e1, e2, e3 = np.eye(3)
     vectors = {
@@ -242,7 +245,7 @@ def tiny_corpus(tmp_path: Path) -> cs.Corpora:
     folder = write_corpus(tmp_path / "tiny", {"originals": originals, "cascade": cascade, "operator": operator,
                                               "chains": chains, "galleries": pd.DataFrame(gal), "triplets": triplets},
                           passes=2)
-    return cs.load_corpora("dlib", folder)
+    return fmt.load_corpora("dlib", folder)
 
 
 def test_cascade_series_on_a_hand_computed_gallery(tmp_path):
@@ -251,10 +254,7 @@ def test_cascade_series_on_a_hand_computed_gallery(tmp_path):
     # chain 0 target scores 0.6, 0, 0.8; non-member 0, 0.6, 0. chain 1: 0.6, 0.8, 0; non-member 0, 0.48, 0.6
     np.testing.assert_allclose(series["leakage"], [0.6, 0.4, 0.4], atol=1e-6)
     np.testing.assert_allclose(series["floor"], [0.0, 0.54, 0.3], atol=1e-6)
-    np.testing.assert_allclose(series["excess_per_pass"], [0.6, -0.14, 0.1], atol=1e-6)
-    assert series["excess_ratio_per_pass"].isna().iloc[0] and series["excess_ratio"].isna().iloc[0]
-    np.testing.assert_allclose(series["excess_ratio_per_pass"].iloc[1:].astype(float), [-0.14 / 0.6, 0.1 / -0.14],
-                               atol=1e-6)
+    assert series["excess_ratio"].isna().iloc[0]
     np.testing.assert_allclose(series["floor_pooled"], 0.54, atol=1e-6)
     np.testing.assert_allclose(series["excess"], [0.06, -0.14, -0.14], atol=1e-6)  # Table III: pooled floor
     np.testing.assert_allclose(series["excess_ratio"].iloc[1:].astype(float), [-0.14 / 0.06, 1.0], atol=1e-6)
@@ -262,14 +262,14 @@ def test_cascade_series_on_a_hand_computed_gallery(tmp_path):
     np.testing.assert_allclose(series["cmc_rank1"], [1.0, 0.5, 0.5])
     np.testing.assert_allclose(series["norm_median"], [1.5, 2.5, 0.75], atol=1e-6)
     assert list(series["chains"]) == [2, 2, 2]
-    scores = cs.chain_scores(corpora, "hull", centre=np.zeros(3))
-    np.testing.assert_allclose(scores.sort_values(["chain", "pass"])["target"], [0.6, 0, 0.8, 0.6, 0.8, 0], atol=1e-6)
+    scores = c4.centred_scores(corpora, "hull", centre=np.zeros(3))
+    np.testing.assert_allclose(scores.target.T.ravel(), [0.6, 0, 0.8, 0.6, 0.8, 0], atol=1e-6)
     # predicted embeddings are scored with the same galleries: feeding the measured chain back is a no-op
     emb, _ = cs.chain_embeddings(corpora, "hull")
-    again = cs.cascade_series(corpora, "hull", centre=np.zeros(3), embeddings=emb)
-    pd.testing.assert_frame_equal(series, again)
+    again = c4.centred_scores(corpora, "hull", emb, centre=np.zeros(3))
+    np.testing.assert_array_equal(scores.target, again.target)
     with pytest.raises(ValueError, match="embeddings must have shape"):
-        cs.cascade_series(corpora, "hull", embeddings=emb[:, :1])
+        c4.centred_scores(corpora, "hull", emb[:, :1])
     with pytest.raises(ValueError, match="no rows for variant 'inner'"):
         cs.cascade_series(corpora, "inner")
     # the default centre: the operator train photographs O and R
@@ -281,67 +281,31 @@ def test_cascade_series_on_a_hand_computed_gallery(tmp_path):
 # operator and predictions on the synthetic corpus
 
 
-def test_operator_study_recovers_the_known_operator(synthetic, studies):
+def test_the_pages_fit_recovers_the_known_operator(synthetic, fits):
     corpora, truth, _ = synthetic
-    for variant, study in studies.items():
+    for variant, op in fits.items():
+        train, test = cs.operator_arrays(corpora, variant, "train"), cs.operator_arrays(corpora, variant, "test")
+        spectra = spectral_summary(op, test[1])
         true_rho = np.max(np.abs(np.linalg.eigvals(truth[variant][1])))
-        assert study.spectra["rho_B"] == pytest.approx(true_rho, abs=0.05)
-        assert abs(study.eigenvalues[0]) == pytest.approx(study.spectra["rho_B"])
-        q = study.quality
-        assert list(q.index) == ["affine", "copy-donor", "kNN"]
-        assert q.loc["affine", "r2"] > 0.9 and q.loc["affine", "r2"] > q.loc["copy-donor", "r2"]
-        assert q.loc["affine", "mean_cosine"] > q.loc["kNN", "mean_cosine"]
-        assert list(study.size_curve["n_train"]) == [200, 400, 800]
-        assert study.size_curve["rho_B"].iloc[-1] == pytest.approx(study.spectra["rho_B"])
+        assert spectra["rho_B"] == pytest.approx(true_rho, abs=0.05)
+        base = baseline_predictions(train[:3], test[:3], k=10)
+        affine = prediction_quality(op.predict(*test[:2]), test[2])
+        assert affine["r2"] > 0.9 and affine["r2"] > prediction_quality(base["copy_donor"], test[2])["r2"]
+        assert affine["mean_cosine"] > prediction_quality(base["knn"], test[2])["mean_cosine"]
         # the penalty: identity-disjoint folds in both roles, interior after widening, every quantity determined
-        cv = study.op.cv
+        cv = op.cv
         assert cv.roles == "both" and cv.validated == 142 and (cv.table["shared_identities"] == 0).all()
         assert (cv.table["train"] + cv.table["validation"] + cv.table["excluded"] == 800).all()
-        assert study.spectra["alpha_edge"] == "interior" and study.spectra["alpha_determined"]
-        assert study.spectra["alpha"] == study.op.search.chosen and study.spectra["weak_directions"] == 0
-        assert study.determination["determined"].all()
-        assert study.determination.loc["rho_B", "relative_range"] < 0.05
-        assert study.determination.loc["rho_B", "value"] == pytest.approx(study.spectra["rho_B"], rel=1e-9)
-        assert list(study.size_curve["alpha_edge"]) == ["interior"] * 3
-        assert len(study.sensitivity) == len(study.op.search.grid)
-        res = study.residuals
-        assert res["n"] == 200 and res["gaussianity"]["tested"] == 10
-        assert res["gaussianity"]["non_gaussian"] <= 1  # Gaussian noise
-        assert res["target_correlation"]["mean_abs"] < 0.1
-        assert 0 < res["residual_to_same_person"] < 0.5  # noise 0.05 vs same-person spread 0.35
-
-
-def test_cv_design_comparison_counts_what_is_held_out(synthetic):
-    corpora, _, _ = synthetic
-    table = cs.cv_design_comparison(corpora, "hull")
-    assert list(table["design"]) == [label for label, _, _ in cs.CV_DESIGNS]
-    before, after = table.iloc[0], table.iloc[-1]
-    # grouping by target identity validates every triplet but shares identities (donors, and targets
-    # in the donor role) between training and validation; both-role folds share none
-    assert (before["validated"], before["train_per_fold"], before["excluded_per_fold"]) == (800, 640.0, 0.0)
-    assert before["shared_identities"] == 95.0 and before["widenings"] == 0
-    assert (after["validated"], after["shared_identities"], after["excluded_per_fold"]) == (142, 0.0, 263.2)
-    assert "both roles" in after["held_out"] and "donor role" in before["held_out"]
-    assert after["alpha"] == pytest.approx(1.0) and after["edge"] == "interior"
-    assert abs(after["rho_B"] - before["rho_B"]) < 0.01  # a well-posed synthetic operator: the design hardly matters
-
-
-def test_verdict_sensitivity_over_the_penalty_range():
-    measured = {"v": pd.DataFrame({"pass": range(6), "excess_ratio": [pd.NA, 0.40, 0.80, 0.88, 0.93, 0.89]})}
-    det = pd.DataFrame({"low": [0.296, 0.80], "high": [0.320, 0.87]}, index=["b_u", "rho_B"])
-    out = cs.verdict_sensitivity(measured, {"v": det}).set_index("check")
-    first, late = out.loc["(a) first ratio ~ b_u"], out.loc["(b) late ratio ~ rho(B)"]
-    # |0.40 - b_u| runs from 0.080 to 0.104 over the range: the 0.10 tolerance is crossed
-    assert (first["distance_min"], first["distance_max"]) == (pytest.approx(0.08), pytest.approx(0.104))
-    assert first["outcome"] == "depends on the penalty"
-    # late = mean(0.93, 0.89) = 0.91; |0.91 - rho(B)| runs from 0.04 to 0.11 across the 0.05 tolerance
-    assert late["measured"] == pytest.approx(0.91) and late["distance_min"] == pytest.approx(0.04)
-    assert late["distance_max"] == pytest.approx(0.11) and late["outcome"] == "depends on the penalty"
-    det2 = pd.DataFrame({"low": [0.395, 0.70], "high": [0.41, 0.80]}, index=["b_u", "rho_B"])
-    out2 = cs.verdict_sensitivity(measured, {"v": det2}).set_index("check")["outcome"]
-    assert list(out2) == ["holds throughout", "fails throughout"]
-    with pytest.raises(ValueError, match="lacks variant"):
-        cs.verdict_sensitivity(measured, {})
+        assert op.search.edge == "interior" and weak_directions(train[0], train[1]) == 0
+        det = penalty_determination(penalty_sensitivity(op, train[:3], test[:3]))
+        assert det["determined"].all() and det.loc["rho_B", "relative_range"] < 0.05
+        assert det.loc["rho_B", "value"] == pytest.approx(spectra["rho_B"], rel=1e-9)
+        photos = c4.same_person_photos(corpora, test[3])
+        res = c4.residual_checks(op, *test[:3], same_person=photos)
+        assert res["n"] == 200 and res["tested"] == 10
+        assert res["non_gaussian"] <= 1  # Gaussian noise
+        assert res["target_mean_abs"] < 0.1
+        assert 0 < res["same_person"] < 0.5  # noise 0.05 vs same-person spread 0.35
 
 
 def test_residual_checks_see_anisotropy_and_target_leaks():
@@ -350,13 +314,13 @@ def test_residual_checks_see_anisotropy_and_target_leaks():
     op = AffineOperator(A=np.zeros((dim, dim)), B=np.zeros((dim, dim)), c=np.zeros(dim),
                            residual_cov=np.eye(dim), alpha=0.0)
     d, t = rng.normal(size=(n, dim)), rng.normal(size=(n, dim))
-    iso = cs.residual_checks(op, d, t, rng.normal(size=(n, dim)))
-    aniso = cs.residual_checks(op, d, t, rng.normal(size=(n, dim)) * np.r_[5.0, np.ones(dim - 1)] + 0.8 * t[:, [2]])
-    assert iso["isotropy"]["top_over_mean"] < 1.5 < aniso["isotropy"]["top_over_mean"]
-    assert iso["target_correlation"]["max_abs"] < 0.2 < aniso["target_correlation"]["max_abs"]
-    skew = cs.residual_checks(op, d, t, rng.exponential(size=(n, dim)))
-    assert iso["gaussianity"]["non_gaussian"] == 0 and skew["gaussianity"]["non_gaussian"] == dim
-    assert iso["residual_to_same_person"] is pd.NA
+    iso = c4.residual_checks(op, d, t, rng.normal(size=(n, dim)))
+    aniso = c4.residual_checks(op, d, t, rng.normal(size=(n, dim)) * np.r_[5.0, np.ones(dim - 1)] + 0.8 * t[:, [2]])
+    assert iso["top_over_mean"] < 1.5 < aniso["top_over_mean"]
+    assert iso["target_max_abs"] < 0.2 < aniso["target_max_abs"]
+    skew = c4.residual_checks(op, d, t, rng.exponential(size=(n, dim)))
+    assert iso["non_gaussian"] == 0 and skew["non_gaussian"] == dim
+    assert np.isnan(iso["same_person"])
 
 
 def test_simulated_cascade_leakage_decreases(synthetic):
@@ -369,14 +333,15 @@ def test_simulated_cascade_leakage_decreases(synthetic):
         assert series["floor"].iloc[0] < series["leakage"].iloc[0] - 0.5  # a start against a stranger's gallery
 
 
-def test_noiseless_ratios_approach_rho_and_persistent_directions(synthetic, studies):
+def test_noiseless_ratios_approach_rho_and_persistent_directions(synthetic, fits):
     corpora, truth, _ = synthetic
-    study = studies["hull"]
+    op = fits["hull"]
+    rho = spectral_summary(op, cs.operator_arrays(corpora, "hull", "test")[1])["rho_B"]
     true_rho = np.max(np.abs(np.linalg.eigvals(truth["hull"][1])))
-    pred = cs.model_predictions(study, corpora, "hull", passes=40, mc_reps=2, seed=1)
+    pred = cs.model_predictions(op, corpora, "hull", passes=40, mc_reps=2, seed=1)
     assert list(pred["pass"]) == list(range(41))  # the median chain settles after ~25 passes here
     late = pred["noiseless_excess_ratio"].astype(float).iloc[-3:].to_numpy()
-    np.testing.assert_allclose(late, study.spectra["rho_B"], atol=0.02)
+    np.testing.assert_allclose(late, rho, atol=0.02)
     np.testing.assert_allclose(late, true_rho, atol=0.05)
     measured = cs.cascade_series(corpora, "hull")
     assert pred["noiseless_leakage"].iloc[0] == pytest.approx(measured["leakage"].iloc[0])
@@ -384,12 +349,11 @@ def test_noiseless_ratios_approach_rho_and_persistent_directions(synthetic, stud
     assert pred["lyapunov_floor"].nunique() == 1 and abs(pred["lyapunov_floor"].iloc[0]) < 0.3
     # the Monte Carlo rollout of the true model follows the measured leakage of the simulated cascade
     np.testing.assert_allclose(pred["monte_carlo_leakage"].iloc[:6], measured["leakage"], atol=0.12)
-    pers = cs.persistent_directions(study, corpora, "hull", top=1)
-    assert pers["n"] == 80 and pers["subspace_dim"] == 1 and len(pers["alignment"]) == 80
-    assert pers["alignment"]["alignment"].between(0, 1).all()
+    pers = cs.persistent_directions(op, corpora, "hull", top=1)
+    assert pers["n"] == 80 and pers["subspace_dim"] == 1 and pers["n_survival"] <= 80
     assert -1 <= pers["rho_pass1"] <= 1 and 0 <= pers["p_pass1"] <= 1
     with pytest.raises(ValueError, match="passes and mc_reps"):
-        cs.model_predictions(study, corpora, "hull", passes=0)
+        cs.model_predictions(op, corpora, "hull", passes=0)
 
 
 def test_dominant_subspace_handles_complex_pairs():
@@ -409,51 +373,6 @@ def test_dominant_subspace_handles_complex_pairs():
 # verdicts and extrapolation
 
 
-def series(leakage, floor, auc=None):
-    leakage, floor = np.asarray(leakage, float), np.broadcast_to(np.asarray(floor, float), (len(leakage),))
-    excess = leakage - floor
-    ratio = pd.array([pd.NA] + list(excess[1:] / excess[:-1]), dtype="Float64")
-    return pd.DataFrame({"pass": range(len(leakage)), "leakage": leakage, "floor": floor, "excess": excess,
-                         "excess_ratio": ratio, "floor_pooled": float(np.median(floor[1:])),
-                         "auc": auc if auc is not None else np.linspace(0.99, 0.7, len(leakage))})
-
-
-def test_prediction_verdicts_on_hand_made_inputs():
-    paper = series([0.616, 0.091, 0.064, 0.056, 0.052, 0.047], 0.006)  # Table III: ratios .139 .68 .86 .92 .89
-    partly = series([0.50, 0.20, 0.12, 0.08, 0.066, 0.058], 0.01)      # first ratio .39, late ~.85
-    worse = series([0.40, 0.38, 0.30, 0.25, 0.22, 0.20], 0.02)         # slow first pass, ratios .95 .78 .82 .87 .9
-    measured = {"ff": paper, "mid": partly, "bad": worse}
-    predicted = {"ff": pd.DataFrame({"lyapunov_floor": [0.0055]}), "mid": pd.DataFrame({"lyapunov_floor": [0.06]}),
-                 "bad": pd.DataFrame({"lyapunov_floor": [0.30]})}
-    spectra = {"ff": {"rho_B": 0.894, "b_u": 0.183}, "mid": {"rho_B": 0.85, "b_u": 0.15},
-               "bad": {"rho_B": 0.60, "b_u": 0.3}}
-    persistent = {"ff": {"rho_pass1": 0.40, "p_pass1": 1e-9, "rho_survival": 0.35, "p_survival": 1e-6, "n": 478},
-                  "mid": {"rho_pass1": 0.21, "p_pass1": 1e-5, "rho_survival": 0.11, "p_survival": 0.2, "n": 478},
-                  "bad": {"rho_pass1": -0.3, "p_pass1": 1e-4, "rho_survival": pd.NA, "p_survival": pd.NA, "n": 478}}
-    v = cs.prediction_verdicts(measured, predicted, spectra, persistent)
-    assert list(v.columns) == ["prediction", "variant", "expected", "measured", "verdict", "rule"]
-    got = {(r.prediction[0], r.variant): r.verdict for r in v.itertuples()}
-    assert got[("1", "ff")] == "confirmed" and got[("1", "mid")] == "partly" and got[("1", "bad")] == "not confirmed"
-    # floor gaps: 0.0005 (0.1% of E0), 0.05 (10%), 0.28 (74%)
-    assert got[("2", "ff")] == "confirmed" and got[("2", "mid")] == "partly" and got[("2", "bad")] == "not confirmed"
-    # dominance: 0.525 / 0.044 = 11.9 (86% of E0); 0.30 / 0.142 = 2.1; 0.02 / 0.18 = 0.11
-    assert got[("3", "ff")] == "confirmed" and got[("3", "mid")] == "partly" and got[("3", "bad")] == "not confirmed"
-    assert got[("4", "ff")] == "confirmed" and got[("4", "mid")] == "partly" and got[("4", "bad")] == "not confirmed"
-    assert set(v["verdict"]) <= set(cs.VERDICTS)
-    assert v["rule"].str.len().min() > 20
-    # ordering: ff (rho .894) has the slower tail than mid (.85), bad's tail does not decay at all
-    two = cs.prediction_verdicts({"ff": paper, "mid": partly}, predicted, spectra, persistent)
-    assert two[two["prediction"] == "5 tool ordering"]["verdict"].item() == "confirmed"
-    swapped = {"ff": dict(spectra["ff"], rho_B=0.80), "mid": spectra["mid"]}
-    two = cs.prediction_verdicts({"ff": paper, "mid": partly}, predicted, swapped, persistent)
-    assert two[two["prediction"] == "5 tool ordering"]["verdict"].item() == "not confirmed"
-    one = cs.prediction_verdicts({"ff": paper}, predicted, spectra, persistent)
-    assert "5 tool ordering" not in set(one["prediction"])
-    with pytest.raises(ValueError, match="spectra lacks"):
-        cs.prediction_verdicts({"ff": paper, "zz": paper}, {**predicted, "zz": predicted["ff"]}, spectra,
-                               {**persistent, "zz": persistent["ff"]})
-
-
 def test_passes_to_excess():
     assert cs.passes_to_excess(0.05, 5, 0.9) == 21  # 0.05 * 0.9**16 = 0.00926 < 0.01 <= 0.05 * 0.9**15
     assert 0.05 * 0.9**16 < 0.01 <= 0.05 * 0.9**15
@@ -471,35 +390,26 @@ def test_passes_to_excess():
             cs.passes_to_excess(excess, 5, 0.9)
 
 
-def test_per_pass_audits_tables(synthetic):
-    corpora, _, _ = synthetic
-    desc, cert = cs.per_pass_audits(corpora, "hull", passes=(0, 1, 2), pairs=8, kde_pairs=3, roc_pairs=3,
-                                    permutations=40, permutation_pairs=3, certificates=2, certificate_passes=(1, 2),
-                                    selection_pool=6, seed=0, n_jobs=1, progress=False)
-    assert list(desc["pass"]) == [0, 1, 2] and list(cert["pass"]) == [1, 1, 2, 2]
-    assert list(cert["bound"]) == ["joint", "clopper-pearson"] * 2  # each pass under both bounds
-    assert (desc["identities"] == 10).all() and (desc["rows"] == 80).all()
-    assert (desc["roc_pairs"] == 3).all() and (desc["mmd_tested"] == 3).all()
-    assert desc["mmd_rejections"].between(0, 3).all() and desc["oof_auc"].between(0, 1).all()
-    assert {"gaussmech", "mmd_tv", "kde_lr_0", "kde_lr_0.01", "exact_corners", "raw_infinite"} <= set(desc.columns)
-    # four pair-pass certificates hold together at 95%: each at 0.05 / 4; the paper's split bound spends
-    # half of that on each one-sided Clopper-Pearson bound, the joint bound all of it on one test
-    assert (cert["certificates"] == 2).all() and (cert["family_size"] == 4).all()
-    np.testing.assert_allclose(cert["alpha"], 0.05 / 4)
-    cp, joint = cert[cert["bound"] == "clopper-pearson"], cert[cert["bound"] == "joint"]
-    np.testing.assert_allclose(cp["alpha_per_bound"], 0.05 / 8)
-    np.testing.assert_allclose(joint["alpha_per_bound"], 0.05 / 4)
-    # the joint bound's cap is never below the split bound's at the same test sizes
-    assert (joint["cap_max"].astype(float).to_numpy() >= cp["cap_max"].astype(float).to_numpy() - 1e-12).all()
-    assert (cert["max_bound"].astype(float) <= cert["cap_max"].astype(float) + 1e-12).all()
-    assert (cert["positive"] <= 2).all() and (cert["censored"] <= 2).all()
-    # the same pair shuffle and statistics as audit_condition at every pass
+def test_per_pass_audit_and_mmd_rejections(synthetic):
+    from epsaudit.audits import mmd_tv_pairs
     from epsaudit.condition import audit_condition
-    ref = audit_condition(cs.pass_groups(corpora, "hull", 1), pairs=8, kde_pairs=3, roc_pairs=3, certificates=0, seed=0)
-    gm = ref.summary[ref.summary["route"] == "gaussmech"]["value"].iloc[0]
-    assert desc.loc[desc["pass"] == 1, "gaussmech"].iloc[0] == pytest.approx(float(gm))
-    with pytest.raises(ValueError, match="certificate_passes"):
-        cs.per_pass_audits(corpora, "hull", passes=(0, 1), certificate_passes=(3,), progress=False)
+    from epsaudit.pairs import identity_pairs
+
+    corpora, _, _ = synthetic
+    groups = cs.pass_groups(corpora, "hull", 1)
+    assert len(groups) == 10 and sum(len(x) for x in groups.values()) == 80
+    rejected, tested = cs.mmd_rejections(groups, min_rows=5, permutations=40, pairs=3, seed=0, n_jobs=1)
+    assert tested == 3 and 0 <= rejected <= 3
+    # the same pairs and seeds as mmd_tv_pairs on the audit's shuffle
+    ref = mmd_tv_pairs(groups, identity_pairs(groups, seed=0)[:3], permutations=40, seed=0, n_jobs=1)
+    assert rejected == sum(r.details["p_value"] < 0.05 for r in ref)
+    assert cs.mmd_rejections(groups, min_rows=5, permutations=0, pairs=3) == (0, 0)
+    # two certificates per pass over five passes: each at 0.05 / 10, the split bound at half of that
+    audit = audit_condition(groups, pairs=0, kde_pairs=0, roc_pairs=0, certificates=2, family_size=10,
+                            selection_pool=6, prefer_certifiable=True, seed=0, bound="clopper-pearson")
+    cert = audit.per_pair[audit.per_pair["route"] == "roc_reserved"]
+    assert len(cert) == 2
+    np.testing.assert_allclose(cert["alpha_per_bound"].astype(float), 0.05 / 20)
 
 
 def test_write_pass_csv_round_trips_to_the_audit_groups(synthetic, tmp_path):
