@@ -26,12 +26,14 @@
 # number called "epsilon". This page runs every kind of audit in this book on one pair whose
 # $\varepsilon$ is known exactly, and shows why only one kind of number is evidence.
 #
-# **The mechanism.** Each identity releases its mean plus {glue:text}`qs_mechanism_words`; the means
-# are set so that the pair is exactly $\varepsilon = $ {glue:text}`qs_epsilon:g`-DP
-# ({doc}`../methods`). With $\varepsilon = 0$ both identities release the same distribution: the
-# {term}`exact null`. Every audit below uses $n = $ {glue:text}`qs_n` rows per identity. The
-# parameters below are what you change to run the page again (profile {glue:text}`qs_profile`; run
-# times are on the {doc}`../execution_statistics` page).
+# **The mechanism.** Each identity releases its mean plus Laplace noise of scale 1 in each of two
+# coordinates; the means differ by $\varepsilon/2$ in each coordinate, so the pair is exactly
+# $\varepsilon$-DP ({doc}`../methods`). With `mechanism = "gaussian"` the noise is Gaussian with
+# standard deviation 1 instead, and the pair is exactly $(\varepsilon, 10^{-5})$-DP. With
+# $\varepsilon = 0$ both identities release the same distribution: the {term}`exact null`. The
+# text below was written for the book's run: $\varepsilon = 1$, Laplace noise, $n = 300$ rows per
+# identity (profile `full`). The parameters below are what you change to run the page again; run
+# times are on the {doc}`../execution_statistics` page.
 
 # %% tags=["parameters"]
 profile: str = "full"  # run profile: "smoke", "full" or "paper"
@@ -40,37 +42,37 @@ n: int = None  # dev and test rows per identity (10-10000; None: profile's)
 mechanism: str = "laplace"  # noise: "laplace" or "gaussian"
 seed: int = 0  # base seed of every draw
 
-# %% tags=["remove-cell"]
-from epsaudit.studies import parameters
-from epsaudit.studies import quickstart as study
-
-parameters.check(globals(), study.PARAMETERS, "Audit a mechanism in ten minutes")
-
-# %% tags=["remove-cell"]
-from IPython.display import Markdown
-from myst_nb import glue
+# %%
+import pandas as pd
 
 from epsaudit import plotting
-from epsaudit.audits import gaussmech_epsilon, kde_lr_epsilon, mmd_tv_epsilon, reserved_test_certificate, roc_oof_epsilon
+from epsaudit.audits import (gaussmech_epsilon, kde_lr_epsilon, mmd_tv_epsilon,
+                             reserved_test_certificate, roc_oof_epsilon)
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from epsaudit.results import results_frame
+from epsaudit.studies import parameters
+from epsaudit.studies import quickstart as study
+from epsaudit.studies.book import claim, show
 
-P = study.settings(profile, n)
-n = P["n"]
+parameters.check(globals(), study.PARAMETERS, "Audit a mechanism in ten minutes")
+n = study.settings(profile, n)["n"]  # the profile's rows unless n is given
+sizes = study.settings(profile, n)["sizes"]  # test sizes of the cap figure
 plotting.set_style()
-glue("qs_profile", profile, display=False)
-glue("qs_n", n, display=False)
-glue("qs_epsilon", epsilon, display=False)
-glue("qs_mechanism_words", study.MECHANISMS[mechanism], display=False)
+print(f"profile {profile}: {mechanism} pair with exact epsilon {epsilon:g}, n = {n} rows")
 
 # %% [markdown]
 # ## Four numbers called epsilon
 #
-# The four {term}`routes <route>` of *Picture the Epsilon* (Section III), each on $n$ outputs of the
-# pair and of the exact null:
+# The four {term}`routes <route>` of *Picture the Epsilon* (Section III), each on $n$ outputs of
+# the pair and of the exact null. `sample_groups(n, seed)` draws $n$ outputs of each identity
+# (rows of `x[0]` and `x[1]`); every draw is named by a seed, so the page reproduces itself.
 
 # %%
+ROUTES = ["GaussMech", "KDE-LR (α = 0.01)", "MMD-TV", "ROC-HT out-of-fold"]
+
+
 def four_routes(x_a, x_b):
+    """The four routes on outputs x_a, x_b of the two identities (rows)."""
     return [gaussmech_epsilon(x_a, x_b),
             kde_lr_epsilon(x_a, x_b, alpha=0.01),
             mmd_tv_epsilon(x_a, x_b),
@@ -79,36 +81,54 @@ def four_routes(x_a, x_b):
 
 pair = study.pair_mechanism(epsilon, mechanism=mechanism)  # epsilon-DP
 null = study.pair_mechanism(0.0, mechanism=mechanism)  # the exact null
-x = pair.sample_groups(n, seed=("quickstart", seed, "routes"))
-x0 = null.sample_groups(n, seed=("quickstart", seed, "routes"))
-routes = {"exact null (ε = 0)": four_routes(x0[0], x0[1]),
-          f"this pair (ε = {epsilon:g})": four_routes(x[0], x[1])}
+values, kinds = {}, None
+for label, mech in [("exact null", null), (f"ε = {epsilon:g}", pair)]:
+    x = mech.sample_groups(n, seed=("quickstart", seed, "routes"))
+    results = four_routes(x[0], x[1])
+    values[label] = [r.value for r in results]
+    kinds = [r.kind for r in results]
+routes = pd.DataFrame(values, index=ROUTES)
+routes.insert(0, "kind", kinds)
+show(routes, 3, caption=f"Each route's epsilon (nats) on n = {n} outputs per identity")
 
-# %% tags=["remove-input"]
-route_frame = study.route_frame(routes)
-study.route_view(route_frame, n)
+# %% [markdown]
+# Face embeddings live in $d = 512$ dimensions. The same two diagnostics on the exact null there:
 
-# %% tags=["remove-cell"]
-high = study.route_table(epsilons=(0.0,), n=n, seed=seed, dim=512, mechanism=mechanism)
-for name, value in study.route_numbers(route_frame, high, epsilon).items():
-    glue(name, value, display=False)
+# %%
+null_512 = study.pair_mechanism(0.0, dim=512, mechanism=mechanism)
+x = null_512.sample_groups(n, seed=("quickstart", seed, "routes"))
+gm_512 = gaussmech_epsilon(x[0], x[1]).value
+kde_512 = kde_lr_epsilon(x[0], x[1], alpha=0.01).value
+print(f"exact null, d = 512: GaussMech {gm_512:.1f}, KDE-LR {kde_512:.0f}")
 
 # %% [markdown]
 # None of these numbers is evidence about the pair:
 #
 # - **GaussMech** and **KDE-LR** are {term}`diagnostics <diagnostic>`: formulas that would be an
 #   $\varepsilon$ if the outputs were a Gaussian mechanism (GaussMech) or if per-coordinate
-#   log-ratios composed (KDE-LR). KDE-LR says {glue:text}`qs_kde_null:.3f` at the exact null and
-#   {glue:text}`qs_kde_one:.3f` for this pair: {glue:text}`qs_kde_phrase`. In $d = 512$ dimensions,
-#   where face embeddings live, the same null gives GaussMech {glue:text}`qs_gm_null_512:.1f` and
-#   KDE-LR {glue:text}`qs_kde_null_512:.0f`.
+#   log-ratios composed (KDE-LR). In the table, KDE-LR says about 3.5 at the exact null and about
+#   2.9 for the pair whose $\varepsilon$ is 1: it does not even order the two pairs. In
+#   $d = 512$ the exact null gives GaussMech about 8.9 and KDE-LR about 920 (printed above).
 # - **MMD-TV** is an {term}`estimate`: a valid population inequality ($\varepsilon \ge
-#   2\,\mathrm{artanh}(\mathrm{MMD}/2)$) with a sample value plugged in. It is
-#   {glue:text}`qs_mmd_one:.3f` for this pair, with no statement of how wrong the sample value can be.
-# - **ROC-HT out-of-fold** is an estimate too, and {glue:text}`qs_roc_phrase`: with a finite sample
-#   some threshold separates a few outputs perfectly, and the conversion $\log(\mathrm{TPR}/\mathrm{FPR})$
-#   divides by a false-positive rate of zero.
-#
+#   2\,\mathrm{artanh}(\mathrm{MMD}/2)$) with a sample value plugged in. It is about 0.19 for the
+#   pair, with no statement of how wrong the sample value can be.
+# - **ROC-HT out-of-fold** is an estimate too, and it is infinite even at the exact null: with a
+#   finite sample some threshold separates a few outputs perfectly, and the conversion
+#   $\log(\mathrm{TPR}/\mathrm{FPR})$ divides by a false-positive rate of zero.
+
+# %% tags=["remove-input"]
+kde_null, kde_pair = routes.iloc[1, 1], routes.iloc[1, 2]
+claim("KDE-LR is about 3.5 at the exact null and about 2.9 for the pair: not ordered",
+      abs(kde_null - 3.5) < 0.05 and abs(kde_pair - 2.9) < 0.05 and kde_null > kde_pair,
+      kde_null=kde_null, kde_pair=kde_pair)
+claim("in d = 512 the null gives GaussMech about 8.9 and KDE-LR about 920",
+      abs(gm_512 - 8.9) < 0.05 and abs(kde_512 - 920) < 5, gaussmech=gm_512, kde_lr=kde_512)
+claim("MMD-TV is about 0.19 for the pair", abs(routes.iloc[2, 2] - 0.19) < 0.005,
+      mmd_tv=routes.iloc[2, 2])
+claim("ROC-HT out-of-fold is infinite at the exact null", routes.iloc[3, 1] == float("inf"),
+      roc_null=routes.iloc[3, 1]);
+
+# %% [markdown]
 # ## One certificate
 #
 # A {term}`certificate` is a lower confidence bound. A test (score and threshold) is fixed on
@@ -116,102 +136,132 @@ for name, value in study.route_numbers(route_frame, high, epsilon).items():
 # rates together, the {term}`joint certificate`, gives an $\varepsilon$ that the pair exceeds with at
 # least 95% probability ({doc}`../methods`). Here with the mechanism's exact likelihood-ratio score
 # (the most powerful test at every threshold; on a finite sample a learned test can still come out
-# ahead by chance) and with a logistic regression learned on the development rows:
+# ahead by chance), with a logistic regression learned on the development rows, and with the
+# paper's bound: two one-sided {term}`Clopper-Pearson` bounds at half the error level each
+# (`bound="clopper-pearson"`), on the same rows.
 
 # %%
 dev = pair.sample_groups(n, seed=("quickstart", seed, "dev"))  # fit here
 test = pair.sample_groups(n, seed=("quickstart", seed, "test"))  # count here
+rows = (dev[0], dev[1], test[0], test[1])
 fresh = not pair.repeated_outputs  # fresh draws; grid values may repeat
 exact = reserved_test_certificate(  # the mechanism's exact likelihood ratio
-    dev[0], dev[1], test[0], test[1], score_function=pair.exact_score(0, 1),
-    delta=pair.delta, check_reuse=fresh)
+    *rows, score_function=pair.exact_score(0, 1), delta=pair.delta, check_reuse=fresh)
 learned = reserved_test_certificate(  # a logistic regression fitted on dev
-    dev[0], dev[1], test[0], test[1], delta=pair.delta, check_reuse=fresh)
-columns = ["kind", "bound", "value", "n_a", "n_b", "tp", "fp", "cap"]
-frame = results_frame([exact, learned])[columns]
-frame.set_axis(["exact score", "learned"]).round(3)
+    *rows, delta=pair.delta, check_reuse=fresh)
+paper = reserved_test_certificate(  # the exact score, the paper's bound
+    *rows, score_function=pair.exact_score(0, 1), delta=pair.delta, check_reuse=fresh,
+    bound="clopper-pearson")
+columns = ["bound", "value", "n_a", "n_b", "tp", "fp", "cap"]
+frame = results_frame([exact, learned, paper])[columns]
+show(frame.set_axis(["exact score", "learned", "exact score (paper)"]), 3)
 
 # %% [markdown]
-# The pair's exact $\varepsilon$ is {glue:text}`qs_epsilon:g`; the exact score certifies
-# {glue:text}`qs_cert_this:.2f` and the learned test {glue:text}`qs_cert_this_learned:.2f`. The
-# paper's certificate, two one-sided {term}`Clopper-Pearson` bounds at half the error level each
-# (`bound="clopper-pearson"`), certifies {glue:text}`qs_cert_this_cp:.2f` on the same rows:
-# {glue:text}`qs_joint_gain_phrase`. The table below repeats the audit, on
-# {glue:text}`qs_n` development and test rows per identity, for pairs of several exact
-# $\varepsilon$: the joint certificate of the exact score and of the learned test, the paper's
-# Clopper-Pearson certificate of the exact score, and each bound's cap.
+# The pair's exact $\varepsilon$ is 1; the exact score certifies about 0.63 and the learned test
+# nothing (0). The paper's Clopper-Pearson certificate of the exact score is about 0.54 on the same
+# rows: the joint certificate is about 0.09 nats higher. The `tp` and `fp` columns count the
+# test rows of $A$ and of $B$ on which the test fired: with this many errors the certificate is far
+# below its cap.
 
 # %% tags=["remove-input"]
-certs = study.certificate_table(tuple(sorted({0.0, 1.0, 2.0, 4.0, epsilon})), n=n, seed=seed, mechanism=mechanism)
-for name, value in study.certificate_numbers(certs, this=epsilon).items():
-    glue(name, value, display=False)
-study.certificate_view(certs, n)
+claim("the exact score certifies about 0.63, the learned test 0, the paper's bound about 0.54",
+      abs(exact.value - 0.63) < 0.005 and learned.value == 0 and abs(paper.value - 0.54) < 0.005,
+      exact=exact.value, learned=learned.value, paper=paper.value)
+claim("the test makes errors: its certificate is far below its cap",
+      exact.details["fp"] > 0 and exact.value < 0.5 * exact.details["cap"],
+      fp=exact.details["fp"], certificate=exact.value, cap=exact.details["cap"]);
 
 # %% [markdown]
-# {glue:text}`qs_above_phrase` ({glue:text}`qs_above` of the {glue:text}`qs_count` joint
-# certificates exceed it): {glue:text}`qs_cert_one:.2f` for the pair whose $\varepsilon$ is 1 and
-# {glue:text}`qs_cert_four:.2f` for $\varepsilon = 4$ with the exact score. That is the promise of a
-# certificate: it may be loose, it is not wrong more often than 5% of the time. It is also the only
-# one of these numbers that refutes a claim: {glue:text}`qs_refute_phrase`.
-#
+# The same audit, on fresh pairs of several exact $\varepsilon$, each with its own $n$ development
+# and $n$ test rows per identity: the joint certificate of the exact score and of the learned test,
+# the paper's Clopper-Pearson certificate of the exact score, and each bound's cap.
+
+# %%
+def certify(eps, rows_per_identity, noise=mechanism):
+    """Certificates of a pair with exact epsilon eps: exact score, learned, paper's bound."""
+    mech = study.pair_mechanism(eps, mechanism=noise)
+    dev = mech.sample_groups(rows_per_identity, seed=("quickstart", seed, "dev"))
+    test = mech.sample_groups(rows_per_identity, seed=("quickstart", seed, "test"))
+    rows = (dev[0], dev[1], test[0], test[1])
+    kw = dict(delta=mech.delta, check_reuse=not mech.repeated_outputs)
+    score = mech.exact_score(0, 1)
+    joint = reserved_test_certificate(*rows, score_function=score, **kw)
+    learned = reserved_test_certificate(*rows, **kw)
+    split = reserved_test_certificate(*rows, score_function=score, bound="clopper-pearson", **kw)
+    return {"exact ε": eps, "exact score": joint.value, "learned": learned.value,
+            "exact score (paper)": split.value,
+            "cap": joint.details["cap"], "cap (paper)": split.details["cap"]}
+
+
+certs = pd.DataFrame([certify(eps, n) for eps in sorted({0.0, 1.0, 2.0, 4.0, epsilon})])
+show(certs, 2, caption=f"Certified epsilon (nats, 95%), n = {n} dev and test rows per identity",
+     hide_index=True)
+
+# %% [markdown]
+# Every certificate lies at or below the exact $\varepsilon$ of its pair: about 0.63 for the pair
+# whose $\varepsilon$ is 1 and about 2.58 for $\varepsilon = 4$ with the exact score. That is the
+# promise of a certificate: it may be loose, it is not wrong more often than 5% of the time. It is
+# also the only one of these numbers that refutes a claim: a mechanism advertised as 0.5-DP is
+# refuted by the certificate of the $\varepsilon = 2$ pair (about 1.19).
+
+# %% tags=["remove-input"]
+above = sum((certs[c] > certs["exact ε"] + 1e-9).sum()
+            for c in ("exact score", "learned", "exact score (paper)"))
+at = certs.set_index("exact ε")["exact score"]
+claim("every certificate lies at or below the exact epsilon of its pair", above == 0, above=above)
+claim("the exact score certifies about 0.63 at 1, 2.58 at 4 and 1.19 at 2 (above 0.5)",
+      abs(at[1.0] - 0.63) < 0.005 and abs(at[4.0] - 2.58) < 0.005 and abs(at[2.0] - 1.19) < 0.005,
+      at_1=at[1.0], at_2=at[2.0], at_4=at[4.0]);
+
+# %% [markdown]
 # ## The cap set by sample size
 #
 # Even a perfect test cannot certify more than the test size allows. With zero errors on $n$ test
-# rows per identity the joint certificate stops at a {term}`cap`, {glue:text}`qs_cap:.2f` here
-# ({glue:text}`qs_cap_cp:.2f` for the paper's bound); reporting several certificates together, a
-# {term}`family`, lowers it further:
+# rows per identity the joint certificate stops at a {term}`cap`, and the paper's bound at a lower
+# one; reporting several certificates together, a {term}`family`, lowers both further (each
+# certificate then runs at a Bonferroni share of the error level):
 
 # %%
 alpha = bonferroni_alpha(1)  # one certificate at 95%: error level 0.05
 joint = certifiable_cap(n, n, alpha, delta=0.0)
-paper = certifiable_cap(n, n, alpha, delta=0.0, bound="clopper-pearson")
-print(f"cap at n = {n}: {joint:.2f} (joint), {paper:.2f} (paper)")
-need = required_test_size(epsilon, alpha, delta=0.0)  # a perfect test's rows
-print(f"rows per identity to certify more than {epsilon:g}: {need}")
+split = certifiable_cap(n, n, alpha, delta=0.0, bound="clopper-pearson")
+print(f"cap at n = {n}: {joint:.2f} (joint), {split:.2f} (paper)")
+caps = pd.DataFrame(
+    {(m, bound): [certifiable_cap(k, k, bonferroni_alpha(m), delta=0.0, bound=bound) for k in sizes]
+     for m in (1, 40) for bound in ("joint", "clopper-pearson")},
+    index=pd.Index(sizes, name="test rows per identity"))
 
-# %% tags=["remove-cell"]
-caps = study.cap_comparison(P["sizes"], families=(1, 40))
-fig = plotting.quickstart.cap_against_test_size(study.cap_table(P["sizes"], families=(1, 40)),
-                                                truth=epsilon if epsilon > 0 else None,
-                                                paper=study.cap_table(P["sizes"], families=(1, 40), bound="clopper-pearson"))
-plotting.style.glue_figure("ch0-cap-against-test-size", fig, caps)
-glue("qs_caps", study.cap_comparison_view(caps), display=False)
-sizes = study.smallest_certifying_sizes((1, 40), epsilon=epsilon)
-glue("qs_need_one", int(sizes.iloc[0]), display=False)
-glue("qs_need_forty", int(sizes.iloc[1]), display=False)
-glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon, bound="clopper-pearson").iloc[0]),
-     display=False)
+# %% mystnb={"figure": {"name": "fig-ch0-cap", "caption": "**What a reserved test of this size can ever certify.** The cap (largest certifiable $\\varepsilon$, nats, 95%, zero test errors) against the test rows per identity (log scale), for one certificate and for a family of 40 reported together; solid: the joint certificate, dashed: the paper's Clopper-Pearson bound. The dashed black line is the page's exact $\\varepsilon$ (none at the exact null)."}}
+fig = plotting.quickstart.cap_against_test_size(caps, truth=epsilon if epsilon > 0 else None)
 
 # %% [markdown]
-# ```{glue:figure} ch0-cap-against-test-size
-# :name: fig-ch0-cap
-#
-# **What a reserved test of this size can ever certify.** The cap (largest certifiable
-# $\varepsilon$, nats, 95%, zero test errors) against the test rows per identity, for one
-# certificate and for a family of 40 reported together; solid: the joint certificate, dashed: the
-# paper's Clopper-Pearson bound. The dashed black line is the page's exact $\varepsilon$ (none at the
-# exact null).
-# ```
-#
-# {glue:md}`ch0-cap-against-test-size-files:myst`
-#
-# {numref}`fig-ch0-cap` shows the cap growing only like $\log n$: a large $\varepsilon$ can only be
-# certified by a large test. To certify more than $\varepsilon = $ {glue:text}`qs_epsilon:g` even
-# a perfect test needs {glue:text}`qs_need_one` test rows per identity with the joint certificate
-# ({glue:text}`qs_need_one_cp` with the paper's), and {glue:text}`qs_need_forty` when 40
-# certificates are reported together. A real test makes errors, and needs more.
-# {glue:md}`qs_errors_sentence` `epsaudit plan` answers the same question from the command line
-# (`--tpr` and `--fpr` give a test's error rates):
+# The cap grows only like $\log n$: a large $\varepsilon$ can only be certified by a large test.
+# How many test rows per identity does a perfect test need to certify more than the page's
+# $\varepsilon$, with each bound, alone and in a family of 40?
+
+# %%
+need = pd.DataFrame({bound: [required_test_size(epsilon, bonferroni_alpha(m), 0.0, bound=bound)
+                             for m in (1, 40)] for bound in ("joint", "clopper-pearson")},
+                    index=["1 certificate", "40 certificates"])
+show(need, caption=f"Smallest test rows per identity to certify more than {epsilon:g}")
+
+# %% [markdown]
+# A real test makes errors, and needs more: the exact-score test of the pair above fired on
+# $B$'s test rows too (its `fp` column), which is why it certifies far less than its cap.
+# `epsaudit plan` answers the same question from the command line (`--tpr` and `--fpr` give a
+# test's error rates):
 #
 # ```bash
 # .venv/bin/epsaudit plan --epsilon 4 --confidence 0.95 --family 1
 # ```
 #
-# ````{dropdown} All numbers: the caps drawn in the figure above
-# ```{glue} qs_caps
-# ```
-# ````
-#
+# The caps drawn in {numref}`fig-ch0-cap`, for 1 and 40 certificates reported together, with
+# the joint bound and the paper's Clopper-Pearson bound:
+
+# %%
+show(caps, 2, caption="Largest certifiable epsilon (nats, zero test errors, 95%)")
+
+# %% [markdown]
 # ## What to try next
 #
 # Run the page again with other parameters, from the repository root (the first cell stops with a
@@ -225,105 +275,153 @@ glue("qs_need_one_cp", int(study.smallest_certifying_sizes((1,), epsilon=epsilon
 #
 # :::{exercise}
 # :label: ex-quick-size
-# **Change a parameter.** Run the page with `-p n 30` (30 development and 30 test rows per
-# identity). What happens to the certificate of the $\varepsilon = 4$ pair in the certificate
-# table, and to the cap? Which of the two holds the certificate down at 30 rows?
+# **Test size.** Certify the $\varepsilon = 4$ pair with 30 development and 30 test rows per
+# identity, and with the page's $n$ (300 in the book). What happens to the certificate and to the
+# cap? Which of the two holds the certificate down at 30 rows?
 # :::
 #
-# :::{solution} ex-quick-size
+# ```{solution-start} ex-quick-size
 # :class: dropdown
-# The page computes it with the same calls at both sizes:
-#
-# ```python
-# for rows in (30, default_n):  # default_n: the profile's own n
-#     study.certificate_table((4.0,), n=rows, seed=seed,
-#                             mechanism=mechanism)
 # ```
+
+# %%
+by_size = pd.DataFrame([certify(4.0, rows) for rows in (30, n)], index=[30, n])
+show(by_size[["exact score", "cap"]], caption="The ε = 4 pair by rows per identity")
+
+# %% [markdown]
+# At 30 rows the exact-score certificate is about 1.00 and the cap about 2.97; at 300 rows they
+# are about 2.58 and 5.30. The cap falls with the test size, but at 30 rows the certificate is
+# still well below it: the errors the test makes on so few rows, not the cap, hold it down.
 #
-# {glue:md}`qs_ex_size_sentence`
-# :::
-#
+# ```{solution-end}
+# ```
+
+# %% tags=["remove-input"]
+small = by_size.iloc[0]
+claim("at 30 rows the epsilon = 4 certificate is about 1.00, well below its cap 2.97",
+      abs(small["exact score"] - 1.00) < 0.005 and small["exact score"] < 0.9 * small["cap"],
+      certificate=small["exact score"], cap=small["cap"]);
+
+# %% [markdown]
 # :::{exercise}
 # :label: ex-quick-bound
-# **Change a line.** Run the page with `-p epsilon 4` (at $\varepsilon = 1$ and few rows both bounds
-# may certify nothing). Then, in the certificate cell, add `bound="clopper-pearson"` to the call that
-# makes `exact`, and run the cell again. Compare the paper's certificate and its cap with the joint
-# certificate's: which is larger, and where in {numref}`fig-ch0-cap` do you see why?
+# **Bound.** Certify the $\varepsilon = 4$ pair with the exact score on the page's $n$ rows, once
+# with the joint bound and once with `bound="clopper-pearson"`. Which certificate is larger, and
+# where in {numref}`fig-ch0-cap` do you see why?
 # :::
 #
-# :::{solution} ex-quick-bound
+# ```{solution-start} ex-quick-bound
 # :class: dropdown
-# ```python
-# exact = reserved_test_certificate(
-#     dev[0], dev[1], test[0], test[1], score_function=pair.exact_score(0, 1),
-#     delta=pair.delta, check_reuse=fresh, bound="clopper-pearson")
 # ```
+
+# %%
+four = study.pair_mechanism(4.0, mechanism=mechanism)
+dev4 = four.sample_groups(n, seed=("quickstart", seed, "dev"))
+test4 = four.sample_groups(n, seed=("quickstart", seed, "test"))
+for bound in ("joint", "clopper-pearson"):
+    cert = reserved_test_certificate(
+        dev4[0], dev4[1], test4[0], test4[1], score_function=four.exact_score(0, 1),
+        delta=four.delta, check_reuse=not four.repeated_outputs, bound=bound)
+    print(f"{bound}: certificate {cert.value:.2f}, cap {cert.details['cap']:.2f}")
+
+# %% [markdown]
+# The joint certificate is the larger (about 2.58 against 2.51), and so is its cap. The split bound
+# spends half its error level on each rate and joins them by a union bound; the joint test uses the
+# whole level on both rates together, so the dashed curves of {numref}`fig-ch0-cap` lie below the
+# solid ones.
 #
-# On this page's pair ($\varepsilon = $ {glue:text}`qs_epsilon:g`) it certifies
-# {glue:text}`qs_cert_this_cp:.2f` where the joint certificate gives {glue:text}`qs_cert_this:.2f`:
-# {glue:text}`qs_joint_gain_phrase`. The split bound spends half its error level on each rate and
-# joins them by a union bound; the joint test uses the whole level on both rates together, so its
-# cap ({glue:text}`qs_cap:.2f` at $n = $ {glue:text}`qs_n`) is above the paper's
-# ({glue:text}`qs_cap_cp:.2f`): the dashed curves of {numref}`fig-ch0-cap` lie below the solid ones.
-# :::
-#
+# ```{solution-end}
+# ```
+
+# %% tags=["remove-input"]
+four_row = by_size.iloc[1]
+claim("for epsilon = 4 the joint certificate (about 2.58) beats the paper's (about 2.51)",
+      abs(four_row["exact score"] - 2.58) < 0.005 and abs(four_row["exact score (paper)"] - 2.51) < 0.005,
+      joint=four_row["exact score"], paper=four_row["exact score (paper)"]);
+
+# %% [markdown]
 # :::{exercise}
 # :label: ex-quick-mechanism
-# **Change the mechanism.** Run the page with `-p mechanism gaussian`. How do the four routes'
-# numbers at the exact null move? Does any of them change its kind, and does the certificate still
-# stay below the exact $\varepsilon$?
+# **Noise.** Run the four routes at the exact null with Laplace and with Gaussian noise ($n$ rows
+# per identity each), and certify the page's pair with Gaussian noise. How do the routes' numbers
+# move? Does any route change its kind, and does the certificate stay below the exact
+# $\varepsilon$?
 # :::
 #
-# :::{solution} ex-quick-mechanism
+# ```{solution-start} ex-quick-mechanism
 # :class: dropdown
-# ```python
-# gauss = study.route_table(epsilons=(0.0,), n=n, seed=seed, mechanism="gaussian")
-# cert = study.certificate(epsilon, n, seed, mechanism="gaussian")
 # ```
+
+# %%
+by_noise = {}
+for noise in ("laplace", "gaussian"):
+    mech = study.pair_mechanism(0.0, mechanism=noise)
+    x = mech.sample_groups(n, seed=("quickstart", seed, "routes"))
+    results = four_routes(x[0], x[1])
+    by_noise[noise] = [r.value for r in results]
+    by_noise[f"{noise} kind"] = [r.kind for r in results]
+gauss = certify(epsilon, n, noise="gaussian")
+print(f"Gaussian pair, exact epsilon {epsilon:g}: certificate {gauss['exact score']:.2f}")
+show(pd.DataFrame(by_noise, index=ROUTES), 3, caption="Each route at the exact null (nats)")
+
+# %% [markdown]
+# Every number moves, but no route changes its kind: a diagnostic stays a diagnostic and an
+# estimate an estimate, whatever the noise, and none of them is evidence. The ROC-HT conversion is
+# finite at the Gaussian null in this draw (about 1.1), which makes it no more trustworthy. The
+# Gaussian pair's certificate (a bound on its $\varepsilon$ at $\delta = 10^{-5}$) stays below the
+# exact $\varepsilon$; at 300 rows it certifies nothing.
 #
-# At the exact null, Laplace noise against Gaussian noise ({glue:text}`qs_n` rows per identity):
-# {glue:text}`qs_ex_mech_moves`. Every number moves, but no route changes its kind: a diagnostic
-# stays a diagnostic and an estimate an estimate, whatever the noise, and none of them is evidence.
-# The joint certificate of the $\varepsilon = $ {glue:text}`qs_epsilon:g` Gaussian pair is
-# {glue:text}`qs_ex_gauss_cert:.2f`, a bound on its $\varepsilon$ at $\delta = 10^{-5}$.
-# :::
-#
+# ```{solution-end}
+# ```
+
+# %% tags=["remove-input"]
+claim("no route changes its kind", by_noise["laplace kind"] == by_noise["gaussian kind"])
+claim("ROC-HT is about 1.1 at the Gaussian null", abs(by_noise["gaussian"][3] - 1.1) < 0.05,
+      roc_gaussian=by_noise["gaussian"][3])
+claim("the Gaussian pair certifies nothing, below its exact epsilon",
+      gauss["exact score"] == 0 and gauss["exact score"] <= epsilon, certificate=gauss["exact score"]);
+
+# %% [markdown]
 # :::{exercise}
 # :label: ex-quick-learned
-# **Change a line.** How far below the exact-score certificate is the learned test's? In the
-# certificate cell, draw ten times as many development rows (`dev = pair.sample_groups(10 * n, ...)`)
-# and run the cell again: does the learned test get closer?
+# **Development rows.** For the $\varepsilon = 4$ pair, how far below the exact-score certificate
+# is the learned test's with $n$ development rows per identity? Draw $10n$ development rows
+# instead (3,000 in the book) and certify again on the same $n$ test rows: does the learned test
+# get closer?
 # :::
 #
-# :::{solution} ex-quick-learned
+# ```{solution-start} ex-quick-learned
 # :class: dropdown
-# ```python
-# dev = pair.sample_groups(10 * n, seed=("quickstart", seed, "dev"))
 # ```
+
+# %%
+for rows in (n, 10 * n):
+    dev4 = four.sample_groups(rows, seed=("quickstart", seed, "dev"))
+    cert = reserved_test_certificate(dev4[0], dev4[1], test4[0], test4[1], delta=four.delta,
+                                     check_reuse=not four.repeated_outputs)
+    print(f"{rows} development rows: learned {cert.value:.2f}, "
+          f"exact score {four_row['exact score']:.2f}")
+
+# %% [markdown]
+# With 300 development rows the learned test certifies about 2.20 against the exact score's 2.58;
+# ten times as many development rows do not close the gap (here the learned certificate even drops,
+# to about 1.56). The certificate lives in the tail of
+# the score: for product Laplace noise the exact score is constant, at likelihood ratio
+# $e^{\varepsilon}$, on the whole quadrant beyond both means, while a linear score ranks outputs by
+# $x_1 + x_2$ and mixes into its top outputs some whose likelihood ratio is smaller. More
+# development rows help the learner find the direction, not change its shape, and the test size
+# still sets the cap. Chapter {doc}`01_synthetic_benchmark` shows a case where a learned test loses
+# nearly all of its power (anisotropic noise).
 #
-# {glue:md}`qs_ex_learned_sentence` The certificate lives in the tail of the score: for product Laplace noise the exact score is constant,
-# at likelihood ratio $e^{\varepsilon}$, on the whole quadrant beyond both means, while a linear
-# score ranks outputs by $x_1 + x_2$ and mixes into its top outputs some whose likelihood ratio is
-# smaller. More development rows help the learner find the direction, not change its shape, and
-# the test size still sets the cap. Chapter {doc}`01_synthetic_benchmark` shows a case where a
-# learned test loses nearly all of its power (anisotropic noise).
-# :::
-#
+# ```{solution-end}
+# ```
+
+# %% tags=["remove-input"]
+claim("the learned test certifies about 2.20 with n dev rows and about 1.56 with 10 n",
+      abs(four_row["learned"] - 2.20) < 0.005 and abs(cert.value - 1.56) < 0.005,
+      learned=four_row["learned"], learned_10n=cert.value, exact=four_row["exact score"]);
+
+# %% [markdown]
 # Next: {doc}`../methods` defines each route; the chapters that follow calibrate them on
 # known-$\varepsilon$ mechanisms in 512 dimensions and then run them on face embeddings. The
 # {doc}`../glossary` collects the terms.
-
-# %% tags=["remove-cell"]
-default_n = study.settings(profile, None)["n"]
-sizes_ex = {rows: study.certificate_table((4.0,), n=rows, seed=seed, mechanism=mechanism).iloc[0]
-            for rows in dict.fromkeys((30, default_n))}
-glue("qs_ex_size_sentence", Markdown(study.size_exercise_sentence(sizes_ex)), display=False)
-dev_more = pair.sample_groups(10 * n, seed=("quickstart", seed, "dev"))
-learned_more = reserved_test_certificate(dev_more[0], dev_more[1], test[0], test[1], delta=pair.delta,
-                                         check_reuse=fresh)
-glue("qs_ex_learned_sentence", Markdown(study.learned_exercise_sentence(
-    exact.value, learned.value, learned_more.value, n, epsilon)), display=False)
-moves = {m: study.route_table(epsilons=(0.0,), n=n, seed=seed, mechanism=m).iloc[:, 0] for m in ("laplace", "gaussian")}
-glue("qs_ex_mech_moves", study.route_moves(moves["laplace"], moves["gaussian"]), display=False)
-glue("qs_ex_gauss_cert", study.certificate(epsilon, n, seed, mechanism="gaussian").value, display=False)
-glue("qs_errors_sentence", Markdown(study.errors_sentence(exact, n)), display=False)

@@ -8,32 +8,33 @@ from matplotlib.ticker import FuncFormatter
 
 from .style import PALETTE
 
+_STYLE = {"joint": ("-", "o", 6), "clopper-pearson": ("--", "s", 4)}
 
-def cap_against_test_size(caps: pd.DataFrame, truth: float | None = None, paper: pd.DataFrame | None = None):
-    """Certifiable cap (zero test errors) against test rows per identity, one line per family size.
+
+def cap_against_test_size(caps: pd.DataFrame, truth: float | None = None):
+    """Certifiable cap (zero test errors) against test rows per identity, one line per family and bound.
 
     Parameters
     ----------
     caps : pandas.DataFrame
-        Index: test rows per side (ints); one column per family size (``"<m> certificate(s)"``):
-        the joint certificate's caps (solid lines).
+        Index: test rows per identity (ints); columns a MultiIndex ``(family, bound)``: the number of
+        certificates reported together and ``"joint"`` (solid) or ``"clopper-pearson"`` (dashed);
+        values the largest certifiable epsilon (nats).
     truth : float, optional
         An exact epsilon to draw as a horizontal line.
-    paper : pandas.DataFrame, optional
-        The same table for the paper's Clopper-Pearson bound, drawn dashed in the same colours.
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     fig, ax = plt.subplots(figsize=(7.5, 4.2))
-    for colour, column in zip(PALETTE, caps.columns):
-        m = int(column.split(" ", 1)[0])
-        label = f"{m} certificate" + ("" if m == 1 else "s")
-        ax.plot(caps.index, caps[column], marker="o", color=colour, label=label + (", joint" if paper is not None else ""))
-        if paper is not None:
-            ax.plot(paper.index, paper[column], marker="s", markersize=4, linestyle="--", color=colour,
-                    label=label + ", Clopper-Pearson")
+    families = list(dict.fromkeys(caps.columns.get_level_values(0)))
+    for colour, family in zip(PALETTE, families):
+        for bound in caps[family].columns:
+            line, marker, size = _STYLE.get(bound, (":", "^", 5))
+            label = f"{family} certificate{'' if family == 1 else 's'}, {bound}"
+            ax.plot(caps.index, caps[(family, bound)], linestyle=line, marker=marker, markersize=size, color=colour,
+                    label=label)
     if truth is not None:
         ax.axhline(truth, color="black", linestyle="--", linewidth=1, label=f"exact ε = {truth:g}")
     ax.set_xscale("log")
