@@ -9,15 +9,13 @@ import pandas as pd
 from .style import PALETTE
 
 WIDTH = 9.0
-DESIGN_COLOUR = {"photograph pool": PALETTE[1], "disjoint photographs": PALETTE[0],
-                 "photographs (chapter 4)": PALETTE[2]}
+DESIGN_COLOUR = {"pool": PALETTE[1], "disjoint": PALETTE[0], "photographs": PALETTE[2]}
 
 
 def _design_colour(design: str, j: int) -> str:
     return DESIGN_COLOUR.get(design, PALETTE[3 + j % 4])
 
 
-# Over 80 lines only through its docstring and one plotting loop (dots, medians, caps, controls per design).
 def certificates_and_controls(bounds: pd.DataFrame, *, paper_medians: dict[int, float] | None = None,
                               paper_cap: float | None = None):
     """Every certified lower bound per pass, one panel per condition, each design in its colour, with
@@ -26,7 +24,7 @@ def certificates_and_controls(bounds: pd.DataFrame, *, paper_medians: dict[int, 
     Parameters
     ----------
     bounds : pandas.DataFrame
-        Tidy: ``condition`` (panel), ``design`` (colour), ``kind`` (``certificate``: two people,
+        Tidy: ``condition`` (panel), ``design`` (colour: ``pool``, ``disjoint``), ``kind`` (``certificate``: two people,
         dots; ``control``: two halves of one person, open triangles), ``pass``, ``bound`` (certified
         epsilon, nats), ``cap`` (the largest bound the test sizes allow).
     paper_medians : dict pass -> float, optional
@@ -84,15 +82,3 @@ def certificates_and_controls(bounds: pd.DataFrame, *, paper_medians: dict[int, 
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False)
     return fig
-
-
-def certificates_per_pass(bounds: pd.DataFrame, *, paper_medians: dict[int, float] | None = None,
-                          paper_cap: float | None = None):
-    """:func:`certificates_and_controls` of certificates only (``bounds`` without a ``kind`` column).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    frame = bounds if "kind" in bounds else bounds.assign(kind="certificate")
-    return certificates_and_controls(frame, paper_medians=paper_medians, paper_cap=paper_cap)
