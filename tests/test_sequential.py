@@ -226,3 +226,46 @@ def test_family_runs_each_pair_at_alpha_over_k_and_the_worst_pair_is_higher():
         assert c.alpha_per_pair == pytest.approx(0.05 / 3)
     assert certs[0].bound == pytest.approx(float(sequential_epsilon(0, 30, 0, 30, 0.05 / 3)), abs=1e-8)
     assert SequentialCertificate.worst_pair(certs) >= max(c.bound for c in certs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Samplers in the loop
+
+
+def test_certify_sampler_stops_and_records():
+    from epsaudit.audits import certify_sampler, fit_sequential_test, mechanism_sampler, reserved_test_certificate
+    from epsaudit.mechanisms import RandomizedResponse
+
+    rr = RandomizedResponse(4, 3.0)
+    a, b = mechanism_sampler(rr, 0, seed=1), mechanism_sampler(rr, 1, seed=2)
+    (xa, ia), (xb, ib) = a.draw(40), b.draw(40)
+    test = fit_sequential_test(xa, xb, score_function=rr.exact_score(0, 1), dev_ids=(ia, ib), delta=0.0)
+    reserved = reserved_test_certificate(xa, xb, xa[:5], xb[:5], score_function=rr.exact_score(0, 1), delta=0.0,
+                                         check_reuse=False)
+    assert test.threshold == reserved.statistics.threshold  # fitted the same way as the reserved test
+    refuted = certify_sampler(a, b, test, claim=1.0, budget=2000, progress=True, allocation="random", seed=3)
+    assert refuted.stop_reason == "claim refuted" and refuted.bound > 1.0
+    rec = refuted.record()
+    assert rec["test_hash"] == test.test_hash and len(rec["draw_ids"]) == refuted.rows == len(set(rec["draw_ids"]))
+    assert not set(rec["draw_ids"]) & set(ia + ib)
+    futile = certify_sampler(a, b, test, target=2.9, budget=60, progress=False)
+    assert futile.stop_reason == "futile" and futile.rows == 0
+
+
+def test_certify_sampler_refuses_reused_draws_and_bad_tests():
+    from epsaudit.audits import certify_sampler, fit_sequential_test
+
+    rng = np.random.default_rng(0)
+    dev_a, dev_b = rng.normal(3, 1, (30, 2)), rng.normal(0, 1, (30, 2))
+    test = fit_sequential_test(dev_a, dev_b, dev_ids=(range(30), range(30, 60)))
+    reuse = iter(range(25, 100))
+    with pytest.raises(ReusedRowsError, match="development draw"):
+        certify_sampler(lambda: (rng.normal(3, 1, 2), next(reuse)), lambda: (rng.normal(0, 1, 2), next(reuse)), test,
+                        target=1.0, budget=50, progress=False)
+    with pytest.raises(ValueError, match="threshold"):
+        certify_sampler(lambda: (np.zeros(2), 0), lambda: (np.zeros(2), 1), lambda x: x[:, 0], budget=5,
+                        progress=False)
+    fresh = iter(range(100, 10_000))
+    cert = certify_sampler(lambda: (rng.normal(3, 1, 2), next(fresh)), lambda: (rng.normal(0, 1, 2), next(fresh)),
+                           test, target=1.0, budget=400, progress=False)
+    assert cert.stop_reason == "target reached" and cert.result().bound == "anytime-valid"

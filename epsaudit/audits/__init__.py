@@ -11,6 +11,7 @@ ROC-HT reserved    reserved_test_certificate / _pairs   certificate   Certificat
 Trade-off (f-DP)   tradeoff_certificate / _pairs        certificate   TradeoffStatistics
 MMD certificate    mmd_certificate / _pairs             certificate   MMDCertificateStatistics
 Worst pair         worst_pair_certificate               certificate   WorstPairStatistics
+Sequential         certify_sampler (draws until a stop) certificate   SequentialStatistics
 =================  ==================================  ============  ============================
 
 The worst-pair route ranks candidate pairs on development rows (:func:`select_pairs`), certifies
@@ -35,6 +36,7 @@ from .mmd_tv import MMDStatistics, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
 from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
 from .certificate_bound import certificate_with_bound
 from .roc_reserved import CertificateStatistics, choose_threshold, reserved_test_certificate, reserved_test_pairs
+from .sequential import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test, mechanism_sampler
 from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
                        mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
 from .worst_pair import (WorstPairCertificate, WorstPairStatistics, certify_top_pairs, ranked_pairs, select_pairs,
@@ -42,11 +44,13 @@ from .worst_pair import (WorstPairCertificate, WorstPairStatistics, certify_top_
 
 __all__ = [
     "CertificateStatistics",
+    "FittedTest",
     "GaussMechStatistics",
     "KDEStatistics",
     "MMDCertificate",
     "MMDCertificateStatistics",
     "MMDStatistics",
+    "MechanismSampler",
     "RocStatistics",
     "TradeoffCertificate",
     "TradeoffStatistics",
@@ -54,17 +58,20 @@ __all__ = [
     "WorstPairStatistics",
     "audit_pairs",
     "certificate_with_bound",
+    "certify_sampler",
     "certify_top_pairs",
     "choose_threshold",
     "curves_frame",
     "development_bandwidth",
     "development_thresholds",
     "epsilon_curve",
+    "fit_sequential_test",
     "gaussmech_epsilon",
     "gaussmech_pairs",
     "kde_lr_coordinates",
     "kde_lr_epsilon",
     "kde_lr_pairs",
+    "mechanism_sampler",
     "mmd_certificate",
     "mmd_certificate_pairs",
     "mmd_lower_bound",
