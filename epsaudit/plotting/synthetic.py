@@ -50,9 +50,10 @@ def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame,
     Parameters
     ----------
     summary : DataFrame
-        :func:`epsaudit.studies.synthetic.per_setting_summary` rows at one sample size.
+        Per-setting route medians at one sample size (chapter 1's ``per_setting``): ``route``,
+        ``mechanism``, ``epsilon``, ``reference_epsilon``, ``alpha``, ``median``, ``median_auc``, ``hockey_stick``.
     auc_reference : DataFrame
-        :func:`epsaudit.studies.synthetic.optimal_auc_reference` rows.
+        Population-optimal AUC per setting: ``mechanism``, ``epsilon``, ``reference_epsilon``, ``optimal_auc``.
     kde_alpha : float
         KDE-LR smoothing weight shown.
 
@@ -110,7 +111,8 @@ def certification_curves(cert_summary: pd.DataFrame):
     Parameters
     ----------
     cert_summary : DataFrame
-        :func:`epsaudit.studies.synthetic.certification_summary` rows.
+        Per setting, test and bound (chapter 1's ``certification_summary``): ``mechanism``, ``test``,
+        ``bound``, ``n``, ``epsilon``, ``reference_epsilon``, ``fraction_positive``, ``median_certified``, ``cap``.
 
     Returns
     -------
@@ -173,7 +175,8 @@ def tradeoff_curves(curves: pd.DataFrame, points: pd.DataFrame):
     Parameters
     ----------
     curves, points : DataFrame
-        :func:`epsaudit.studies.synthetic.gdp_curves`.
+        Curves: ``mu``, ``n``, ``fpr``, ``exact``, ``envelope``, ``gdp_of_certified_mu``, ``mu_lower``;
+        points: ``n``, ``fpr_upper``, ``fnr_upper`` (chapter 1's trade-off section).
 
     Returns
     -------

@@ -1,0 +1,350 @@
+"""Chapter 1, the known-epsilon benchmark: the plumbing behind the page.
+
+*Picture the Epsilon* calibrates its audit routes on mechanisms whose privacy is known exactly
+(Tables 4 and 6, Figures 2 and 3). The chapter's notebook holds the computation in sight: the
+function that audits or certifies one setting, the loops over settings, the pandas that makes each
+table. This module holds only what a reader need not retype: the run profiles (:data:`PROFILES`)
+and checked parameters (:data:`PARAMETERS`), the benchmark's settings (:class:`Setting`: which
+prototypes, which calibrated mechanism, which pairs, which seeds), the parallel map over settings
+(:func:`run`), the learned scorers (:func:`classifier`) and the floating-point section's attack
+runner (:func:`attack_certificates`).
+
+Each setting's draws are seeded by its own fields (stream keys of :mod:`epsaudit.seeds`), so tables
+do not depend on ``n_jobs`` and any setting can be re-run on its own.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from ..audits import reserved_test_certificate
+from ..mechanisms import (BENCHMARK_EPSILONS, BENCHMARK_SAMPLE_SIZES, N_AUDITED_PAIRS, Mechanism, benchmark_pairs,
+                          calibrate, prototype_set)
+from ..progress import progress_bar
+from ..results import EpsilonResult
+from ..scorers import paper_logistic_regression, shrinkage_lda
+from ..seeds import seed_key
+from ..sniper import DEFAULT_C, dp_sniper
+from . import choose_profile
+from .parameters import N_JOBS, PROFILE, SEED, Parameter
+
+__all__ = ["BOUNDS", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PARAMETERS", "PROFILES", "TESTS", "Setting",
+           "attack_certificates", "classifier", "run", "settings", "settings_grid"]
+
+#: Prototype geometries and noise mechanisms of Table 4 and Figures 2-3.
+GEOMETRIES = ("dispersed", "face_like")
+MECHANISMS = ("gaussian", "laplace")
+#: Identities per prototype set (ours: the paper does not state it; 20 give 190 candidate pairs).
+N_IDENTITIES = 20
+#: Tests of the reserved-test certificate: learned scorers and the exact likelihood ratio.
+TESTS = ("logistic", "shrinkage_lda", "exact")
+#: The certificates the chapter compares: the joint certificate (the default) and the paper's.
+BOUNDS = ("joint", "clopper-pearson")
+
+#: Run profiles. sizes: test rows per identity (rows per class at the null); reps_null / reps:
+#: repetitions at the null / elsewhere; pairs: audited pairs per setting (the paper: 40); fig2_n:
+#: rows per class of Figure 2; mc: Monte Carlo draws per class of the optimal-AUC reference;
+#: float_n / float_calls: reserved-test outputs per input and part / DP-Sniper calls of the
+#: floating-point section; gdp_mus / gdp_sizes / gdp_reps / gdp_figure_mu: true mu, outputs per
+#: identity and part, repetitions and the figure's mu of the trade-off section. "paper" differs
+#: from "full" only in the repetitions: three everywhere, as in Tables 4 and 6.
+_GDP_FULL = dict(gdp_mus=(0.5, 1.0, 2.0, 4.0), gdp_sizes=(100, 300, 1000), gdp_reps=200, gdp_figure_mu=2.0)
+PROFILES: dict[str, dict[str, Any]] = {
+    "smoke": dict(sizes=(30,), epsilons=(0.0, 8.0, 32.0), reps_null=1, reps=1, pairs=10, fig2_n=30, mc=2000,
+                  float_n=20_000, float_calls=100_000,
+                  gdp_mus=(1.0, 2.0), gdp_sizes=(100, 300, 1000), gdp_reps=20, gdp_figure_mu=2.0),
+    "full": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=2, reps=1, pairs=40,
+                 fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000, **_GDP_FULL),
+    "paper": dict(sizes=BENCHMARK_SAMPLE_SIZES, epsilons=BENCHMARK_EPSILONS, reps_null=3, reps=3, pairs=40,
+                  fig2_n=100, mc=20_000, float_n=100_000, float_calls=400_000, **_GDP_FULL),
+}
+
+#: The chapter's papermill parameters (:func:`epsaudit.studies.parameters.check`); ``None`` keeps the profile's.
+PARAMETERS = (
+    PROFILE,
+    Parameter("sizes", int, "test rows per identity (and rows per class of Table 4)", low=10, high=1000,
+              optional=True, many=True),
+    Parameter("epsilons", float, "requested global epsilons of Figures 2-3 and Table 6, nats (one in (0, 8] at least)",
+              low=0.0, high=64.0, optional=True, many=True),
+    Parameter("mechanisms", str, "noise mechanisms of Figure 3", choices=MECHANISMS, optional=True, many=True),
+    SEED,
+    N_JOBS,
+)
+
+
+def settings(profile: str, sizes=None, epsilons=None, mechanisms=None) -> dict[str, Any]:
+    """The profile's settings with the chapter's parameters applied (``None`` keeps the profile's).
+
+    Parameters
+    ----------
+    profile : {"smoke", "full", "paper"}
+    sizes : int or list of int, optional
+        Test rows per identity of the certificates, and rows per class of Table 4's null (Figure 2 then
+        runs at the given size nearest the profile's ``fig2_n``).
+    epsilons : float or list of float, optional
+        Requested global epsilons (0 is the exact null); at least one in (0, 8] (Table 6's column).
+    mechanisms : str or list of str, optional
+        Noise mechanisms of Figure 3 (key ``"mechanisms"``; Table 4 and Figure 2 always run both).
+
+    Returns
+    -------
+    dict
+        A copy of :data:`PROFILES` ``[profile]`` with the parameters applied.
+
+    Raises
+    ------
+    ValueError
+        If ``profile`` is unknown, or ``epsilons`` has no value in (0, 8].
+
+    Examples
+    --------
+    >>> s = settings("smoke", sizes=[30, 100], epsilons=[0, 2])
+    >>> s["sizes"], s["epsilons"], s["mechanisms"], s["fig2_n"]
+    ((30, 100), (0.0, 2.0), ('gaussian', 'laplace'), 30)
+    >>> settings("smoke", sizes=300)["sizes"]
+    (300,)
+    """
+    out = choose_profile(PROFILES, profile, "chapter 1 (the known-epsilon benchmark)")
+    as_list = lambda v: list(v) if isinstance(v, (list, tuple)) else [v]  # noqa: E731 (a bare value)
+    if sizes is not None:
+        out["sizes"] = tuple(sorted(int(n) for n in as_list(sizes)))
+        # Figure 2 runs at one size whose null row comes from Table 4's run: the given size nearest the profile's
+        out["fig2_n"] = min(out["sizes"], key=lambda n: (abs(n - out["fig2_n"]), n))
+    if epsilons is not None:
+        eps = tuple(sorted(float(e) for e in as_list(epsilons)))
+        if not any(0 < e <= 8 for e in eps):
+            raise ValueError(f"chapter 1: parameter epsilons = {list(eps)} needs at least one value in (0, 8] "
+                             "(Table 6's column and Figure 2's largest setting)")
+        out["epsilons"] = eps
+    out["mechanisms"] = tuple(as_list(mechanisms)) if mechanisms is not None else MECHANISMS
+    return out
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One benchmark cell: a calibrated mechanism, its audited pairs and the seeds of its draws.
+
+    Attributes
+    ----------
+    geometry : {"dispersed", "face_like"}
+        Prototype geometry (:func:`epsaudit.mechanisms.prototype_set`).
+    mechanism : {"laplace", "gaussian", "anisotropic_gaussian"}
+        Noise mechanism (:func:`epsaudit.mechanisms.calibrate`).
+    epsilon : float
+        Requested global epsilon (nats; 0 is the exact null).
+    n : int
+        Samples per class (identity) and part (development, test).
+    rep : int
+        Repetition index (part of every stream key).
+    seed : int
+        Base seed: the prototypes and pair order depend on it alone; draws use :meth:`key`.
+    dim, n_identities, n_pairs : int
+        Embedding dimension, identities per prototype set, audited pairs (the paper: 40).
+
+    Examples
+    --------
+    >>> s = Setting("dispersed", "gaussian", 8.0, 30, 0, n_pairs=3)
+    >>> mechanism, pairs = s.build()
+    >>> len(pairs), s.key("dev")[-1], s.fields()["epsilon"]
+    (3, 'dev', 8.0)
+    """
+
+    geometry: str
+    mechanism: str
+    epsilon: float
+    n: int
+    rep: int
+    seed: int = 0
+    dim: int = 512
+    n_identities: int = N_IDENTITIES
+    n_pairs: int = N_AUDITED_PAIRS
+
+    def key(self, draws: str) -> tuple:
+        """The stream key of one set of draws of this setting: ``"routes"``, ``"dev"``, ``"test"``, ...
+
+        ``("benchmark", seed, geometry, mechanism, epsilon, n, rep, draws)`` (:mod:`epsaudit.seeds`);
+        each identity's draws then come from that key plus the identity.
+        """
+        return ("benchmark", self.seed, self.geometry, self.mechanism, float(self.epsilon), self.n, self.rep, draws)
+
+    def build(self) -> tuple[Mechanism, list[tuple[int, int]]]:
+        """Calibrated mechanism (prototypes seeded by ``seed`` only) and its ``n_pairs`` audited pairs."""
+        prototypes = prototype_set(self.geometry, self.n_identities, self.dim, seed=self.seed)
+        mechanism = calibrate(self.mechanism, prototypes, self.epsilon, seed=self.seed)
+        return mechanism, benchmark_pairs(self.n_identities, seed=self.seed)[: self.n_pairs]
+
+    def fields(self) -> dict[str, Any]:
+        """The columns that name this setting in a table: geometry, mechanism, epsilon, n, rep."""
+        return {"geometry": self.geometry, "mechanism": self.mechanism, "epsilon": float(self.epsilon),
+                "n": int(self.n), "rep": int(self.rep)}
+
+
+def settings_grid(geometries: Iterable[str], mechanisms: Iterable[str], epsilons: Iterable[float],
+                  sizes: Iterable[int], reps: int, seed: int = 0, dim: int = 512,
+                  n_pairs: int = N_AUDITED_PAIRS) -> list[Setting]:
+    """Every combination of the arguments as a :class:`Setting`, in a fixed order.
+
+    Parameters
+    ----------
+    geometries, mechanisms : iterable of str
+    epsilons : iterable of float
+        Requested global epsilons (nats).
+    sizes : iterable of int
+        Samples per class.
+    reps : int
+        Repetitions per combination (``rep = 0 .. reps - 1``).
+    seed, dim, n_pairs : int
+        As :class:`Setting`.
+
+    Returns
+    -------
+    list of Setting
+        Ordered by geometry, mechanism, epsilon, size, repetition (the last varies fastest).
+
+    Examples
+    --------
+    >>> [(s.mechanism, s.rep) for s in settings_grid(["dispersed"], ["gaussian", "laplace"], [0.0], [30], 2)]
+    [('gaussian', 0), ('gaussian', 1), ('laplace', 0), ('laplace', 1)]
+    """
+    geometries, mechanisms, epsilons, sizes = (list(v) for v in (geometries, mechanisms, epsilons, sizes))
+    return [Setting(g, m, float(e), int(n), r, seed, dim, N_IDENTITIES, n_pairs)
+            for g in geometries for m in mechanisms for e in epsilons for n in sizes for r in range(reps)]
+
+
+def classifier(test: str) -> Any:
+    """The learned scorer of a test: the paper's logistic regression or shrinkage LDA.
+
+    Parameters
+    ----------
+    test : {"logistic", "shrinkage_lda"}
+
+    Returns
+    -------
+    sklearn estimator
+        ``"logistic"``: :func:`epsaudit.scorers.paper_logistic_regression` (L2, C = 1, no
+        standardisation, ``max_iter=1000``, as Tables 4 and 6 of *Picture the Epsilon*);
+        ``"shrinkage_lda"``: :func:`epsaudit.scorers.shrinkage_lda` (Ledoit-Wolf covariance).
+
+    Raises
+    ------
+    ValueError
+        Any other name.
+
+    Examples
+    --------
+    >>> type(classifier("shrinkage_lda")).__name__
+    'LinearDiscriminantAnalysis'
+    """
+    if test == "logistic":
+        return paper_logistic_regression()
+    if test == "shrinkage_lda":
+        return shrinkage_lda()
+    raise ValueError(f"unknown test {test!r}; expected 'logistic' or 'shrinkage_lda'")
+
+
+def run(items: Sequence[Any], task: Callable[..., Any], *, n_jobs: int | None = None, progress: bool = True,
+        desc: str = "settings", **kwargs) -> pd.DataFrame:
+    """Map ``task`` over ``items`` in parallel (joblib) and stack the results into one table.
+
+    Each setting's draws are seeded by its own fields, so the table does not depend on ``n_jobs``
+    or on the order of execution. ``task`` may be defined in the notebook (joblib pickles it).
+
+    Parameters
+    ----------
+    items : sequence
+        :class:`Setting` objects, or any picklable arguments of ``task``.
+    task : callable
+        ``task(item, **kwargs)`` returning a DataFrame, a dict (one row) or a list of dicts.
+    n_jobs : int, optional
+        joblib workers.
+    progress : bool
+        tqdm bar labelled ``desc``.
+    **kwargs
+        Passed to ``task``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The results in item order (empty if there are no items).
+
+    Examples
+    --------
+    >>> run([1, 2], lambda x, k: {"x": x, "y": k * x}, k=10, progress=False)["y"].tolist()
+    [10, 20]
+    """
+    jobs = (delayed(task)(item, **kwargs) for item in items)
+    out = list(progress_bar(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), progress, desc, total=len(items)))
+    frames = [o if isinstance(o, pd.DataFrame) else pd.DataFrame([o] if isinstance(o, dict) else o) for o in out]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Callable[[np.ndarray], np.ndarray], *,
+                        n: int = 100_000, calls: int = 400_000, c: float = DEFAULT_C, confidence: float = 0.95,
+                        seed=0) -> dict[str, EpsilonResult]:
+    """Certify one fixed attack (a score function) on a mechanism with the reserved test and with DP-Sniper.
+
+    The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, pure DP) draws ``n``
+    development and ``n`` test outputs per input and thresholds ``score_function`` where the
+    development bound is largest; DP-Sniper (:func:`epsaudit.sniper.dp_sniper` with
+    ``score_function``) spends ``calls`` mechanism calls on threshold and final samples. Each
+    holds at ``confidence`` on its own (DP-Sniper's two directions together).
+
+    Freshness: every sample is a fresh draw of the library's mechanism on its own child stream
+    of ``seed``, so the reserved test's value check of test rows against development rows is
+    skipped (``check_reuse=False``, recorded in its settings); it would also refuse grid outputs
+    in one dimension, whose values repeat by design.
+
+    Parameters
+    ----------
+    mechanism : Mechanism
+    a, b : int
+        Identities of the pair (``a`` is the positive class / the numerator of ``a -> b``).
+    score_function : callable
+        ``(n, d) -> (n,)`` scores, higher meaning "more like ``a``"; ``+-inf`` allowed.
+    n : int, >= 2
+        Development and test outputs per input for the reserved test.
+    calls : int
+        DP-Sniper budget for the pair (:func:`epsaudit.sniper.split_budget`; no training stage).
+    c, confidence : float
+        DP-Sniper's target firing probability; the confidence of each method's certificate.
+    seed : int, stream key (tuple) or numpy.random.Generator
+
+    Returns
+    -------
+    dict
+        ``"reserved"``: the reserved-test certificate; ``"sniper a->b"`` and ``"sniper b->a"``:
+        DP-Sniper's two directions.
+
+    Raises
+    ------
+    ValueError
+        If ``mechanism`` is not a :class:`~epsaudit.mechanisms.Mechanism`, ``n < 2``, or as
+        :func:`epsaudit.sniper.dp_sniper` and the reserved test.
+
+    Examples
+    --------
+    >>> from epsaudit.mechanisms import ProductLaplace, reachability_score
+    >>> grid = ProductLaplace(np.array([[0.3], [0.0]]), 1.0)
+    >>> out = attack_certificates(grid, 0, 1, reachability_score(grid, 0, 1), n=2000, calls=20_000)
+    >>> sorted(out), out["reserved"].value
+    (['reserved', 'sniper a->b', 'sniper b->a'], 0.0)
+    """
+    if not isinstance(mechanism, Mechanism):
+        raise ValueError(f"mechanism must be an epsaudit Mechanism, got {type(mechanism).__name__}")
+    if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+        raise ValueError(f"n must be an integer >= 2 (outputs per input and part), got {n!r}")
+    s_sniper, s_dev, s_test = (seed_key(seed, "duel") + (part,) for part in ("dp-sniper", "dev", "test"))
+    ab, ba = dp_sniper(mechanism, a, b, int(calls), c=c, score_function=score_function, confidence=confidence,
+                       seed=s_sniper)
+    dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
+    test = mechanism.sample_groups(int(n), seed=s_test, identities=[a, b])
+    reserved = reserved_test_certificate(dev[a], dev[b], test[a], test[b], score_function=score_function,
+                                         n_certificates=1, confidence=confidence, delta=0.0, pair=(a, b),
+                                         check_reuse=False)
+    return {"reserved": reserved, "sniper a->b": ab, "sniper b->a": ba}
