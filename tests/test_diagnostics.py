@@ -2,10 +2,11 @@
 controls."""
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from epsaudit.audits import audit_pairs
-from epsaudit.studies.face_study.diagnostics import (
+from epsaudit.studies.face_study import (
     bandwidth_sweep,
     classifier_sensitivity,
     pooled_residuals,
@@ -117,29 +118,24 @@ def test_widen_log_grid_keeps_the_spacing():
         widen_log_grid(grid, "left", 1)
 
 
-def test_bandwidth_sweep_edge_flag_and_widening():
-    from epsaudit.studies.face_study.diagnostics import bandwidth_sweep_record
-
+def test_bandwidth_sweep_edge_and_widening():
     rng = np.random.default_rng(0)
     groups = {i: rng.normal(size=(30, 12)) + rng.normal(size=12) for i in range(4)}
     pairs = identity_pairs(groups)[:4]
-    paper = bandwidth_sweep(groups, pairs)
-    rec = bandwidth_sweep_record(paper)
-    assert (rec.chosen, rec.edge, rec.widened) == (0.75, "interior", False)  # the paper's peak, inside its grid
+    paper = bandwidth_sweep(groups, pairs, widen=0)
+    assert paper.loc[paper["max"].idxmax(), "bandwidth_scale"] == 0.75  # the paper's peak, inside its grid
     assert paper["max"].iloc[1] == pytest.approx(0.6091, abs=1e-4)
-    assert (paper["not_computed"] == 0).all() and not paper["added"].any()
+    assert (paper["pairs"] == 4).all() and not paper["added"].any()
+    # the default widening adds nothing when the peak is inside
+    pd.testing.assert_frame_equal(bandwidth_sweep(groups, pairs), paper)
     # scales far above the peak: the maximum sits at the smallest scale, i.e. at the grid's edge
-    wide = bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0))
-    rec = bandwidth_sweep_record(wide)
-    assert (rec.chosen, rec.edge, rec.determined, rec.stopped) == (4.0, "lower", False, "not widened")
+    wide = bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0), widen=0)
     assert list(wide["max"].round(4)) == [0.1784, 0.0903, 0.0453]
     # widening halves the smallest scale until the peak is inside: 2, 1, 0.5 are added
     widened = bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0), widen=4)
-    rec = bandwidth_sweep_record(widened)
     assert list(widened["bandwidth_scale"]) == [0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
     assert list(widened["added"]) == [True, True, True, False, False, False]
-    assert (rec.chosen, rec.edge, rec.widenings, rec.stopped) == (1.0, "interior", 3, "interior")
-    assert rec.initial_grid == (4.0, 8.0, 16.0)
-    # a budget too small to bracket the peak is reported as such
-    short = bandwidth_sweep_record(bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0), widen=1))
-    assert (short.chosen, short.edge, short.widenings, short.stopped) == (2.0, "lower", 1, "limit")
+    assert widened.loc[widened["max"].idxmax(), "bandwidth_scale"] == 1.0
+    # a budget too small to bracket the peak stops at the edge
+    short = bandwidth_sweep(groups, pairs, scales=(4.0, 8.0, 16.0), widen=1)
+    assert short.loc[short["max"].idxmax(), "bandwidth_scale"] == short["bandwidth_scale"].min() == 2.0

@@ -1,8 +1,8 @@
 """Chapter 3 figures: Q-Q panels, membership score histograms and ROC, trade-off curves, example images.
 
-The data behind each figure is shaped by :mod:`epsaudit.studies.face_study` (``qq_points``,
-``MembershipStudy.panels``, ``TradeoffStudy.points`` / ``envelopes``, ``example_triplets``); these
-functions only draw. Every figure is sized for the book's page (about 7.5-8.5 inches wide, text of
+The data behind each figure is shaped by the chapter's pages (``notebooks/03_face_case_study.py``,
+``notebooks/03b_face_membership.py``) with :func:`epsaudit.studies.face_study.qq_points` and
+:func:`epsaudit.studies.face_membership.example_triplets`; these functions only draw. Every figure is sized for the book's page (about 7.5-8.5 inches wide, text of
 10 pt or more) and uses the colour-blind-safe :data:`epsaudit.plotting.PALETTE`.
 """
 
@@ -63,7 +63,7 @@ def score_histograms(panels: dict, *, bins: int = 50):
     ----------
     panels : dict
         ``label -> {"scores": DataFrame with target_median, non_member_median, donor_median, ...}``
-        (:meth:`epsaudit.studies.face_study.membership.MembershipStudy.panels`).
+        (built on the membership page from :func:`epsaudit.studies.face_membership.swap_membership`).
     bins : int
         Histogram bin edges.
 
@@ -137,10 +137,12 @@ def tradeoff_curves(points: pd.DataFrame, envelopes: pd.DataFrame, *, panel_titl
     Parameters
     ----------
     points : pandas.DataFrame
-        ``TradeoffStudy.points()``: ``encoder``, ``generator``, ``rank`` (the pair's selection rank,
-        1 = best), ``fpr_upper``, ``fnr_upper`` and each point's own ``mu`` bound.
+        The bands' :meth:`epsaudit.audits.TradeoffCertificate.frame` rows with ``encoder``,
+        ``generator``, ``rank`` (the pair's selection rank, 1 = best): ``fpr_upper``, ``fnr_upper``
+        and each point's own ``mu`` bound.
     envelopes : pandas.DataFrame
-        ``TradeoffStudy.envelopes()`` with the same ``encoder``, ``generator`` and ``rank`` columns.
+        Each band's envelope (``fpr``, ``fnr_envelope``) with the same ``encoder``, ``generator``
+        and ``rank`` columns.
     panel_titles : dict, optional
         Generator -> column title.
 
