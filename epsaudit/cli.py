@@ -10,7 +10,9 @@ counts, dropped rows, summary, certificate selection), with ``--tradeoff`` also
 ``PREFIX_tradeoff.csv`` (the certified points of every pair's trade-off curve).
 
 Exit status: 0 on success, 2 on bad input or bad options (the message names the file, line and
-column).
+column). ``certify-stream`` (test rows in arrival order, an anytime-valid certificate) exits by its
+stop reason: 0 target reached, 3 claim refuted, 4 budget spent, 5 futile, 6 input ended without a
+stop (:data:`epsaudit.sequential_cli.EXIT_CODES`).
 
 Start-up: the parser needs only :mod:`epsaudit.settings`; the audit machinery (scikit-learn, SciPy,
 pandas) is imported by the subcommand that runs, so ``epsaudit --help`` answers at once.
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .parallel import SCHEDULER_ENV, available_cores, running_on
+from .sequential_cli import EXIT_HELP, add_stream_arguments
 from .settings import AuditSettings, SettingsError, flag
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -113,7 +116,7 @@ def _add_loader_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``epsaudit`` argument parser (subcommands ``audit``, ``check`` and ``plan``).
+    """The ``epsaudit`` argument parser (subcommands ``audit``, ``check``, ``plan`` and ``certify-stream``).
 
     Returns
     -------
@@ -173,6 +176,18 @@ def build_parser() -> argparse.ArgumentParser:
     plan.add_argument("--bound", choices=("both", "joint", "clopper-pearson"), default="both",
                       help="plan for the exact joint certificate (the library's default), the paper's split "
                            "Clopper-Pearson bound, or both (default)")
+    plan.add_argument("--sequential", action="store_true",
+                      help="also the anytime-valid sequential certificate: its stopping rows with zero errors and "
+                           "(simulated) at the planned rates, and the fixed size's power if the rates are off")
+    plan.add_argument("--prior", metavar="P", help="with --sequential: its prior (default H:<planned rate>, or B)")
+    plan.add_argument("--runs", type=int, default=1000, metavar="R", help="with --sequential: simulated runs (1000)")
+    plan.add_argument("--seed", type=int, default=0, metavar="S", help="with --sequential: simulation seed (0)")
+    stream = sub.add_parser(
+        "certify-stream", help="an anytime-valid certificate from test rows in arrival order (a file or stdin)",
+        description="Read test rows (side, erred, draw_id) in arrival order, print the running anytime-valid bound "
+                    "and stop at the first stop rule.", epilog=EXIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_stream_arguments(stream)
     return parser
 
 
@@ -195,6 +210,10 @@ def _plan(args: argparse.Namespace) -> int:
         below = _at_most(planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr, bound=bound), args.epsilon)
         print(f"  {bound + ' (default)' if bound == 'joint' else bound + ' (the paper' + chr(39) + 's)'}: "
               f"{n} test rows per identity{sizes}; {n - 1} rows certify {below} [{level}]")
+    if args.sequential:
+        from .sequential_cli import sequential_plan_text
+
+        print(sequential_plan_text(args.epsilon, alpha, args.delta, args.tpr, args.fpr, args.prior, args.runs, args.seed))
     return 0
 
 
@@ -394,7 +413,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         0 on success; 2 on bad input or options (the message, naming the file, line, column or
-        flag, goes to stderr). ``--help`` and ``--version`` exit through ``SystemExit(0)``.
+        flag, goes to stderr); ``certify-stream``: the status of its stop reason (module
+        docstring). ``--help`` and ``--version`` exit through ``SystemExit(0)``.
 
     Examples
     --------
@@ -413,6 +433,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "plan":
             return _plan(args)
+        if args.command == "certify-stream":
+            from .sequential_cli import certify_stream
+
+            return certify_stream(args)
         return _audit(args, argv)
     except SettingsError as exc:  # the library names the parameter; the command line names its flag
         print(f"epsaudit: error: {flag(exc.parameter)} {exc.requirement}", file=sys.stderr)

@@ -31,5 +31,5 @@ __all__ = [
     "mmd2_deviation", "planned_epsilon", "promise_sizes", "roc_point_epsilon", "required_test_size", "tradeoff_delta", "tradeoff_epsilon",
     "tradeoff_mu", "tv_lower_from_mmd",
 ]
-from .sequential import (SEQUENTIAL_BOUND, SequentialPrior, sequential_epsilon, sequential_evalue, sequential_prior, worst_pair_sequential, zero_error_sequential_epsilon); from .sequential_certificate import STOP_REASONS, SequentialCertificate, SequentialStatistics  # noqa: E702
-__all__ += ["SEQUENTIAL_BOUND", "STOP_REASONS", "SequentialCertificate", "SequentialPrior", "SequentialStatistics", "sequential_epsilon", "sequential_evalue", "sequential_prior", "worst_pair_sequential", "zero_error_sequential_epsilon"]
+from .sequential import (SEQUENTIAL_BOUND, SequentialPrior, sequential_epsilon, sequential_evalue, sequential_prior, worst_pair_sequential, zero_error_sequential_epsilon); from .sequential_certificate import STOP_REASONS, SequentialCertificate, SequentialStatistics; from .sequential_plan import fixed_size_power, planned_prior, sequential_stopping_rows, zero_error_stopping_row  # noqa: E702
+__all__ += ["SEQUENTIAL_BOUND", "STOP_REASONS", "SequentialCertificate", "SequentialPrior", "SequentialStatistics", "sequential_epsilon", "sequential_evalue", "sequential_prior", "worst_pair_sequential", "zero_error_sequential_epsilon", "fixed_size_power", "planned_prior", "sequential_stopping_rows", "zero_error_stopping_row"]
