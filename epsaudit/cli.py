@@ -198,8 +198,7 @@ def _plan(args: argparse.Namespace) -> int:
     perfect = (args.tpr, args.fpr) == (1.0, 0.0)
     what = "zero test errors" if perfect else f"TPR {args.tpr:g} and FPR {args.fpr:g} (expected counts)"
     target = "anything above 0" if args.epsilon == 0 else f"epsilon >= {args.epsilon:g}"
-    print(f"To certify {target} with {what}, {args.confidence:.0%} over {args.family} certificate(s), "
-          f"delta {args.delta:g}:")
+    lines = []  # every answer is computed (and every error raised) before the heading is printed
     for bound in (BOUNDS if args.bound == "both" else (args.bound,)):
         n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr, bound=bound)
         level = (f"one joint test per certificate at {alpha:.3g}" if bound == "joint" else
@@ -208,8 +207,11 @@ def _plan(args: argparse.Namespace) -> int:
         sizes = ("" if perfect else f" (so does every size up to {2 * n})" if len(checked) == n + 1
                  else f" (so do the {len(checked)} sizes checked from {n} to {2 * n}, {checked[1] - checked[0]} apart)")
         below = _at_most(planned_epsilon(n - 1, alpha, args.delta, args.tpr, args.fpr, bound=bound), args.epsilon)
-        print(f"  {bound + ' (default)' if bound == 'joint' else bound + ' (the paper' + chr(39) + 's)'}: "
-              f"{n} test rows per identity{sizes}; {n - 1} rows certify {below} [{level}]")
+        lines.append(f"  {bound + ' (default)' if bound == 'joint' else bound + ' (the paper' + chr(39) + 's)'}: "
+                     f"{n} test rows per identity{sizes}; {n - 1} rows certify {below} [{level}]")
+    print(f"To certify {target} with {what}, {args.confidence:.0%} over {args.family} certificate(s), "
+          f"delta {args.delta:g}:")
+    print("\n".join(lines))
     if args.sequential:
         from .sequential_cli import sequential_plan_text
 

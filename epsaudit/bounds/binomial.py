@@ -16,9 +16,9 @@ reported together at 95% uses ``alpha = 0.05 / K`` (:func:`bonferroni_alpha`).
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+from scipy import special
 
-from .joint import joint_epsilon
+from .joint import _log_cp_upper, joint_epsilon
 
 from ..results import BOUNDS, DEFAULT_BOUND
 
@@ -144,11 +144,17 @@ def clopper_pearson_lower(k, n, alpha):
     0.904966
     >>> float(clopper_pearson_lower(0, 30, 0.05))
     0.0
+
+    Accurate at tiny levels (``alpha ** (1 / 30)``):
+
+    >>> f"{clopper_pearson_lower(30, 30, 1e-200):.6e}"
+    '2.154435e-07'
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=True)
     safe_k = np.where(k > 0, k, 1.0)
-    out = np.where(k > 0, stats.beta.ppf(alpha, safe_k, n - k + 1), 0.0)
-    return out[()] if out.ndim == 0 else out
+    # the beta quantile at alpha itself (not at 1 - alpha): tiny levels keep their relative accuracy
+    out = np.where(k > 0, special.betaincinv(safe_k, n - k + 1, alpha), 0.0)
+    return float(out) if out.ndim == 0 else out
 
 
 def clopper_pearson_upper(k, n, alpha):
@@ -179,11 +185,14 @@ def clopper_pearson_upper(k, n, alpha):
     --------
     >>> round(float(clopper_pearson_upper(0, 30, 0.05)), 6)  # 1 - 0.05 ** (1 / 30)
     0.095034
+    >>> f"{1 - clopper_pearson_upper(0, 30, 1e-20):.6e}"  # 1e-20 ** (1 / 30), not 0
+    '2.154435e-01'
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=False)
     safe_nk = np.where(k < n, n - k, 1.0)
-    out = np.where(k < n, stats.beta.isf(alpha, k + 1, safe_nk), 1.0)
-    return out[()] if out.ndim == 0 else out
+    # the upper-tail beta quantile at alpha (not the lower one at 1 - alpha, which rounds to 1)
+    out = np.where(k < n, special.betainccinv(k + 1, safe_nk, alpha), 1.0)
+    return float(out) if out.ndim == 0 else out
 
 
 def _check_counts(k, n, alpha, *, round_down: bool):
@@ -294,12 +303,23 @@ def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     if np.any(~np.isfinite(np.asarray(tp, dtype=float))) or np.any(~np.isfinite(np.asarray(fp, dtype=float))):
         raise ValueError("counts tp and fp must be finite")
     half = np.asarray(alpha, dtype=np.float64) / 2
-    tpr_lo = clopper_pearson_lower(tp, n_pos, half)
-    fpr_hi = clopper_pearson_upper(fp, n_neg, half)
-    # Mirrored pair: TNR_lo = 1 - FPR_hi and FNR_hi = 1 - TPR_lo (exactly, by symmetry of CP).
-    eps = np.maximum(_log_ratio(tpr_lo - delta, fpr_hi), _log_ratio(1.0 - fpr_hi - delta, 1.0 - tpr_lo))
+    tp, n_pos, _ = _check_counts(tp, n_pos, half, round_down=True)
+    fp, n_neg, half = _check_counts(fp, n_neg, half, round_down=False)
+    tp, n_pos, fp, n_neg, half = np.broadcast_arrays(tp, n_pos, fp, n_neg, half)
+    # In log space, each bound and its complement from the beta quantile of its own tail:
+    # u = FPR_hi, v = FNR_hi = 1 - TPR_lo (and TNR_lo = 1 - u), so the two terms are
+    # log((1 - v - delta) / u) and log((1 - u - delta) / v).
+    log_u, log_1mu = _log_cp_upper(fp, n_neg, half)
+    log_v, log_1mv = _log_cp_upper(n_pos - tp, n_pos, half)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if delta == 0:
+            first, second = log_1mv - log_u, log_1mu - log_v
+        else:
+            first = np.log(np.exp(log_1mv) - delta) - log_u
+            second = np.log(np.exp(log_1mu) - delta) - log_v
+    eps = np.fmax(np.nan_to_num(first, nan=-np.inf), np.nan_to_num(second, nan=-np.inf))
     out = np.maximum(eps, 0.0)
-    return out[()] if np.ndim(out) == 0 else out
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND):
@@ -438,8 +458,8 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
 
     Parameters
     ----------
-    n : int
-        Test rows per identity (both sides).
+    n : int, >= 0
+        Test rows per identity (both sides); 0 rows certify nothing (0.0).
     alpha : float
         Error level of the certificate (after the multiplicity correction).
     delta : float
@@ -463,7 +483,14 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
     2.338
     >>> planned_epsilon(100, 2e-4) == certifiable_cap(100, 100, 2e-4)
     True
+    >>> planned_epsilon(0, 0.5)  # no test rows: nothing to certify
+    0.0
     """
+    if int(n) != n or n < 0:
+        raise ValueError(f"test rows per identity n must be an integer >= 0, got {n}")
+    if n == 0:
+        check_bound(bound)
+        return 0.0
     tp = np.floor(tpr * n + 1e-9)
     fp = np.ceil(fpr * n - 1e-9)
     return float(certified_epsilon(tp, n, fp, n, alpha, delta, bound=bound))
@@ -545,12 +572,12 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
         mid = (low + high) // 2
         low, high = (low, mid) if reaches(mid) else (mid, high)
     if tpr == 1.0 and fpr == 0.0:
-        return high  # the zero-error certificate grows with the size
+        return int(high)  # the zero-error certificate grows with the size
     n = high  # reaches(n - 1) is False
     while True:
-        short = next((m for m in promise_sizes(n) if not reaches(m)), None)
+        short = next((int(m) for m in promise_sizes(n) if not reaches(int(m))), None)
         if short is None:
-            return n
+            return int(n)
         n = short + 1  # a size in the promised range falls short: the answer starts after it
         while not reaches(n):
             n += 1

@@ -47,7 +47,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue"]
 
@@ -55,17 +55,24 @@ __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue"]
 _TIE = 1e-9
 # Relative tolerance of the branch-and-bound on the supremum (the certificate uses the upper limit).
 _SUP_RTOL = 1e-4
-# Bisection over epsilon stops when the bracket is this narrow (the certificate is its lower end).
-_EPS_TOL = 1e-7
-_GRID = 9  # initial points per boundary segment
+# The root search in epsilon stops when its bracket is this narrow.
+_EPS_TOL = 1e-10
+_GRID = 17  # initial points along the boundary (odd: the corner is one of them)
 _SPLIT = 8  # sub-cells per refined cell
 _MAX_ROUNDS = 60
-_ZOOMS = 3  # local zooms of the supremum's estimate around its best grid point
 _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still proven, a little looser)
-_WINDOW_SD = 8.0  # binomial terms beyond this many standard deviations are bounded, not summed
+_SMALL = 300  # tails with fewer counts than this sum every term (no windows)
+_CHUNK = 8  # boundary points evaluated together (sorted by FPR, sharing one window)
 _WINDOW_PAD = 8
-_SMALL = 512  # tests with fewer tail counts than this sum every term (no windows)
-_CHUNK = 16  # boundary points evaluated together (sorted by p, sharing one window)
+_FULL = 4000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
+#: The smallest alpha accepted: every tail and p-value is computed in log space down to it.
+_MIN_ALPHA = 1e-300
+_NEG = -1e290  # stands for log 0 in the binomial terms (so that 0 * log 0 = 0)
+_GRID_POINTS = np.linspace(-1.0, 1.0, _GRID)
+_STENCIL = np.linspace(-1.0, 1.0, 9)
+_LOOK_POINTS = np.linspace(-1.0, 1.0, 33)
+_NEWTON = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0, 0.0])  # stencil, step in theta, corner
+_LOG_HALF = -0.6931471805599453
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,6 +97,9 @@ def _check(fp, n_neg, fn, n_pos, alpha, delta):
         raise ValueError("false negatives must satisfy 0 <= fn <= n_pos")
     if np.any(~((alpha > 0) & (alpha < 1))):
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    if np.any(alpha < _MIN_ALPHA):
+        raise ValueError(f"alpha must be at least {_MIN_ALPHA:g} (the smallest level computed in log space), "
+                         f"got alpha={alpha.min():g}")
     if np.any(~((delta >= 0) & (delta < 1))):
         raise ValueError(f"delta must be in [0, 1), got {delta}")
     # Fractional counts (DP-Sniper's tie-breaking) are rounded against the certificate: errors up.
@@ -97,325 +107,559 @@ def _check(fp, n_neg, fn, n_pos, alpha, delta):
 
 
 def _apply(scalar, fp, n_neg, fn, n_pos, alpha, delta):
-    """Evaluate a cached scalar certificate once per distinct input row."""
+    """Evaluate a cached scalar certificate once per distinct input row; a Python float for scalar input."""
     fp, n_neg, fn, n_pos, alpha, delta = _check(fp, n_neg, fn, n_pos, alpha, delta)
+    if fp.ndim == 0:
+        return float(scalar(int(fp), int(n_neg), int(fn), int(n_pos), float(alpha), float(delta)))
     shape = fp.shape
     rows = np.stack([a.ravel() for a in (fp, n_neg, fn, n_pos, alpha, delta)], axis=1)
     unique, inverse = np.unique(rows, axis=0, return_inverse=True)
     values = np.array([scalar(int(r[0]), int(r[1]), int(r[2]), int(r[3]), float(r[4]), float(r[5])) for r in unique])
-    out = values[np.asarray(inverse).ravel()].reshape(shape)
-    return out[()] if out.ndim == 0 else out
+    return values[np.asarray(inverse).ravel()].reshape(shape)
 
 
 # ---------------------------------------------------------------------------------------------
-# The two null families: (epsilon, delta)-DP and mu-GDP
+# Clopper-Pearson upper bounds on one side's error rate, in log space
 # ---------------------------------------------------------------------------------------------
 
 
-class _Family:
-    """A null family: its split statistic, its boundary q(p) and a bracket for the certificate."""
+def _log_cp_upper(k, n: int, half: float):
+    """``log u`` and ``log(1 - u)``, ``u`` the one-sided Clopper-Pearson upper bound at level ``half`` on
+    an error rate with ``k`` errors among ``n`` (``u = 1`` at ``k = n``). Each from the beta quantile of
+    its own tail, so that tiny levels keep their relative accuracy."""
+    k = np.asarray(k, dtype=float)
+    inside = k < n
+    a, b = k + 1, np.where(inside, n - k, 1.0)
+    with np.errstate(divide="ignore"):
+        log_u = np.where(inside, np.log(special.betainccinv(a, b, half)), 0.0)
+        log_1mu = np.where(inside, np.log(special.betaincinv(b, a, half)), -np.inf)
+    return log_u, log_1mu
 
-    def __init__(self, kind: str, delta: float = 0.0):
-        self.kind, self.delta = kind, delta
 
-    def statistic(self, lower_tpr, upper_fpr):
-        """Split certificate before its clamp at 0, from a TPR lower and an FPR upper bound (broadcast).
+@lru_cache(maxsize=512)
+def _side(n: int, half: float) -> tuple[np.ndarray, np.ndarray]:
+    """``_log_cp_upper`` for every count 0 .. n of one side (cached per size and level)."""
+    out = _log_cp_upper(np.arange(n + 1), n, half)
+    for a in out:
+        a.flags.writeable = False
+    return out
 
-        Unclamped, it still orders the outcomes that the split bound certifies as 0 (small tests
-        with few errors), so the joint test can certify where the split one cannot; ``-inf`` where
-        neither term has evidence.
-        """
-        lo, up, d = np.asarray(lower_tpr, float), np.asarray(upper_fpr, float), self.delta
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if self.kind == "dp":
-                a = np.where(lo - d > 0, np.log(lo - d) - np.log(up), -np.inf)
-                b = np.where(1 - up - d > 0, np.log(1 - up - d) - np.log1p(-lo), -np.inf)
-                t = np.maximum(a, b)
-            else:
-                t = stats.norm.ppf(lo) - stats.norm.ppf(up)
-        return np.where(np.isnan(t), -np.inf, t)
 
-    def required_lower(self, t, upper_fpr):
-        """Smallest TPR lower bound with statistic >= t, given the FPR upper bound (per FP count)."""
-        up, d = np.asarray(upper_fpr, float), self.delta
-        if not np.isfinite(t):
-            return np.zeros_like(up)  # t = -inf: every outcome qualifies
-        if self.kind == "dp":
-            first = d + np.exp(t) * up
-            second = np.where(1 - up - d > 0, 1 - (1 - up - d) * np.exp(-t), np.inf)
-            return np.minimum(first, second)
-        return stats.norm.cdf(t + stats.norm.ppf(up))
-
-    def corner(self, theta):
-        if self.kind == "dp":
-            return (1 - self.delta) / (1 + np.exp(theta))
-        return float(stats.norm.cdf(-theta / 2))
-
-    def boundary(self, p, theta):
-        """Lower boundary q(p) of the null region at parameter theta (epsilon or mu)."""
-        if self.kind == "dp":
-            d = self.delta
-            q = np.maximum(1 - d - np.exp(theta) * p, (1 - d - p) * np.exp(-theta))
-            return np.clip(q, 0.0, 1.0)
-        return stats.norm.cdf(stats.norm.isf(p) - theta)
-
-    def grid(self, theta):
-        """Initial points on the boundary (FPR values, sorted): both segments, the corner included."""
-        pc = self.corner(theta)
-        if self.kind == "dp":
-            return np.unique(np.concatenate([np.linspace(0.0, pc, _GRID), np.linspace(pc, 1.0 - self.delta, _GRID)]))
-        # mu-GDP: the curve is steep near its ends, so space the points evenly in z = Phi^-1(1 - p)
-        z = np.linspace(-9.0, 9.0 + theta, 2 * _GRID)
-        return np.unique(np.concatenate([[0.0, pc, 1.0], stats.norm.sf(z)]))
-
-    def upper_bracket(self, n_total, alpha):
-        """Parameter at which the zero-error outcome alone has corner probability alpha.
-
-        Every outcome's tail contains the zero-error outcome, so no certificate exceeds it.
-        """
-        s = alpha ** (1.0 / n_total)  # (1 - corner) ** n_total = alpha
-        if self.kind == "dp":
-            ratio = (1 - self.delta) / (1 - s) - 1
-            return float(np.log(ratio)) if ratio > 1 else 0.0
-        return float(2 * stats.norm.ppf(s))
+def _z(log_p):
+    """``Phi^-1(p)`` from ``log p``, accurate at both ends (``-inf`` at p = 0, ``inf`` at p = 1)."""
+    log_p = np.asarray(log_p, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = special.ndtri_exp(np.minimum(log_p, 0.0))
+        high = -special.ndtri_exp(np.log(-np.expm1(np.minimum(log_p, -1e-300))))
+    return np.where(log_p < _LOG_HALF, low, np.where(log_p >= 0, np.inf, high))
 
 
 # ---------------------------------------------------------------------------------------------
-# The tail along the boundary and its supremum
+# The ordering statistic (fixed in advance: it depends on the counts and alpha, not on delta)
 # ---------------------------------------------------------------------------------------------
+
+
+def _statistic(kind: str, log_u, log_1mu, log_v, log_1mv):
+    """``T`` from the Clopper-Pearson upper bounds ``u`` (FPR) and ``v`` (FNR) at ``alpha / 2``.
+
+    (epsilon, delta)-DP: the split certificate at delta = 0 before its clamp,
+    ``max(log((1 - v) / u), log((1 - u) / v))``; mu-GDP: ``Phi^-1(1 - v) - Phi^-1(u)``. ``-inf`` where
+    neither term has evidence.
+    """
+    with np.errstate(invalid="ignore"):
+        if kind == "dp":
+            t = np.maximum(np.asarray(log_1mv) - log_u, np.asarray(log_1mu) - log_v)
+        else:
+            t = _z(log_1mv) - _z(log_u)
+    return np.where(np.isnan(t), -np.inf, t)
+
+
+def _split_dp(obs, delta: float) -> float:
+    """The split certificate at ``delta`` before its clamp, from the observed bounds in log space."""
+    lu, l1u, lv, l1v = obs
+    terms = []
+    for log_num, log_den in ((l1v, lu), (l1u, lv)):  # log((1 - v - delta) / u), log((1 - u - delta) / v)
+        num = np.exp(log_num) - delta if delta > 0 else None
+        if delta == 0:
+            terms.append(log_num - log_den)
+        elif num > 0:
+            terms.append(np.log(num) - log_den)
+    t = max(terms, default=-np.inf)
+    return float(t) if np.isfinite(t) else -np.inf
+
+
+# ---------------------------------------------------------------------------------------------
+# The null region's lower boundary
+# ---------------------------------------------------------------------------------------------
+
+
+def _log(x):
+    """log x with log 0 = _NEG (no warning)."""
+    return np.log(x, out=np.full(np.shape(x), _NEG), where=x > 0)
+
+
+def _points(kind: str, theta: float, delta: float, s):
+    """Points of the null region's lower boundary at parameter ``theta``, by position ``s`` in [-1, 1].
+
+    ``s = -1``: FPR 0 (the steep end); ``s = 0``: the corner FPR = FNR; ``s = 1``: FNR 0. Along ``s`` the
+    FPR rises and the FNR falls. Returns ``log p, log(1 - p), log q, log(1 - q)``, each from its own
+    closed form (no cancellation near 0 or 1); the two halves are mirror images (p and q swapped).
+    """
+    s = np.asarray(s, dtype=float)
+    r = np.abs(s)
+    theta = np.asarray(theta, dtype=float)
+    if kind == "dp":
+        e = np.exp(theta)
+        pc = (1.0 - delta) / (1.0 + e)
+        near = pc * (1.0 - r)  # the coordinate that falls to 0
+        l_near, l_near_c = _log(near), np.log1p(-near)
+        l_far, l_far_c = np.log(pc * (1.0 + r * e)), _log(delta + e * near)  # far = 1 - delta - e * near
+    else:
+        w = 3.0 * r / np.maximum(1.0 - r, 1e-300)
+        w[r >= 1.0] = np.inf
+        h = theta / 2
+        l_near, l_near_c = np.maximum(special.log_ndtr(-(h + w)), _NEG), special.log_ndtr(h + w)
+        l_far, l_far_c = special.log_ndtr(w - h), np.maximum(special.log_ndtr(h - w), _NEG)
+    steep = s <= 0
+    return (np.where(steep, l_near, l_far), np.where(steep, l_near_c, l_far_c),
+            np.where(steep, l_far, l_near), np.where(steep, l_far_c, l_near_c))
+
+
+def _cells(pts_left, pts_right):
+    """The corner of each cell that bounds the tail on it: the smaller FPR (left) and FNR (right)."""
+    return pts_left[0], pts_left[1], pts_right[2], pts_right[3]
+
+
+# ---------------------------------------------------------------------------------------------
+# The tail set of an outcome and its probability, in log space
+# ---------------------------------------------------------------------------------------------
+
+
+def _last(f, n: int, t: float) -> int:
+    """Largest k in [0, n] with f(k) >= t for a non-increasing f; -1 if none."""
+    if f(0) < t:
+        return -1
+    lo, hi = 0, n  # f(lo) >= t
+    if f(hi) >= t:
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if f(mid) >= t else (lo, mid)
+    return lo
 
 
 class _Tail:
-    """P_{p,q}(T >= t_obs) = sum_x Bin(x; n_neg, p) BinCDF(c(x); n_pos, q) for the observed outcome."""
+    """The outcomes at least as extreme as the observed one, ``{(x, y) : y <= c(x)}``, and
+    ``log P_{p,q}(T >= t_obs) = log sum_x Bin(x; n_neg, p) BinCDF(c(x); n_pos, q)``.
 
-    def __init__(self, family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float):
-        self.n_neg, self.n_pos = n_neg, n_pos
-        x = np.arange(n_neg + 1, dtype=float)
-        y = np.arange(n_pos + 1, dtype=float)
+    It depends on the counts and ``alpha`` only (not on delta or the null's parameter).
+    """
+
+    def __init__(self, kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float):
+        self.kind, self.n_neg, self.n_pos = kind, n_neg, n_pos
         half = alpha / 2
-        upper_fpr = np.where(x < n_neg, special.betaincinv(x + 1, np.maximum(n_neg - x, 1), 1 - half), 1.0)
-        lower_tpr = np.where(y < n_pos, special.betaincinv(np.maximum(n_pos - y, 1), y + 1, half), 0.0)
-        self.t_obs = float(family.statistic(lower_tpr[fn], upper_fpr[fp]))
-        t = self.t_obs - _TIE * max(1.0, abs(self.t_obs)) if np.isfinite(self.t_obs) else -np.inf
-        need = family.required_lower(t, upper_fpr)
-        # lower_tpr decreases in y: c(x) = (number of y with lower_tpr >= need(x)) - 1.
-        c = np.searchsorted(-lower_tpr, -need, side="right") - 1
-        c[fp] = max(c[fp], fn)  # the observed outcome always belongs to its own tail
-        c = np.maximum.accumulate(c[::-1])[::-1]  # a lower set: c non-increasing (only ever enlarged)
-        keep = c >= 0
-        self.x = x[keep]
-        self.c = np.minimum(c[keep], n_pos).astype(int)
-        self.y = np.arange(int(self.c.max()) + 1, dtype=float) if keep.any() else np.zeros(0)
-        # log binomial coefficients, fixed per outcome; only the log-probabilities change with (p, q)
-        self.log_comb_x = special.gammaln(n_neg + 1) - special.gammaln(self.x + 1) - special.gammaln(n_neg - self.x + 1)
-        self.log_comb_y = special.gammaln(n_pos + 1) - special.gammaln(self.y + 1) - special.gammaln(n_pos - self.y + 1)
+        lu_o, l1u_o = (float(v) for v in _log_cp_upper(fp, n_neg, half))
+        lv_o, l1v_o = (float(v) for v in _log_cp_upper(fn, n_pos, half))
+        self.obs = (lu_o, l1u_o, lv_o, l1v_o)
+        self.t_obs = float(_statistic(kind, lu_o, l1u_o, lv_o, l1v_o))
+        self.K = 0
+        if not np.isfinite(self.t_obs):
+            return
+        t = self.t_obs - _TIE * max(1.0, abs(self.t_obs))
+        neg0 = [float(v) for v in _log_cp_upper(0, n_neg, half)]
+        pos0 = [float(v) for v in _log_cp_upper(0, n_pos, half)]
 
-    @staticmethod
-    def _window(n: int, prob: np.ndarray, top: int) -> tuple[int, int]:
-        """Counts [lo, hi] holding all but a negligible, separately bounded, part of Bin(n, prob)."""
-        mean, sd = n * prob, np.sqrt(n * prob * (1 - prob))
-        lo = int(np.floor(np.min(mean - _WINDOW_SD * sd))) - _WINDOW_PAD
-        hi = int(np.ceil(np.max(mean + _WINDOW_SD * sd))) + _WINDOW_PAD
-        return max(lo, 0), min(hi, top)
+        def t_x(x):  # T(x, 0)
+            lu, l1u = (float(v) for v in _log_cp_upper(x, n_neg, half))
+            return float(_statistic(kind, lu, l1u, *pos0))
 
-    @staticmethod
-    def _pmf(log_comb, k, n, p):
-        # log p and log(1 - p) per point (p: column); -1e300 stands for log 0, so that 0 * log 0 = 0
-        with np.errstate(divide="ignore"):
-            log_p = np.where(p > 0, np.log(p), -1e300)
-            log_q = np.where(p < 1, np.log1p(-p), -1e300)
-        return np.exp(log_comb[None, :] + k[None, :] * log_p + (n - k[None, :]) * log_q)
+        def t_y(y):  # T(0, y)
+            lv, l1v = (float(v) for v in _log_cp_upper(y, n_pos, half))
+            return float(_statistic(kind, *neg0, lv, l1v))
 
-    def __call__(self, p, q):
-        """Lower and upper limits of the tail probability at points (p, q) (1-D arrays).
-
-        Terms outside a window of each binomial (``_WINDOW_SD`` standard deviations) are left out
-        of the lower limit and bounded by their exact binomial mass in the upper one.
-        """
-        p, q = np.asarray(p, float), np.asarray(q, float)
-        lower, upper = np.zeros(p.shape), np.zeros(p.shape)
-        if self.x.size == 0:
-            return lower, upper
-        if self.x.size + self.y.size <= _SMALL:  # small tests: every term, all points at once
-            lower[:], upper[:] = self._chunk(p, q)
-            return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
-        order = np.argsort(p)
-        for chunk in np.array_split(order, max(1, -(-order.size // _CHUNK))):
-            lower[chunk], upper[chunk] = self._chunk(p[chunk], q[chunk])
-        return np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
-
-    def _chunk(self, p, q):
-        x_max = int(self.x[-1])
-        small = self.x.size + self.y.size <= _SMALL
-        x_lo, x_hi = (0, x_max) if small else self._window(self.n_neg, p, x_max)
-        in_tail = special.bdtr(x_max, self.n_neg, p) if x_max < self.n_neg else np.ones(p.shape)
-        if x_lo > x_hi:  # the window lies beyond the tail's last count: bound the tail by its mass
-            return np.zeros(p.shape), in_tail + 1e-15
-        x = self.x[x_lo:x_hi + 1]
-        c = self.c[x_lo:x_hi + 1]
-        pc, qc = p[:, None], q[:, None]
-        pmf_x = self._pmf(self.log_comb_x[x_lo:x_hi + 1], x, self.n_neg, pc)
-        # mass of Bin(n_neg, p) on the tail's counts outside [x_lo, x_hi] (each term's CDF factor <= 1)
-        out_x = (special.bdtr(x_lo - 1, self.n_neg, p) if x_lo > 0 else 0.0) + 1e-15
-        if x_hi < x_max:
-            out_x = out_x + np.maximum(in_tail - special.bdtr(x_hi, self.n_neg, p), 0.0)
-        y_lo, y_hi = (0, int(self.y[-1])) if small else self._window(self.n_pos, q, int(self.y[-1]))
-        y_lo, y_hi = min(max(y_lo, int(c.min())), int(c.max())), max(min(y_hi, int(c.max())), int(c.min()))
-        below = special.bdtr(y_lo - 1, self.n_pos, q)[:, None] if y_lo > 0 else np.zeros((p.size, 1))
-        cdf = below + np.cumsum(self._pmf(self.log_comb_y[y_lo:y_hi + 1], self.y[y_lo:y_hi + 1], self.n_pos, qc), axis=1)
-        inside = np.clip(c - y_lo, 0, y_hi - y_lo)
-        at = cdf[:, inside]
-        cdf_lo = np.where(c[None, :] < y_lo, 0.0, at)
-        cdf_hi = np.where(c[None, :] < y_lo, below, np.where(c[None, :] > y_hi, 1.0, at))
-        return (pmf_x * cdf_lo).sum(axis=1), (pmf_x * cdf_hi).sum(axis=1) + out_x
-
-
-def _sup_upper(tail: _Tail, family: _Family, theta: float) -> float:
-    """A proven upper limit on the supremum of the tail over the boundary (within _SUP_RTOL of it)."""
-    grid = family.grid(theta)
-    left, right = grid[:-1], grid[1:]
-    best = float(tail(grid, family.boundary(grid, theta))[0].max())
-    for _ in range(_MAX_ROUNDS):
-        # On [left, right]: p >= left and q >= q(right), and the tail falls in both.
-        ub = tail(left, family.boundary(right, theta))[1]
-        open_ = ub > best * (1 + _SUP_RTOL) + 1e-300
-        if not open_.any():
-            return float(best * (1 + _SUP_RTOL) + 1e-300)
-        if open_.sum() > _MAX_CELLS:  # a flat top: stop refining and take the (valid) cell limits
-            return float(max(best * (1 + _SUP_RTOL), ub.max()))
-        left, right = left[open_], right[open_]
-        pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
-        inner = pts[:, 1:-1].ravel()
-        best = max(best, float(tail(inner, family.boundary(inner, theta))[0].max()))
-        left, right = pts[:, :-1].ravel(), pts[:, 1:].ravel()
-    # Not converged: the safe limit (pruned cells were all below best * (1 + _SUP_RTOL)).
-    return float(max(best * (1 + _SUP_RTOL), tail(left, family.boundary(right, theta))[1].max()))
-
-
-def _sup_estimate(tail: _Tail, family: _Family, theta: float) -> float:
-    """A lower limit on the supremum of the tail over the boundary: a grid, then a local zoom."""
-    grid = family.grid(theta)
-    values = tail(grid, family.boundary(grid, theta))[0]
-    i = int(np.argmax(values))
-    best, lo, hi = float(values[i]), grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
-    for _ in range(_ZOOMS):
-        pts = np.linspace(lo, hi, 2 * _SPLIT + 1)
-        values = tail(pts, family.boundary(pts, theta))[0]
-        j = int(np.argmax(values))
-        best, lo, hi = max(best, float(values[j])), pts[max(j - 1, 0)], pts[min(j + 1, pts.size - 1)]
-    return best
-
-
-def _bracket(excess, lo: float, hi: float, g_lo: float, g_hi: float,
-             tol: float = _EPS_TOL) -> tuple[float, float, float, float]:
-    """A bracket ``[lo, hi]`` narrower than ``tol`` (relative) with excess(lo) <= 0 < excess(hi), by Illinois.
-
-    Starts from excess(lo) = g_lo <= 0 < excess(hi) = g_hi; returns ``(lo, hi, g_lo, g_hi)``.
-    """
-    side, width = 0, hi - lo
-    for step in range(200):
-        if hi - lo <= tol * max(1.0, lo):
-            break
-        mid = (lo * g_hi - hi * g_lo) / (g_hi - g_lo)  # regula falsi, Illinois-weighted
-        if step % 3 == 2 and hi - lo > 0.5 * width or not lo < mid < hi:
-            mid = 0.5 * (lo + hi)  # guard: bisect when the bracket is not shrinking
-        if step % 3 == 2:
-            width = hi - lo
-        g_mid = excess(mid)
-        if g_mid <= 0:
-            lo, g_lo = mid, g_mid
-            if side == -1:
-                g_hi *= 0.5
-            side = -1
+        if n_neg + n_pos <= _FULL:  # every count's bound (cached per size and level)
+            lu_all, l1u_all = _side(n_neg, half)
+            lv_all, l1v_all = _side(n_pos, half)
+            K = max(int(np.count_nonzero(_statistic(kind, lu_all, l1u_all, *pos0) >= t)) - 1, fp) + 1
+            C = max(int(np.count_nonzero(_statistic(kind, *neg0, lv_all, l1v_all) >= t)) - 1, fn, 0)
+            c = self._staircase(kind, t, lu_all[:K], l1u_all[:K], lv_all[:C + 1], l1v_all[:C + 1])
         else:
-            hi, g_hi = mid, g_mid
-            if side == 1:
-                g_lo *= 0.5
-            side = 1
-    return lo, hi, g_lo, g_hi
+            # large tests: the tail's staircase from bisections; it runs from c(0) down to c(1) at x = 1
+            # (the first row and column can reach far along the axes), so only the counts up to the
+            # second row and column need their bounds
+            K = max(_last(t_x, n_neg, t), fp) + 1
+            C = max(_last(t_y, n_pos, t), fn, 0)
+            inner_x = max(_last(lambda x: self._T(x, 1, half), n_neg, t), fp) + 1 if n_pos >= 1 else 1
+            inner_y = max(_last(lambda y: self._T(1, y, half), n_pos, t), fn, 0) if n_neg >= 1 else 0
+            inner_x, inner_y = max(min(inner_x, K), 1), min(inner_y, C)
+            lu, l1u = _log_cp_upper(np.arange(inner_x), n_neg, half)
+            lv, l1v = _log_cp_upper(np.arange(inner_y + 1), n_pos, half)
+            c = np.zeros(K, dtype=np.intp)
+            c[:inner_x] = self._staircase(kind, t, lu, l1u, lv, l1v)
+            c[0] = C
+        c = np.minimum(c, C)
+        if fp < K:
+            c[fp] = max(c[fp], fn)  # the observed outcome always belongs to its own tail
+        c = np.maximum.accumulate(c[::-1])[::-1]  # a lower set: c non-increasing (only ever enlarged)
+        self.K = int(np.count_nonzero(c >= 0))
+        self.c = c[:self.K].astype(np.intp)
+        self.C = int(self.c[0])
+        self.x = np.arange(self.K, dtype=float)
+        self.y = np.arange(self.C + 1, dtype=float)
+        self.lcx = special.gammaln(n_neg + 1.0) - special.gammaln(self.x + 1) - special.gammaln(n_neg - self.x + 1)
+        self.lcy = special.gammaln(n_pos + 1.0) - special.gammaln(self.y + 1) - special.gammaln(n_pos - self.y + 1)
+        self.rx, self.ry = n_neg - self.x, n_pos - self.y
+        self.floor_y = (self.y + 1) * 1e-322
+        self.zero = self.K == 1 and self.C == 0  # only the zero-error outcome
+        # binomial terms beyond this many standard deviations are bounded, not summed (relative to alpha)
+        self.window_sd = float(np.sqrt(2 * (abs(np.log(alpha)) + 40)))
+
+    def _T(self, x: int, y: int, half: float) -> float:
+        lu, l1u = _log_cp_upper(x, self.n_neg, half)
+        lv, l1v = _log_cp_upper(y, self.n_pos, half)
+        return float(_statistic(self.kind, lu, l1u, lv, l1v))
+
+    @staticmethod
+    def _staircase(kind, t, lu, l1u, lv, l1v):
+        """c(x) = the largest y (of those given) with T(x, y) >= t, per x given (-1: none)."""
+        if kind == "dp":
+            # T(x, y) >= t  iff  log(1 - v_y) >= t + log u_x  or  log v_y <= log(1 - u_x) - t
+            with np.errstate(invalid="ignore"):
+                first = np.searchsorted(-l1v, -(t + lu), side="right") - 1
+                second = np.searchsorted(lv, l1u - t, side="right") - 1
+            return np.maximum(first, second)
+        zlo = _z(l1v)  # Phi^-1(1 - v_y), falling in y
+        return np.searchsorted(-zlo, -(t + _z(lu)), side="right") - 1
+
+    def __call__(self, lp, l1p, lq, l1q):
+        """An upper limit on ``log P`` at the points (1-D arrays), within rounding of the exact value.
+
+        Small tails sum every term. Large ones sum, per group of points sorted by FPR, the counts
+        within ``_window_sd`` standard deviations of each binomial's mean and bound the rest by a
+        geometric series from the window's edge (in log space: the limit keeps its relative accuracy
+        at any level down to ``_MIN_ALPHA``). Terms that underflow are bounded by the smallest doubles.
+        """
+        if self.zero:
+            return self.n_neg * l1p + self.n_pos * l1q
+        if self.K + self.C <= _SMALL:
+            return self._sum(lp, l1p, lq, l1q, 0, self.K - 1, 0)
+        out = np.empty(lp.shape)
+        order = np.argsort(lp)
+        for chunk in np.array_split(order, max(1, -(-order.size // _CHUNK))):
+            out[chunk] = self._windowed(lp[chunk], l1p[chunk], lq[chunk], l1q[chunk])
+        return out
+
+    def _windowed(self, lp, l1p, lq, l1q):
+        w = self.window_sd
+        p, q = np.exp(lp), np.exp(lq)
+        mx, sx = self.n_neg * p, np.sqrt(self.n_neg * p * np.exp(l1p))
+        my, sy = self.n_pos * q, np.sqrt(self.n_pos * q * np.exp(l1q))
+        a = int(max(np.floor(np.min(mx - w * sx)) - _WINDOW_PAD, 0))
+        b = int(min(np.ceil(np.max(mx + w * sx)) + _WINDOW_PAD, self.K - 1))
+        y_lo = int(max(np.floor(np.min(my - w * sy)) - _WINDOW_PAD, 0))
+        y_hi = int(np.ceil(np.max(my + w * sy)) + _WINDOW_PAD)
+        if a > b:  # the window lies beyond the tail's last count: the tail's counts are all left of it
+            a = b = self.K - 1
+        return self._sum(lp, l1p, lq, l1q, a, b, y_lo, y_hi)
+
+    def _sum(self, lp, l1p, lq, l1q, a, b, y_lo, y_hi=None):
+        """Upper limit on log P from the FP counts a .. b and the FN counts y_lo .. y_hi, the rest
+        bounded (FN CDFs beyond y_hi by 1)."""
+        lp, l1p, lq, l1q = lp[:, None], l1p[:, None], lq[:, None], l1q[:, None]
+        c = self.c[a:b + 1]
+        y_lo = min(y_lo, int(c[-1]))
+        if y_hi is not None and y_hi < int(c[0]):
+            c = np.minimum(c, max(y_hi, y_lo))
+            c_full = self.c[a:b + 1]
+        else:
+            c_full = c
+        top = int(c[0])
+        y = self.y[y_lo:top + 1]
+        # log Bin(y; n_pos, q) for y_lo <= y <= c(a), then log BinCDF by a scaled cumulative sum
+        by = self.lcy[y_lo:top + 1] + y * lq + self.ry[y_lo:top + 1] * l1q
+        m_y = by.max(axis=1, keepdims=True)
+        cs = np.cumsum(np.exp(by - m_y), axis=1)
+        log_cdf = np.log(cs * (1 + 1e-12) + self.floor_y[:top + 1 - y_lo]) + m_y
+        if y_lo > 0:  # counts below y_lo: a geometric series from Bin(y_lo - 1)
+            log_cdf = np.logaddexp(log_cdf, self._left(y_lo, self.n_pos, lq, l1q, self.lcy))
+        log_cdf = np.minimum(log_cdf, 0.0)
+        cdf = log_cdf[:, c - y_lo]
+        if c_full is not c:  # CDF factors beyond the window: at most 1
+            cdf = np.where(c_full > c, 0.0, cdf)
+        terms = self.lcx[a:b + 1] + self.x[a:b + 1] * lp + self.rx[a:b + 1] * l1p + cdf
+        mt = terms.max(axis=1)
+        total = np.log(np.exp(terms - mt[:, None]).sum(axis=1) * (1 + 1e-12) + (b + 1 - a) * 1e-322) + mt
+        if a > 0:  # FP counts below a (their CDF factors at most 1)
+            total = np.logaddexp(total, self._left(a, self.n_neg, lp, l1p, self.lcx)[:, 0])
+        if b < self.K - 1:  # FP counts above b (CDF factors at most the one at b + 1)
+            right = self._right(b, self.n_neg, lp, l1p)[:, 0]
+            c_next = int(self.c[b + 1])
+            cdf_next = (np.zeros(lp.shape[0]) if c_next > top else log_cdf[:, c_next - y_lo] if c_next >= y_lo
+                        else self._left(y_lo, self.n_pos, lq, l1q, self.lcy)[:, 0])
+            total = np.logaddexp(total, right + cdf_next)
+        return np.minimum(total + 1e-10, 0.0)
+
+    @staticmethod
+    def _left(k, n, lp, l1p, lc):
+        """log of an upper limit on P(Bin(n, p) < k): Bin(k - 1) / (1 - r), r the ratio bound of a
+        step down (below the mode); log 1 (0) where the series does not converge."""
+        j = k - 1
+        log_pmf = lc[j] + j * lp + (n - j) * l1p
+        log_r = np.log(j / (n - j + 1.0)) + l1p - lp if j > 0 else np.full(lp.shape, -np.inf)
+        bound = log_pmf - np.log1p(-np.exp(np.minimum(log_r, -1e-12)))
+        return np.where(log_r < -1e-9, np.minimum(bound, 0.0), 0.0)
+
+    def _right(self, b, n, lp, l1p):
+        """log of an upper limit on P(Bin(n, p) > b) from Bin(b + 1) and the ratio bound of a step up."""
+        j = b + 1
+        log_pmf = special.gammaln(n + 1.0) - special.gammaln(j + 1.0) - special.gammaln(n - j + 1.0) + j * lp + (n - j) * l1p
+        log_r = np.log((n - j) / (j + 1.0)) + lp - l1p if j < n else np.full(lp.shape, -np.inf)
+        bound = log_pmf - np.log1p(-np.exp(np.minimum(log_r, -1e-12)))
+        return np.where(log_r < -1e-9, np.minimum(bound, 0.0), 0.0)
 
 
-def _root(excess, lo: float, hi: float, g_lo: float, g_hi: float) -> float:
-    """Largest theta in [lo, hi] with excess(theta) <= 0 (excess(lo) <= 0 < excess(hi)), within _EPS_TOL."""
-    return _bracket(excess, lo, hi, g_lo, g_hi)[0]
+@lru_cache(maxsize=1 << 14)
+def _tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float) -> _Tail:
+    return _Tail(kind, fp, n_neg, fn, n_pos, alpha)
 
 
-def _estimated_root(estimated, coarse, lo: float, hi: float, slope: float) -> float | None:
-    """Root of the estimated excess in [lo, hi], bracketed first by the cheaper coarse excess (or None).
+# ---------------------------------------------------------------------------------------------
+# The supremum of the tail along the boundary
+# ---------------------------------------------------------------------------------------------
 
-    The coarse excess (grid only) is at most the estimated one, so a bracket of its root gives a
-    point ``h`` above the estimate's root; a step down of ``excess(h) / slope`` (grown until the
-    estimate is <= 0) brackets the estimate's root closely, where the root search needs few of
-    the costlier estimates.
+
+class _Boundary:
+    """The tail's log-probability along the lower boundary of one null family (``kind``, ``delta``)."""
+
+    def __init__(self, tail: _Tail, kind: str, delta: float):
+        self.tail, self.kind, self.delta = tail, kind, delta
+
+    def values(self, theta, s):
+        """Log-tail at boundary positions ``s`` (``theta`` a number or an array like ``s``)."""
+        return self.tail(*_points(self.kind, theta, self.delta, s))
+
+    def cell_limits(self, theta: float, left, right):
+        """On each cell [left, right] of positions the tail is at most its value at this corner."""
+        a = _points(self.kind, theta, self.delta, left)
+        b = _points(self.kind, theta, self.delta, right)
+        return self.tail(a[0], a[1], b[2], b[3])
+
+    def both(self, theta: float, s_points, left, right):
+        """Values at points and limits on cells in one evaluation."""
+        a = _points(self.kind, theta, self.delta, np.concatenate([s_points, left]))
+        b = _points(self.kind, theta, self.delta, np.concatenate([s_points, right]))
+        m = len(s_points)
+        lp, l1p = a[0], a[1]
+        lq = np.concatenate([a[2][:m], b[2][m:]])
+        l1q = np.concatenate([a[3][:m], b[3][m:]])
+        out = self.tail(lp, l1p, lq, l1q)
+        return out[:m], out[m:]
+
+    def maximum(self, theta: float, start: float | None = None, width: float = 1.0 / 64) -> tuple[float, float, float]:
+        """A point of the boundary near the tail's maximum, the log-tail there (a lower limit on the
+        supremum) and the width of the last look around it.
+
+        One evaluation of a grid (the corner included) and, with a warm ``start``, a stencil around it;
+        then zooms (17 points, width / 8 each) and parabolic steps on the smooth part.
+        """
+        grid = _GRID_POINTS
+        if start is not None:
+            grid = np.concatenate([grid, np.clip(start + width * _STENCIL, -1.0, 1.0)])
+        v = self.values(theta, grid)
+        j = int(np.argmax(v))
+        s_best, v_best = float(grid[j]), float(v[j])
+        h = width if j >= _GRID else 2.0 / (_GRID - 1)
+        while h > 1.0 / 1024:  # zoom until the look is narrow enough for parabolic steps
+            pts = np.clip(s_best + (h / 4) * _STENCIL, -1.0, 1.0)
+            v = self.values(theta, pts)
+            j = int(np.argmax(v))
+            moved = v[j] > v_best
+            if moved:
+                s_best, v_best = float(pts[j]), float(v[j])
+            if not moved or j not in (0, _STENCIL.size - 1) or pts[j] in (-1.0, 1.0):
+                h /= 4
+        for _ in range(3):  # parabolic steps on the smooth part (the corner, a kink, stays a candidate)
+            d = h / 8
+            pts = np.clip(np.array([s_best - d, s_best + d]), -1.0, 1.0)
+            lo, hi = self.values(theta, pts)
+            curv = lo + hi - 2 * v_best
+            if not (curv < 0 and np.isfinite(curv)):
+                break
+            cand = float(np.clip(s_best + d * (lo - hi) / (2 * curv), s_best - 2 * d, s_best + 2 * d))
+            (vc,) = self.values(theta, np.array([min(max(cand, -1.0), 1.0)]))
+            moved = abs(cand - s_best)
+            for sv, vv in ((pts[0], lo), (pts[1], hi), (cand, vc)):
+                if vv > v_best:
+                    s_best, v_best = float(sv), float(vv)
+            h = max(min(h / 8, 16 * moved), 1e-12)
+            if moved < 1e-7:
+                break
+        return s_best, v_best, h
+
+    def sup_upper(self, theta: float, hint: float | None = None, rtol: float = _SUP_RTOL) -> float:
+        """A proven upper limit on log of the supremum of the tail along the boundary (within ``rtol``).
+
+        Branch and bound: both coordinates fall along the boundary (FPR rises, FNR falls), so on a cell
+        of positions the tail is at most its value at (FPR at its left end, FNR at its right end).
+        """
+        grid = np.linspace(-1.0, 1.0, _GRID)
+        if hint is not None:  # cells that shrink geometrically towards the expected maximum
+            steps = (2.0 / (_GRID - 1)) * 8.0 ** -np.arange(1, 9)
+            grid = np.unique(np.clip(np.concatenate([grid, hint - steps, hint + steps, [hint]]), -1.0, 1.0))
+        left, right = grid[:-1], grid[1:]
+        values, ub = self.both(theta, grid, left, right)
+        best = float(values.max())
+        slack = np.log1p(rtol)
+        for _ in range(_MAX_ROUNDS):
+            open_ = ub > best + slack
+            if not open_.any():
+                return best + slack
+            if open_.sum() > _MAX_CELLS:  # a flat top: stop refining and take the (valid) cell limits
+                return float(max(best + slack, ub.max()))
+            left, right = left[open_], right[open_]
+            pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
+            inner = pts[:, 1:-1].ravel()
+            left, right = pts[:, :-1].ravel(), pts[:, 1:].ravel()
+            values, ub = self.both(theta, inner, left, right)
+            best = max(best, float(values.max()))
+        return float(max(best + slack, ub.max()))  # not converged: the cells' limits (valid)
+
+
+# ---------------------------------------------------------------------------------------------
+# The certificate: the largest parameter whose null region the exact test rejects
+# ---------------------------------------------------------------------------------------------
+
+
+def _upper_bracket(kind: str, delta: float, n_total: int, log_alpha: float) -> float:
+    """Parameter at which the zero-error outcome alone has probability alpha at the corner.
+
+    Every tail contains the zero-error outcome, so no certificate exceeds it; with zero errors and
+    equal sizes it is the certificate (the tail's supremum is at the corner).
     """
-    c_lo, c_hi = coarse(lo), coarse(hi)
-    if not c_lo <= 0 < c_hi:
-        return None
-    _, top, _, _ = _bracket(coarse, lo, hi, c_lo, c_hi, tol=1e-3)
-    e_top = estimated(top)
-    if e_top <= 0:  # the estimate is below zero at the top of the bracket: its root is above it
-        e_hi = estimated(hi)
-        return _root(estimated, top, hi, e_top, e_hi) if e_hi > 0 else None
-    step = e_top / slope * 1.5
-    for _ in range(4):
-        bottom = max(lo, top - step)
-        e_bottom = estimated(bottom)
-        if e_bottom <= 0:
-            return _root(estimated, bottom, top, e_bottom, e_top)
-        if bottom == lo:
-            return None
-        top, e_top, step = bottom, e_bottom, 4 * step
+    log_s = log_alpha / n_total  # (1 - corner) ** n_total = alpha
+    if kind == "dp":
+        s, one_minus_s = np.exp(log_s), -np.expm1(log_s)
+        ratio = (s - delta) / one_minus_s  # (1 - delta) / (1 - s) - 1
+        return float(np.log(ratio)) if ratio > 1 else 0.0
+    return float(max(2 * special.ndtri_exp(log_s), 0.0))
+
+
+def _estimated_root(bnd: "_Boundary", log_alpha: float, theta: float, lo: float, hi: float, s=None):
+    """Root in theta of the estimated log p-value ``max_s log P(theta, s) - log alpha``, by Newton steps.
+
+    Each step is one evaluation: a stencil in the boundary position ``s`` around the current maximum
+    (a parabola: the new maximum and its value; the corner, a kink, by comparison) and a step in
+    theta at the maximum (the envelope theorem: the derivative of the maximum is the partial
+    derivative there). Returns ``(theta, s)``, or ``None`` when the steps do not settle.
+    """
+    d = 1.0 / (_GRID - 1)
+    if s is None:
+        v = bnd.values(theta, _GRID_POINTS)
+        s = float(_GRID_POINTS[int(np.argmax(v))])
+    for _ in range(60):
+        h_theta = 1e-6 * max(1.0, theta)
+        pts = np.clip(s + d * _NEWTON, -1.0, 1.0)
+        if abs(s) <= 2 * d:
+            pts[-1] = 0.0  # the corner
+        vals = bnd.values(np.where(np.arange(pts.size) == 5, theta + h_theta, theta), pts)
+        far_l, left, mid, right, far_r, ahead, corner = vals
+        if s == 0.0 and mid >= max(left, right, far_l, far_r):  # a kink at the corner: the maximum
+            s_new, value, shift = 0.0, mid, 0.0
+        else:
+            curv = left + right - 2 * mid
+            if curv < 0 and mid >= max(left, right):
+                shift = d * (left - right) / (2 * curv)
+                s_new, value = s + shift, mid - curv * (shift / d) ** 2 / 4  # the parabola's vertex
+            else:  # not bracketed: move to the best point of the stencil
+                k = int(np.argmax(vals[:5]))
+                s_new, value = float(pts[k]), float(vals[k])
+                shift = s_new - s
+            if corner > value and abs(s) <= 2 * d:
+                s_new, value, shift = 0.0, corner, -s
+        s_new = min(max(s_new, -1.0), 1.0)
+        slope = (ahead - mid) / h_theta
+        g = value - log_alpha
+        if g <= 0:
+            lo = max(lo, theta)
+        else:
+            hi = min(hi, theta)
+        new = theta - g / slope if slope > 0 else 0.5 * (lo + hi)
+        if not lo <= new <= hi:
+            new = 0.5 * (lo + hi)
+        done = abs(new - theta) <= 1e-11 * max(1.0, theta) and abs(shift) <= 1e-4 * d + 1e-9
+        theta, s = new, s_new
+        d = min(max(4 * abs(shift), 1e-6), d / 2 if shift == 0.0 else d)
+        if done or hi - lo <= 1e-12 * max(1.0, lo):
+            return theta, s
     return None
 
 
-def _certify(family: _Family, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float) -> float:
-    """sup {theta : proven p-value(theta) <= alpha}.
-
-    Fast path: the root of the *estimated* supremum (cheap), moved down by the proven limit's
-    tolerance and verified with the proven limit. Otherwise a root search on the proven limit.
-    """
-    tail = _Tail(family, fp, n_neg, fn, n_pos, alpha)
-    if not np.isfinite(tail.t_obs):  # every outcome is at least as extreme: no evidence
+def _certify(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, delta: float) -> float:
+    """sup {theta : proven p-value(theta) <= alpha}."""
+    if (n_pos, fn) < (n_neg, fp):  # relabelling the identities changes nothing: one canonical order
+        fp, n_neg, fn, n_pos = fn, n_pos, fp, n_neg
+    tail = _tail(kind, fp, n_neg, fn, n_pos, alpha)
+    if tail.K == 0:  # every outcome is at least as extreme: no evidence
         return 0.0
-    lo = max(tail.t_obs, 0.0)  # proven: the split test at level alpha rejects every N(theta), theta < t_obs
-    hi = family.upper_bracket(n_neg + n_pos, alpha) * (1 + 1e-12) + 1e-12
-    if hi <= lo:
-        return float(lo)
-    log_alpha = np.log(alpha)
-
-    def proven(theta: float) -> float:  # <= 0: N(theta) is rejected at level alpha
-        return float(np.log(max(_sup_upper(tail, family, theta), 1e-300)) - log_alpha)
-
-    def estimated(theta: float) -> float:
-        return float(np.log(max(_sup_estimate(tail, family, theta), 1e-300)) - log_alpha)
-
-    def coarse(theta: float) -> float:  # the grid alone: at most the estimate, so its root is at least the estimate's
-        grid = family.grid(theta)
-        return float(np.log(max(tail(grid, family.boundary(grid, theta))[0].max(), 1e-300)) - log_alpha)
-
-    guess = _estimated_root(estimated, coarse, lo, hi, abs(log_alpha))
-    if guess is not None:
-        # the proven limit exceeds the supremum by at most _SUP_RTOL: step down by twice that in log-p
-        # (d log p / d theta is at least |log alpha| near the root for these nulls), then verify
-        candidate = max(lo, guess - 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) - _EPS_TOL * max(1.0, guess))
-        if candidate > lo and proven(candidate) <= 0 < proven(guess):
+    log_alpha = float(np.log(alpha))
+    hi = _upper_bracket(kind, delta, n_neg + n_pos, log_alpha)
+    if hi <= 0.0:
+        return 0.0
+    if tail.zero and n_neg == n_pos:
+        # the tail (1 - p)^n (1 - q)^n is largest at the corner along both segments: closed form
+        return hi
+    bnd = _Boundary(tail, kind, delta)
+    guess = _split_dp(tail.obs, delta) if kind == "dp" else tail.t_obs
+    guess = min(max(guess, 0.0), hi)
+    theta, top, start = guess, hi * (1 + 1e-12) + 1e-12, None
+    for _ in range(4):
+        found = _estimated_root(bnd, log_alpha, theta, 0.0, top, start)
+        if found is None:
+            break
+        theta_est, s_hint = found
+        v = bnd.values(theta_est, _LOOK_POINTS)  # a look along the whole boundary: a higher maximum elsewhere?
+        j = int(np.argmax(v))
+        if v[j] - log_alpha <= 1e-10:
+            break
+        theta, top, start = theta_est, theta_est, float(_LOOK_POINTS[j])
+    if found is not None:
+        # the estimate sits within rounding of the supremum, so its root is (to rounding) the exact
+        # one: step down by the proven limit's tolerance (the log p-value rises at least |log alpha|
+        # per unit here) and verify with the proven limit
+        step = 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) + 1e-7 * max(1.0, theta_est)
+        candidate = max(0.0, theta_est - step)
+        if bnd.sup_upper(candidate, s_hint) <= log_alpha:
             return float(candidate)
-    g_lo, g_hi = proven(lo), proven(hi)
-    if g_lo > 0:  # the split bound stands (t_obs > 0: only the slack of the proven limit), or nothing
-        return float(lo)
-    if g_hi <= 0:
-        return float(hi)
-    return float(_root(proven, lo, hi, g_lo, g_hi))
+    # rare: the estimate missed the maximum; bisect on the proven limit
+    lo_t, hi_t = 0.0, hi
+    if bnd.sup_upper(0.0, bnd.maximum(0.0)[0]) > log_alpha:
+        return 0.0
+    while hi_t - lo_t > 1e-8 * max(1.0, lo_t):
+        mid = 0.5 * (lo_t + hi_t)
+        ok = bnd.sup_upper(mid, bnd.maximum(mid)[0]) <= log_alpha
+        lo_t, hi_t = (mid, hi_t) if ok else (lo_t, mid)
+    return float(lo_t)
 
 
 @lru_cache(maxsize=1 << 16)
 def _joint_dp(fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, delta: float) -> float:
-    return _certify(_Family("dp", delta), fp, n_neg, fn, n_pos, alpha)
+    return _certify("dp", fp, n_neg, fn, n_pos, alpha, delta)
 
 
 @lru_cache(maxsize=1 << 16)
 def _joint_gdp(fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, _delta: float) -> float:
-    return _certify(_Family("gdp"), fp, n_neg, fn, n_pos, alpha)
+    return _certify("gdp", fp, n_neg, fn, n_pos, alpha, 0.0)
+
+
+def _log_pvalue(kind, fp, n_neg, fn, n_pos, theta, alpha, delta) -> float:
+    if (n_pos, fn) < (n_neg, fp):
+        fp, n_neg, fn, n_pos = fn, n_pos, fp, n_neg
+    tail = _tail(kind, fp, n_neg, fn, n_pos, alpha)
+    if tail.K == 0:
+        return 0.0
+    bnd = _Boundary(tail, kind, delta)
+    s = bnd.maximum(theta)[0]
+    return min(0.0, bnd.sup_upper(theta, s))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -560,6 +804,5 @@ def joint_pvalue(fp, n_neg, fn, n_pos, epsilon: float, alpha: float, delta: floa
     if not (np.isfinite(epsilon) and epsilon >= 0):
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon}")
     fp, n_neg, fn, n_pos, alpha, delta = (v.item() for v in _check(fp, n_neg, fn, n_pos, alpha, delta))
-    family = _Family("dp", float(delta))
-    tail = _Tail(family, int(fp), int(n_neg), int(fn), int(n_pos), float(alpha))
-    return min(1.0, _sup_upper(tail, family, float(epsilon)))
+    return float(np.exp(_log_pvalue("dp", int(fp), int(n_neg), int(fn), int(n_pos), float(epsilon), float(alpha),
+                                    float(delta))))
