@@ -269,3 +269,15 @@ def test_certify_sampler_refuses_reused_draws_and_bad_tests():
     cert = certify_sampler(lambda: (rng.normal(3, 1, 2), next(fresh)), lambda: (rng.normal(0, 1, 2), next(fresh)),
                            test, target=1.0, budget=400, progress=False)
     assert cert.stop_reason == "target reached" and cert.result().bound == "anytime-valid"
+
+
+@pytest.mark.parametrize("delta", [0.0, 1e-5, 0.05])
+@pytest.mark.parametrize("pattern", ["AB", "ABBB", "AAB"])
+def test_zero_error_fast_path_equals_the_max_over_looks(delta, pattern):
+    sides = np.array([pattern[i % len(pattern)] for i in range(600)])
+    cert = SequentialCertificate(delta=delta)
+    for s in sides:
+        cert.update(str(s), False)
+    n, m = np.cumsum(sides == "B"), np.cumsum(sides == "A")
+    looks = sequential_epsilon(0, n, 0, m, 0.05, delta)
+    np.testing.assert_allclose(cert.bound_path, np.maximum.accumulate(looks), atol=1e-8)

@@ -256,6 +256,13 @@ class SequentialCertificate:
         x, n, y, m = self.fp, self.n_neg, self.fn, self.n_pos
         lb = self._bound
         num = self._eval.numerator(x, n, y, m)
+        if x == 0 and y == 0 and n and m and lb >= abs(math.log(n / m)):  # zero errors: the corner's closed form
+            eps = self._corner(n, m, num)
+            if eps is not None and (eps <= lb or self._eval(x, n, y, m, eps, num) >= self._threshold):
+                if eps > lb:
+                    self._bound, self._rise = eps, eps - lb
+                self._path.append(self._bound)
+                return self._bound
         g_lb = self._eval(x, n, y, m, lb, num) - self._threshold
         if g_lb >= 0:
             self._bound = self._raise(x, n, y, m, lb, g_lb, num)
@@ -297,10 +304,9 @@ class SequentialCertificate:
         def g(e):
             return self._eval(x, n, y, m, e, num) - thr
 
-        if x == 0 and y == 0 and self.delta == 0 and n and m:  # zero errors: the corner, once e^eps >= n/m, m/n
-            s = math.exp((num - thr) / (n + m))
-            eps = (math.log(s) - math.log1p(-s)) * (1 - 1e-12)
-            if eps > lb and eps >= abs(math.log(n / m)) and g(eps) >= 0:
+        if x == 0 and y == 0 and n and m:
+            eps = self._corner(n, m, num)
+            if eps is not None and eps > lb and g(eps) >= 0:
                 return eps
         lo, g_lo, step = lb, g_lb, max(1.5 * self._rise, 1e-4)
         while True:
@@ -326,6 +332,18 @@ class SequentialCertificate:
                 hi, g_hi = mid, g_mid
                 g_lo, side = (g_lo * 0.5 if side == 1 else g_lo), 1
         return lo
+
+    def _corner(self, n: int, m: int, num: float) -> float | None:
+        """The bound at zero errors where the corner is least favourable (e^eps >= n/m and m/n), else None.
+
+        There ``sup L = ((e^eps + delta) / (1 + e^eps))^(n + m)``, so ``E(eps) >= 1 / alpha`` up to
+        ``e^eps = (s - delta) / (1 - s)`` with ``s = (alpha M M)^(1 / (n + m))``.
+        """
+        s = math.exp((num - self._threshold) / (n + m))
+        if not self.delta < s < 1:
+            return None
+        eps = (math.log(s - self.delta) - math.log1p(-s)) * (1 - 1e-12)
+        return eps if eps >= abs(math.log(n / m)) else None
 
     def update_many(self, sides: Iterable[str], erred: Iterable[bool], draw_ids: Iterable[Hashable] | None = None) -> float:
         """Take a batch of test rows in arrival order (one vectorised check finds the rows that can move the bound).
