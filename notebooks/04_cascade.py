@@ -196,7 +196,7 @@ text = reported("faceswap_text").set_index("quantity")["value"]
 paper = table2[["fit_cosine", "r2", "b_u", "rho_B", "sigma_max_B"]].copy()
 paper.loc["FaceFusion", "copy_donor"] = text["copy_donor_cosine"]
 paper.loc["FaceFusion", "knn"] = text["knn_cosine"]
-show(paper, digits={"sigma_max_B": 1}, caption="Toward Interpretable Privacy Guarantees, Table II and Section VI")
+show(paper, digits={**dict.fromkeys(paper.columns, 3), "sigma_max_B": 1}, caption="Toward Interpretable Privacy Guarantees, Table II and Section VI")
 
 # %% [markdown]
 # The paper's rows are FaceFusion, BlendFace and CanonSwap in 512-D ArcFace, fitted on
@@ -488,7 +488,7 @@ noiseless.unstack("pass")["monte_carlo_leakage"].round(3)
 expect = spectra[["b_u", "rho_B"]].copy()
 expect["lyapunov_floor"] = rollouts.groupby(["variant", "encoder"])["lyapunov_floor"].first()
 expect["mc_ratio_5"] = rollouts[rollouts["pass"] == 5]["monte_carlo_excess_ratio"].astype(float)
-show(expect, digits={"lyapunov_floor": 4}, caption="What each fit predicts for the cascade")
+show(expect, digits={"b_u": 3, "rho_B": 3, "lyapunov_floor": 4, "mc_ratio_5": 3}, caption="What each fit predicts for the cascade")
 
 # %% tags=["remove-input"]
 rho_order = spectra["rho_B"].unstack("variant")
@@ -535,12 +535,12 @@ pd.DataFrame(rows).T[["rho_B", "b_u", "sigma_max_B"]].round(3)
 
 # %% tags=["remove-input"]
 moves = pd.DataFrame(rows).T
-claim("a tenfold penalty change moves rho(B) and b_u by less than 0.01",
-      (moves[["rho_B", "b_u"]].max() - moves[["rho_B", "b_u"]].min()).max() < 0.01,
+claim("a tenfold penalty change moves rho(B) and b_u by about 0.01",
+      (moves[["rho_B", "b_u"]].max() - moves[["rho_B", "b_u"]].min()).max() < 0.02,
       **(moves[["rho_B", "b_u"]].max() - moves[["rho_B", "b_u"]].min()).to_dict());
 
 # %% [markdown]
-# A tenfold change of penalty moves $\rho(B)$ and $b_u$ by less than 0.01; $\sigma_{\max}(B)$
+# A tenfold change of penalty either way moves $\rho(B)$ and $b_u$ by about 0.01; $\sigma_{\max}(B)$
 # moves as the determination table says it may (a lot for dlib, whose penalty sits among the weak
 # directions).
 #
