@@ -93,10 +93,10 @@ def test_the_makefile_execute_step_drops_a_pairing(tmp_path: Path) -> None:
     assert "jupytext" not in json.loads(path.read_text(encoding="utf-8"))["metadata"]
 
 
-def _papermill(source: Path, output: Path) -> None:
-    """What the course types: papermill notebooks/<chapter>.ipynb out.ipynb -p profile smoke."""
-    run = subprocess.run([str(BIN / "papermill"), str(source), str(output), "-p", "profile", "smoke", "--cwd",
-                          str(NOTEBOOK_DIR)], capture_output=True, text=True, cwd=ROOT,
+def _papermill(source: Path, output: Path, *parameters: str) -> None:
+    """What the course types from the repository root: papermill notebooks/<chapter>.ipynb out.ipynb -p profile smoke ..."""
+    run = subprocess.run([str(BIN / "papermill"), str(source.relative_to(ROOT)), str(output), "-p", "profile", "smoke",
+                          *parameters], capture_output=True, text=True, cwd=ROOT,
                          env={**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"})
     assert run.returncode == 0, run.stderr[-3000:]
 
@@ -117,9 +117,9 @@ def test_open_save_and_execute_again_as_jupyterlab_does(tmp_path: Path) -> None:
     cm.save(model, "out.ipynb")  # the student's save
     assert _files(tmp_path) == ["out.ipynb"], "saving the executed copy created a paired file"
 
-    _papermill(CHAPTER, tmp_path / "out.ipynb")  # the class runs the command again
+    _papermill(CHAPTER, tmp_path / "out.ipynb", "-p", "epsilon", "2", "-p", "n", "30")  # the class changes a parameter
     model = cm.get("out.ipynb")  # was: HTTP 400 "out.ipynb ... is more recent than out.py"
-    assert model["content"]["metadata"]["papermill"]["parameters"] == {"profile": "smoke"}
+    assert model["content"]["metadata"]["papermill"]["parameters"] == {"profile": "smoke", "epsilon": 2, "n": 30}
     cm.save(model, "out.ipynb")
     assert _files(tmp_path) == ["out.ipynb"]
 
