@@ -366,6 +366,13 @@ def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     --------
     sequential_epsilon : the bound it gives.
     epsaudit.bounds.joint_epsilon : the fixed-size exact joint certificate.
+    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
+
+    References
+    ----------
+    Ville (1939), *Etude critique de la notion de collectif* (the maximal inequality);
+    Wasserman, Ramdas & Balakrishnan (2020), "Universal inference", PNAS 117(29) (the split
+    likelihood ratio and its sequential form, with a prior-predictive numerator).
 
     Examples
     --------
@@ -412,7 +419,14 @@ def sequential_epsilon(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B"):
     Notes
     -----
     Zero errors in ``n + n`` rows at ``delta = 0``: ``logit((alpha M(0; n)^2)^(1 / 2n))``, the fixed-size
-    formula with ``alpha`` shrunk by ``M(0; n)^2`` (:func:`zero_error_sequential_epsilon`).
+    formula with ``alpha`` shrunk by ``M(0; n)^2`` (:func:`zero_error_sequential_epsilon`). The bound
+    is found by bisection on the e-value (non-increasing in epsilon), vectorised over the counts.
+
+    References
+    ----------
+    Ville (1939), *Etude critique de la notion de collectif*; Wasserman, Ramdas & Balakrishnan
+    (2020), "Universal inference", PNAS 117(29); Waudby-Smith & Ramdas (2024), "Estimating means of
+    bounded random variables by betting", JRSS-B 86(1) (anytime-valid confidence sequences).
 
     Examples
     --------

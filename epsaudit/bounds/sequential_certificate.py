@@ -5,7 +5,9 @@ running lower bound ``LB_t = max over looks of sup {eps : E_s(eps) >= 1 / alpha}
 (:mod:`epsaudit.bounds.sequential`), valid at any stopping time by Ville's inequality. The bound
 is updated incrementally: a row can move it only when ``E_t(LB_{t-1}) >= 1 / alpha`` (one
 closed-form evaluation in plain :mod:`math`), and only then is it re-solved from its previous
-value; batches (:meth:`SequentialCertificate.update_many`) are solved vectorised.
+value (with zero errors by the corner's closed form); a batch
+(:meth:`SequentialCertificate.update_many`) first finds, in one vectorised evaluation, the rows at
+which the bound can move.
 
 Stop rules (``stop_reason``): ``"claim refuted"`` (the bound exceeds a claimed epsilon),
 ``"target reached"`` (the bound is at least the target), ``"budget spent"`` (test rows drawn reach
@@ -113,6 +115,12 @@ class SequentialCertificate:
         given for some rows only.
     epsaudit.validation.ReusedRowsError
         (a ``ValueError``) A draw id that is a development draw or was already used.
+
+    References
+    ----------
+    Ville (1939), *Etude critique de la notion de collectif*; Wasserman, Ramdas & Balakrishnan
+    (2020), "Universal inference", PNAS 117(29); Waudby-Smith & Ramdas (2024), "Estimating means of
+    bounded random variables by betting", JRSS-B 86(1).
 
     See Also
     --------
