@@ -11,7 +11,9 @@ boundary segments; the interior; lopsided errors and lopsided allocation; the nu
 where the corner alone is not least favourable; delta > 0; other priors; an allocation that
 depends on the past; a family of 10 pairs; two stopping rules. The negative control re-peeks the
 fixed-size exact joint certificate (:func:`epsaudit.bounds.joint_epsilon`) after every row up to
-200 and must fail the same tolerance. Seeded; each point about 1-2 s.
+200 and must fail the same tolerance. Seeded; each point about 1-2 s on a loaded 2-core machine
+(delta > 0: 4-8 s, the Newton step per segment; the family of 10: 15-30 s; each negative control
+10-25 s, a bisection over the fixed-size test's outcomes per size); about 2 min in all.
 """
 
 from __future__ import annotations
