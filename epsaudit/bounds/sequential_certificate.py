@@ -261,7 +261,10 @@ class SequentialCertificate:
         (0.0, 0.0)
         """
         self._take(side, erred, draw_id)
-        x, n, y, m = self.fp, self.n_neg, self.fn, self.n_pos
+        return self._advance(self.fp, self.n_neg, self.fn, self.n_pos)
+
+    def _advance(self, x: int, n: int, y: int, m: int) -> float:
+        """The running bound after a row that left these counts (appended to the path)."""
         lb = self._bound
         num = self._eval.numerator(x, n, y, m)
         if x == 0 and y == 0 and n and m and lb >= abs(math.log(n / m)):  # zero errors: the corner's closed form
@@ -394,15 +397,11 @@ class SequentialCertificate:
         # rows where the bound can move above its value before the batch (one vectorised evaluation);
         # only these are re-solved, in order, from the running bound
         moves = sequential_log_evalue(x, n, y, m, lb, self.delta, self._prior) >= self._threshold
-        for row, (c, move) in enumerate(zip(counts, moves.tolist())):
+        for c, move in zip(counts, moves.tolist()):
             if move:
-                num = self._eval.numerator(*c)
-                g_lb = self._eval(*c, self._bound, num) - self._threshold
-                if g_lb >= 0:
-                    before = self._bound
-                    self._bound = self._raise(*c, before, g_lb, num)
-                    self._rise = self._bound - before
-            self._path.append(self._bound)
+                self._advance(*c)
+            else:
+                self._path.append(self._bound)
         return self._bound
 
     # -- the certificate --------------------------------------------------------------------
