@@ -11,12 +11,14 @@ ROC-HT reserved    reserved_test_certificate / _pairs   certificate   Certificat
 Trade-off (f-DP)   tradeoff_certificate / _pairs        certificate   TradeoffStatistics
 MMD certificate    mmd_certificate / _pairs             certificate   MMDCertificateStatistics
 Worst pair         worst_pair_certificate               certificate   WorstPairStatistics
-Sequential         certify_sampler (draws until a stop) certificate   SequentialStatistics
+Sequential         certify_sampler                      certificate   SequentialStatistics
 =================  ==================================  ============  ============================
 
 The worst-pair route ranks candidate pairs on development rows (:func:`select_pairs`), certifies
 the top ``k`` with ROC-HT reserved tests and reports the largest: a lower bound on the worst-case
-pairwise epsilon, the quantity a DP claim is about (:mod:`~epsaudit.audits.worst_pair`).
+pairwise epsilon, the quantity a DP claim is about (:mod:`~epsaudit.audits.worst_pair`). The
+sequential route draws test rows from two samplers until an anytime-valid bound stops
+(:mod:`~epsaudit.audits.sequential`).
 
 Definitions: *Picture the Epsilon*, Sections III-IV. Every many-pairs function runs its pairs
 through :func:`runner.map_pairs`: a pair a route cannot compute is recorded as *not computed* with
