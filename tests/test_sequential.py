@@ -281,3 +281,26 @@ def test_zero_error_fast_path_equals_the_max_over_looks(delta, pattern):
     n, m = np.cumsum(sides == "B"), np.cumsum(sides == "A")
     looks = sequential_epsilon(0, n, 0, m, 0.05, delta)
     np.testing.assert_allclose(cert.bound_path, np.maximum.accumulate(looks), atol=1e-8)
+
+
+def test_family_worst_pair_path_is_the_max_over_looks():
+    from epsaudit.bounds import SequentialFamily
+
+    rng = np.random.default_rng(4)
+    fam = SequentialFamily(["p0", "p1", "p2"], prior="H:0.05")
+    counts = np.zeros((3, 4))  # fp, n_neg, fn, n_pos per pair
+    looks = []
+    for i in range(300):
+        k = int(rng.integers(3))  # adaptive in spirit: any rule from the past would do
+        side, erred = "AB"[int(rng.integers(2))], bool(rng.random() < 0.03 * (k + 1))
+        fam.update(f"p{k}", side, erred)
+        if side == "B":
+            counts[k, :2] += (erred, 1)
+        else:
+            counts[k, 2:] += (erred, 1)
+        looks.append(worst_pair_sequential(*counts.T, 0.05, prior="H:0.05"))
+    np.testing.assert_allclose(fam.worst_path, np.maximum.accumulate(looks), atol=1e-8)
+    assert fam.worst_bound >= max(fam.bounds.values()) - 1e-9
+    assert all(c.alpha_per_pair == pytest.approx(0.05 / 3) for c in fam.certificates.values())
+    with pytest.raises(ValueError, match="unknown pair"):
+        fam.update("p9", "A", False)
