@@ -26,7 +26,9 @@
 # - how a same-person control of the same design (two halves of one person's photographs) tells
 #   certificates about identity from certificates about photographs;
 # - where this swapper's certificates stand beside Table 7 of *Picture the Epsilon*, and how many
-#   test draws a claim needs.
+#   test draws a claim needs;
+# - how an anytime-valid certificate lets a renderer draw swaps until a pair is certified, and
+#   what that costs beside a test size fixed in advance.
 # :::
 #
 # On the photographs themselves, a reserved-test certificate is held down by sample size: most LFW
@@ -51,7 +53,7 @@
 # conditions, and the text's numbers are not checked.
 
 # %% tags=["parameters"]
-profile: str = "full"  # run profile: "smoke" (a minute: dlib, hull, 8 identities), "full" or "paper"
+profile: str = "full"  # run profile: "smoke" (dlib, hull, 8 identities), "full" or "paper"
 data: str = "data"  # data folder, relative to the repository root
 encoders: list = None  # face encoders to include: "dlib", "sface" (None: the profile's)
 variants: list = None  # swap variants to include: "hull", "inner" (None: the profile's)
@@ -63,10 +65,10 @@ import numpy as np
 import pandas as pd
 
 from epsaudit import plotting
-from epsaudit.audits import (certify_top_pairs, ranked_pairs, reserved_test_certificate,
-                             reserved_test_pairs, select_pairs)
-from epsaudit.bounds import (bonferroni_alpha, certifiable_cap, certified_epsilon,
-                             required_test_size)
+from epsaudit.audits import (certify_sampler, certify_top_pairs, fit_sequential_test, ranked_pairs,
+                             reserved_test_certificate, reserved_test_pairs, select_pairs)
+from epsaudit.bounds import (SequentialCertificate, bonferroni_alpha, certifiable_cap,
+                             certified_epsilon, required_test_size)
 from epsaudit.pairs import identity_pairs
 from epsaudit.studies import resampled_faces as study
 from epsaudit.studies.book import claim, reported, show
@@ -114,7 +116,8 @@ for design in study.DESIGNS:
     test = draws[draws["split"] == "test"]
     shared = [p in dev_photos[a] for a, p in zip(test["identity"], test["photograph"])]
     overview[design] = {"identities": draws["identity"].nunique(),
-                        "photos, dev": photos["dev"].median(), "photos, test": photos["test"].median(),
+                        "photos, dev": photos["dev"].median(),
+                        "photos, test": photos["test"].median(),
                         "test draws": len(test), "from a dev photo": sum(shared)}
 overview = pd.DataFrame(overview).T
 show(overview, {"identities": 0, "photos, dev": 1, "photos, test": 1, "test draws": 0,
@@ -156,7 +159,8 @@ claim("the disjoint design draws from about 15 photographs per split, the pool d
 
 # %%
 faces = study.face_choice_table(corpora[("disjoint", P["encoders"][0], "hull")])
-show(faces.set_index(["variant", "pass"]), caption="How the disjoint corpus chose each encoded face")
+show(faces.set_index(["variant", "pass"]),
+     caption="How the disjoint corpus chose each encoded face")
 
 # %% [markdown]
 # "bystander" counts images where the face nearest the centre was not the swapped one (a
@@ -206,7 +210,8 @@ def certificate_rows(certs, n_certificates, **key):
     for rank, c in enumerate(certs, start=1):
         st, (n_a, n_b) = c.statistics, c.n
         rows.append({**key, "rank": rank, "pair": " / ".join(c.pair), "bound": c.value,
-                     "bound_cp": certified_epsilon(st.tp, n_a, st.fp, n_b, alpha, c.delta, bound=CP),
+                     "bound_cp": certified_epsilon(st.tp, n_a, st.fp, n_b, alpha, c.delta,
+                                                   bound=CP),
                      "cap": certifiable_cap(n_a, n_b, alpha, c.delta),
                      "cap_cp": certifiable_cap(n_a, n_b, alpha, c.delta, bound=CP),
                      "n_test": min(n_a, n_b)})
@@ -224,14 +229,14 @@ def certify(dev, test, dev_ids=None, test_ids=None, worst=True):
     certs = reserved_test_pairs(dev, ranked[: P["pairs"]], test_groups=test,
                                 n_certificates=family, **common)
     top = certify_top_pairs(dev, test, ranked, P["worst_k"], **common) if worst else None
-    return certs, top
+    return certs, top, ranked
 
 
-rows, worst_rows = [], []
+rows, worst_rows, rankings = [], [], {}
 for (design, encoder, variant), corpus in corpora.items():
     for k in PASSES:
         dev, test, dev_ids, test_ids = study.pass_data(corpus, k, P["identities"])
-        certs, top = certify(dev, test, dev_ids, test_ids)
+        certs, top, rankings[(design, encoder, variant, k)] = certify(dev, test, dev_ids, test_ids)
         key = {"design": design, "encoder": encoder, "variant": variant, "pass": k}
         rows += certificate_rows(certs, family, **key)
         worst_rows.append({**key, "worst": top.value, "worst pair": " / ".join(top.pair)})
@@ -308,8 +313,8 @@ side["evidence about"] = side.apply(evidence, axis=1)
 side.insert(1, "condition", side.pop("encoder") + ", " + side.pop("variant"))
 show(side.set_index(["design", "condition"]),
      caption=f"Certificates between two people (of {P['pairs']} per pass) and same-person controls "
-             f"(one per identity): joint bound, nats, 95% per family; caps {summary['cap'].max():.2f} "
-             f"and {control_summary['cap'].max():.2f}")
+             f"(one per identity): joint bound, nats, 95% per family; caps "
+             f"{summary['cap'].max():.2f} and {control_summary['cap'].max():.2f}")
 
 # %% [markdown]
 # The last column reads each row: *identity* where the control is at or near 0 (no positive
@@ -399,7 +404,7 @@ for encoder, cascade in photographs.items():
     for variant in P["variants"]:
         for k in PASSES:
             dev, test = study.photograph_data(cascade, variant, k, P["identities"], seed)
-            certs, _ = certify(dev, test, worst=False)
+            certs, _, _ = certify(dev, test, worst=False)
             key = {"design": "photographs", "encoder": encoder, "variant": variant, "pass": k}
             rows += certificate_rows(certs, family, **key)
 photo_summary = summarise(pd.DataFrame(rows))
@@ -547,6 +552,152 @@ claim("the paper's cap 2.338 is the Clopper-Pearson cap of its family at 100 row
       cap=planner.loc[("Table 7 (250)", CP), "cap, 100 rows"]);
 
 # %% [markdown]
+# ## Render until certified
+#
+# The planner fixes the test size before the first test draw is rendered, and a reserved-test
+# certificate is valid only at that size: counting errors after every draw and stopping when the
+# bound looks good would inflate its error level. An *anytime-valid* certificate
+# (`epsaudit.bounds.SequentialCertificate`) is built for that: it turns the error counts into an
+# e-process, a running bet against every pair of error rates an $(\varepsilon, \delta)$-DP pair
+# allows, and by Ville's inequality its running lower bound holds at 95% *at whatever row the
+# renderer stops*, chosen by looking at the data. A renderer can then draw fresh swaps until the
+# pair is certified, and stop.
+#
+# The corpora record every draw's id in the order it was rendered, so the committed test draws can
+# be replayed as that stream. We take the ten pairs of the worst-pair family of the disjoint design
+# at pass 5 (the top ten of its development ranking), fix each pair's test on its development
+# draws (`fit_sequential_test`, the same logistic test and threshold rule as the reserved test),
+# and feed the test draws one at a time, alternately a draw of A and of B, each in rendering order.
+# The target is $\varepsilon = 2$ for the family of ten pairs at 95%; the fixed plan for that target
+# (`required_test_size`) needs its test size per side with zero test errors.
+
+# %%
+stream_key, target = ("disjoint", P["encoders"][0], "hull", 5), 2.0
+dev, test, dev_ids, test_ids = study.pass_data(corpora[stream_key[:3]], 5, P["identities"])
+stream_pairs = rankings[stream_key][: P["worst_k"]]  # the worst-pair family of this condition
+n_family = len(stream_pairs)
+alpha = bonferroni_alpha(n_family, P["confidence"])
+plan = required_test_size(target, alpha, P["delta"])  # per side, zero test errors
+print(f"{n_family} pairs; the fixed plan for epsilon {target:g}: {plan} test draws per side")
+
+
+def replay(a, b):
+    """A's and B's test draws alternately, each side in the order it was rendered."""
+    n = min(len(test[a]), len(test[b]))
+    order_a, order_b = np.argsort(test_ids[a])[:n], np.argsort(test_ids[b])[:n]
+    rows = np.empty((2 * n, test[a].shape[1]))
+    rows[0::2], rows[1::2] = test[a][order_a], test[b][order_b]
+    ids = [i for pair in zip(test_ids[a][order_a], test_ids[b][order_b]) for i in pair]
+    return rows, np.array(["A", "B"] * n), ids
+
+
+streams, paths = [], {}
+for a, b in stream_pairs:
+    fitted = fit_sequential_test(dev[a], dev[b], alpha=alpha, delta=P["delta"],
+                                 dev_ids=(dev_ids[a], dev_ids[b]))
+    rows, sides, ids = replay(a, b)
+    erred = fitted.says_a(rows) != (sides == "A")  # the test's error on each draw
+    running = SequentialCertificate(alpha=1 - P["confidence"], delta=P["delta"], family=n_family,
+                                    test_hash=fitted.test_hash,
+                                    dev_ids={"A": dev_ids[a], "B": dev_ids[b]})
+    running.update_many(sides, erred, ids)
+    path = np.array(running.bound_path)
+    fixed = reserved_test_certificate(dev[a], dev[b], test[a], test[b], n_certificates=n_family,
+                                      confidence=P["confidence"], delta=P["delta"], pair=(a, b),
+                                      dev_ids=(dev_ids[a], dev_ids[b]),
+                                      test_ids=(test_ids[a], test_ids[b]))
+    paths[f"{a} / {b}"] = path
+    streams.append({"pair": f"{a} / {b}", "errors": int(erred.sum()),
+                    "rows to target": (np.argmax(path >= target) + 1 if path.max() >= target
+                                       else np.nan),
+                    "running bound": running.bound, "fixed-size": fixed.value})
+streams = pd.DataFrame(streams).set_index("pair")
+show(streams, {"errors": 0, "rows to target": 0},
+     caption=f"Replayed test draws of the disjoint design at pass 5 ({len(path)} per pair, both "
+             f"sides): errors of the fixed test, draws until the anytime-valid bound reaches "
+             f"{target:g} ('–': not within the stream), that bound after the last draw, and the "
+             f"fixed-size certificate on all of them (nats, family of {n_family}, 95%)")
+
+# %% mystnb={"figure": {"name": "fig-ch5-running", "caption": "**Render until certified.** The anytime-valid lower bound on epsilon (nats, vertical) of each of the ten pairs after each replayed test draw (horizontal, both identities counted), in rendering order; the dashed line is the target epsilon = 2 and the dotted line the test draws (both sides) the fixed plan needs for it with zero test errors."}}
+fig = plotting.resampled.running_bounds(paths, target=target, plan_rows=2 * plan)
+
+# %% [markdown]
+# Each bound stays at 0 for the first few draws, rises while the draws come without a test error,
+# and stays flat for a while after an error (the three error-free pairs share one line). The fixed plan needs 21 draws per side, 42 in all,
+# and promises its certificate only for a perfect test; at pass 5 the test errs on some draws of
+# most pairs. The three pairs without a test error reach the target after 48 draws, a few more
+# than the plan: that is the price of a bound valid at every stopping time. Pairs with a few errors
+# get there at the same draw when their errors come later in the stream, or later (up to 118
+# draws), and the two pairs with the most errors (10 and 18 of 200) do not reach it
+# within the stream, though their bounds stay well above 0. After all 200 draws the running bound
+# is below the fixed-size certificate on the same draws for nine of the ten pairs, by about 0.2 to
+# 0.5, the same price again; for the tenth, which has a single error, the two bounds weigh that
+# error differently and the running bound comes out higher. A
+# renderer that stops each pair once it is certified would have spent about 900 of the ten pairs'
+# 2,000 test draws (the two pairs that never reach the target spend all of theirs).
+
+# %% tags=["remove-input"]
+perfect = streams[streams["errors"] == 0]
+spent = streams["rows to target"].fillna(len(path)).sum()
+if full_run:
+    claim("the plan needs 21 per side; the three error-free pairs reach the target after 48 draws",
+          plan == 21 and len(perfect) == 3 and (perfect["rows to target"] == 48).all(),
+          plan=plan, perfect=len(perfect), rows=perfect["rows to target"].max())
+    missed = streams[streams["rows to target"].isna()]
+    claim("the two pairs with the most errors (10 and 18) do not reach the target, bounds above 0",
+          sorted(missed["errors"]) == [10, 18] and (missed["running bound"] > 0.5).all(),
+          missed=len(missed))
+    claim("pairs with errors reach the target after at most 118 draws",
+          streams["rows to target"].max() == 118, most=streams["rows to target"].max())
+    claim("stopping each pair once certified spends about 900 of 2,000 draws",
+          abs(spent - 900) <= 50 and len(path) * n_family == 2000, spent=spent)
+    gap = streams["fixed-size"] - streams["running bound"]
+    claim("after the last draw the running bound is below the fixed-size certificate for nine "
+          "pairs, by about 0.2 to 0.5; the tenth has a single error",
+          (gap > 0).sum() == 9 and gap[gap > 0].between(0.15, 0.5).all()
+          and streams.loc[gap <= 0, "errors"].tolist() == [1], below=(gap > 0).sum());
+
+# %% [markdown]
+# A live run puts a sampler in the loop: `certify_sampler` takes two functions that each return a
+# fresh output and its draw id, draws until a stop rule fires, and checks every draw id against the
+# development draws. Rendering a swap needs the LFW photographs and the face pipeline, which the
+# committed data do not hold; a sampler that hands out the committed test draws in rendering order
+# is the cheap stand-in, and a renderer would replace it without changing the certificate. Each run
+# stops at the target, or as soon as the rest of its budget (the pair's 200 committed draws) could
+# no longer reach it:
+
+# %%
+def committed_draws(rows, ids):
+    """A sampler: the next committed draw and its id, in rendering order."""
+    order = np.argsort(ids)
+    draws = iter(zip(rows[order], ids[order]))
+    return lambda: next(draws)
+
+
+live = {}
+for a, b in stream_pairs[:3]:
+    fitted = fit_sequential_test(dev[a], dev[b], alpha=alpha, delta=P["delta"],
+                                 dev_ids=(dev_ids[a], dev_ids[b]))
+    run = certify_sampler(committed_draws(test[a], test_ids[a]),
+                          committed_draws(test[b], test_ids[b]), fitted,
+                          alpha=1 - P["confidence"], delta=P["delta"], family=n_family,
+                          target=target, budget=2 * min(len(test[a]), len(test[b])), progress=False)
+    live[f"{a} / {b}"] = run
+    print(f"{a} / {b}: {run.stop_reason} after {run.rows} draws, bound {run.bound:.2f}")
+
+# %% [markdown]
+# The two pairs the fixed test confuses most stop early as futile (after 95 draws for the first),
+# which saves their renderer the rest of the budget; the third, without a test error, stops at the
+# target after 48 draws, as in the replay above.
+
+# %% tags=["remove-input"]
+if full_run:
+    stops = [(run.stop_reason, run.rows) for run in live.values()]
+    claim("the first two live runs stop as futile (the first after 95 draws), the third at the "
+          "target after 48", [r for r, _ in stops] == ["futile", "futile", "target reached"]
+          and stops[0][1] == 95 and stops[2][1] == 48, first=stops[0][1], third=stops[2][1]);
+
+# %% [markdown]
 # ## What each design lets a reader conclude
 #
 # **Photograph pool.** A test draw usually starts from a photograph the classifier met in
@@ -671,10 +822,11 @@ claim("22 of 24 identities share at least 80 in the pool design; the two excepti
 # %% [markdown]
 # :::{exercise}
 # :label: ex-ch5-planner
-# How many test draws per identity would this chapter's family of 150 certificates need to certify
-# Table 7's pass-1 median of 2.29 with the default certificate, and how many to certify 1.0? How
-# many would the paper's split bound need for the same two targets? Why does the disjoint design
-# make more draws less useful than the planner suggests?
+# How many test draws per identity would this chapter's family of 150 certificates
+# (`n_certificates = 150`, `confidence = 0.95`, `delta = 1e-5`) need to certify Table 7's pass-1
+# median of 2.29 with the default certificate, and how many to certify 1.0? How many would the
+# paper's split bound need for the same two targets? Why does the disjoint design make more draws
+# less useful than the planner suggests?
 # :::
 #
 # ```{solution-start} ex-ch5-planner
@@ -682,8 +834,9 @@ claim("22 of 24 identities share at least 80 in the pool design; the two excepti
 # ```
 
 # %%
-alpha_150 = bonferroni_alpha(150, 0.95)  # 50 pairs x 3 passes at 95%
-answer = pd.DataFrame({bound: {f"ε = {t:g}": required_test_size(t, alpha_150, 1e-5, bound=bound)
+alpha_150 = bonferroni_alpha(n_certificates=150, confidence=0.95)  # 50 pairs x 3 passes
+answer = pd.DataFrame({bound: {f"ε = {t:g}": required_test_size(t, alpha_150, delta=1e-5,
+                                                                 bound=bound)
                                for t in (table7.loc[1, "median_lb"], 1.0)}
                        for bound in ("joint", CP)})
 show(answer, 0, caption="Test rows per side to certify epsilon (rows), family of 150, delta = 1e-5")

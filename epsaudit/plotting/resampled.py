@@ -82,3 +82,33 @@ def certificates_and_controls(bounds: pd.DataFrame, *, paper_medians: dict[int, 
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False)
     return fig
+
+
+def running_bounds(paths: dict[str, np.ndarray], *, target: float, plan_rows: int | None = None):
+    """The running anytime-valid bound of each pair against the test rows taken (both sides).
+
+    Parameters
+    ----------
+    paths : dict pair label -> ndarray (rows,)
+        The certificate's bound after each test row (``SequentialCertificate.bound_path``), nats.
+    target : float
+        The epsilon the certificates aim for (a dashed horizontal line).
+    plan_rows : int, optional
+        Test rows (both sides) the fixed-size plan needs to certify ``target`` with zero errors (a
+        dotted vertical line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.4 + 0.25 * (len(paths) + 2) / 3), layout="constrained")
+    for j, (label, path) in enumerate(paths.items()):
+        ax.step(np.arange(1, len(path) + 1), path, where="post", lw=1.4, color=plt.get_cmap("tab10")(j % 10),
+                ls="-" if j < 10 else "--", alpha=0.85, label=label)
+    ax.axhline(target, color="black", ls="--", lw=1, label=f"target {target:g}")
+    if plan_rows is not None:
+        ax.axvline(plan_rows, color="black", ls=":", lw=1, label=f"fixed plan ({plan_rows} rows)")
+    ax.set_xlabel("test draws taken, both identities (rows)")
+    ax.set_ylabel("running lower bound on\nepsilon (nats)")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=3, frameon=False)
+    return fig
