@@ -251,7 +251,8 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
     Raises
     ------
     ValueError
-        Bad options; a test that is neither a FittedTest nor a score function with a threshold.
+        Bad options (no budget, an unknown allocation); a test that is neither a FittedTest nor a
+        score function with a threshold.
     epsaudit.validation.ReusedRowsError
         A test draw that is a development draw or repeats an earlier test draw.
 
@@ -270,6 +271,8 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
     """
     if allocation not in ALLOCATIONS:
         raise ValueError(f"allocation must be one of {ALLOCATIONS}, got {allocation!r}")
+    if budget is None:
+        raise ValueError("certify_sampler needs a budget (most test rows to draw): the loop must end")
     says_a = _says_a(test, threshold)
     if isinstance(test, FittedTest):
         test_hash = test.test_hash if test_hash is None else test_hash
