@@ -101,11 +101,11 @@ _SUP_RTOL = 1e-4
 # The root search in epsilon stops when its bracket is this narrow.
 _EPS_TOL = 1e-10
 _GRID = 17  # initial points along the boundary (odd: the corner is one of them)
-_SPLIT = 8  # sub-cells per refined cell
+_SPLIT = 4  # sub-cells per refined cell
 _MAX_ROUNDS = 60
 _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still proven, a little looser)
 _SMALL = 300  # tails with fewer counts than this sum every term (no windows)
-_CHUNK = 8  # boundary points evaluated together (sorted by FPR, sharing one window)
+_CHUNK = 32  # boundary points evaluated together (sorted by FPR, sharing one window)
 _WINDOW_PAD = 8
 _FULL = 4000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
 #: The smallest alpha accepted: every tail and p-value is computed in log space down to it.
