@@ -283,7 +283,9 @@ def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     Returns
     -------
     numpy.ndarray or float
-        Certified epsilon >= 0, always finite (zero errors give the finite cap).
+        Certified epsilon >= 0, always finite (zero errors give the finite cap); a Python float for
+        scalar inputs. Computed in log space, each bound and its complement from the beta quantile
+        of its own tail, so tiny levels keep their relative accuracy.
 
     Raises
     ------
@@ -297,6 +299,8 @@ def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     1.277
     >>> float(clopper_pearson_epsilon(15, 30, 15, 30, 0.05))
     0.0
+    >>> round(clopper_pearson_epsilon(100, 100, 0, 100, 1e-16, 0.0), 4)  # logit((0.5e-16) ** (1 / 100))
+    0.7864
     """
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
