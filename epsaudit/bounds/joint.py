@@ -101,7 +101,7 @@ _SUP_RTOL = 1e-4
 # The root search in epsilon stops when its bracket is this narrow.
 _EPS_TOL = 1e-10
 _GRID = 17  # initial points along the boundary (odd: the corner is one of them)
-_SPLIT = 4  # sub-cells per refined cell
+_SPLIT = 8  # sub-cells per refined cell
 _MAX_ROUNDS = 60
 _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still proven, a little looser)
 _SMALL = 300  # tails with fewer counts than this sum every term (no windows)
