@@ -12,7 +12,7 @@ import time
 import pytest
 
 from epsaudit.cli import main
-from epsaudit.sequential_cli import EXIT_CODES
+from epsaudit.cli import EXIT_CODES
 
 
 def rows(errors, ids=True, start=0):

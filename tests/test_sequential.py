@@ -16,8 +16,7 @@ from scipy import special
 
 from epsaudit.bounds import (SEQUENTIAL_BOUND, SequentialCertificate, joint_epsilon, sequential_epsilon, sequential_evalue,
                              sequential_prior, worst_pair_sequential, zero_error_sequential_epsilon)
-from epsaudit.bounds.sequential import _log_sup, sequential_log_evalue
-from epsaudit.bounds.sequential_scalar import _Evaluator
+from epsaudit.bounds.sequential import _Evaluator, _log_sup, sequential_log_evalue
 from epsaudit.results import RESULT_BOUNDS, EpsilonResult
 from epsaudit.validation import ReusedRowsError
 

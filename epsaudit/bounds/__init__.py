@@ -8,7 +8,9 @@
   against the (epsilon, delta)-DP or mu-GDP null region;
 - :mod:`~epsaudit.bounds.conversions` -- from total variation, MMD and trade-off curves (f-DP,
   Gaussian DP; Dong, Roth & Su 2022) to epsilon, the DKW margin and the MMD deviation bound;
-- :mod:`~epsaudit.bounds.gaussian` -- the analytic Gaussian mechanism (Balle & Wang 2018).
+- :mod:`~epsaudit.bounds.gaussian` -- the analytic Gaussian mechanism (Balle & Wang 2018);
+- :mod:`~epsaudit.bounds.sequential` -- the anytime-valid certificate: an e-process over test rows
+  as they arrive (valid at any stopping time), its running bound, families and planning.
 
 Definitions: the book's methods chapter; *Picture the Epsilon*, Sections III-IV.
 """
@@ -31,5 +33,9 @@ __all__ = [
     "mmd2_deviation", "planned_epsilon", "promise_sizes", "roc_point_epsilon", "required_test_size", "tradeoff_delta", "tradeoff_epsilon",
     "tradeoff_mu", "tv_lower_from_mmd",
 ]
-from .sequential import (SEQUENTIAL_BOUND, SequentialPrior, sequential_epsilon, sequential_evalue, sequential_prior, worst_pair_sequential, zero_error_sequential_epsilon); from .sequential_certificate import STOP_REASONS, SequentialCertificate, SequentialStatistics; from .sequential_family import SequentialFamily; from .sequential_plan import fixed_size_power, planned_prior, sequential_stopping_rows, zero_error_stopping_row  # noqa: E702
+from .sequential import (STOP_REASONS, SEQUENTIAL_BOUND, SequentialCertificate, SequentialFamily, SequentialPrior,
+                         SequentialStatistics, fixed_size_power, planned_prior, sequential_epsilon, sequential_evalue,
+                         sequential_prior, sequential_stopping_rows, worst_pair_sequential, zero_error_sequential_epsilon,
+                         zero_error_stopping_row)
+
 __all__ += ["SEQUENTIAL_BOUND", "STOP_REASONS", "SequentialCertificate", "SequentialFamily", "SequentialPrior", "SequentialStatistics", "sequential_epsilon", "sequential_evalue", "sequential_prior", "worst_pair_sequential", "zero_error_sequential_epsilon", "fixed_size_power", "planned_prior", "sequential_stopping_rows", "zero_error_stopping_row"]
