@@ -280,9 +280,9 @@ show(caps, 2, caption="Largest certifiable epsilon (nats, zero test errors, 95%)
 # cap? Which of the two holds the certificate down at 30 rows?
 # :::
 #
-# ```{solution-start} ex-quick-size
+# :::{solution-start} ex-quick-size
 # :class: dropdown
-# ```
+# :::
 
 # %%
 by_size = pd.DataFrame([certify(4.0, rows) for rows in (30, n)], index=[30, n])
@@ -293,8 +293,8 @@ show(by_size[["exact score", "cap"]], caption="The ε = 4 pair by rows per ident
 # are about 2.58 and 5.30. The cap falls with the test size, but at 30 rows the certificate is
 # still well below it: the errors the test makes on so few rows, not the cap, hold it down.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 small = by_size.iloc[0]
@@ -310,19 +310,21 @@ claim("at 30 rows the epsilon = 4 certificate is about 1.00, well below its cap 
 # where in {numref}`fig-ch0-cap` do you see why?
 # :::
 #
-# ```{solution-start} ex-quick-bound
+# :::{solution-start} ex-quick-bound
 # :class: dropdown
-# ```
+# :::
 
 # %%
 four = study.pair_mechanism(4.0, mechanism=mechanism)
 dev4 = four.sample_groups(n, seed=("quickstart", seed, "dev"))
 test4 = four.sample_groups(n, seed=("quickstart", seed, "test"))
-for bound in ("joint", "clopper-pearson"):
-    cert = reserved_test_certificate(
-        dev4[0], dev4[1], test4[0], test4[1], score_function=four.exact_score(0, 1),
-        delta=four.delta, check_reuse=not four.repeated_outputs, bound=bound)
-    print(f"{bound}: certificate {cert.value:.2f}, cap {cert.details['cap']:.2f}")
+kw = dict(score_function=four.exact_score(0, 1), delta=four.delta,
+          check_reuse=not four.repeated_outputs)
+joint4 = reserved_test_certificate(dev4[0], dev4[1], test4[0], test4[1], **kw)
+split4 = reserved_test_certificate(dev4[0], dev4[1], test4[0], test4[1],
+                                   bound="clopper-pearson", **kw)
+for name, cert in (("joint", joint4), ("clopper-pearson", split4)):
+    print(f"{name}: certificate {cert.value:.2f}, cap {cert.details['cap']:.2f}")
 
 # %% [markdown]
 # The joint certificate is the larger (about 2.58 against 2.51), and so is its cap. The split bound
@@ -330,8 +332,8 @@ for bound in ("joint", "clopper-pearson"):
 # whole level on both rates together, so the dashed curves of {numref}`fig-ch0-cap` lie below the
 # solid ones.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 four_row = by_size.iloc[1]
@@ -348,9 +350,9 @@ claim("for epsilon = 4 the joint certificate (about 2.58) beats the paper's (abo
 # $\varepsilon$?
 # :::
 #
-# ```{solution-start} ex-quick-mechanism
+# :::{solution-start} ex-quick-mechanism
 # :class: dropdown
-# ```
+# :::
 
 # %%
 by_noise = {}
@@ -371,8 +373,8 @@ show(pd.DataFrame(by_noise, index=ROUTES), 3, caption="Each route at the exact n
 # Gaussian pair's certificate (a bound on its $\varepsilon$ at $\delta = 10^{-5}$) stays below the
 # exact $\varepsilon$; at 300 rows it certifies nothing.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 claim("no route changes its kind", by_noise["laplace kind"] == by_noise["gaussian kind"])
@@ -390,9 +392,9 @@ claim("the Gaussian pair certifies nothing, below its exact epsilon",
 # get closer?
 # :::
 #
-# ```{solution-start} ex-quick-learned
+# :::{solution-start} ex-quick-learned
 # :class: dropdown
-# ```
+# :::
 
 # %%
 for rows in (n, 10 * n):
@@ -413,8 +415,8 @@ for rows in (n, 10 * n):
 # still sets the cap. Chapter {doc}`01_synthetic_benchmark` shows a case where a learned test loses
 # nearly all of its power (anisotropic noise).
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 claim("the learned test certifies about 2.20 with n dev rows and about 1.56 with 10 n",

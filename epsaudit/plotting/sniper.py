@@ -19,31 +19,8 @@ _TEXT = {"font.size": 14, "axes.titlesize": 15, "axes.labelsize": 14, "xtick.lab
          "legend.fontsize": 13}
 #: Panel order of the budget figure: the mechanism the attack breaks first, then the one it does not.
 _PANELS = ("randomized_response", "laplace")
-
-
-def budget_figure_data(rows: pd.DataFrame, caps: pd.DataFrame) -> pd.DataFrame:
-    """The numbers drawn by :func:`bounds_against_budget`, one tidy table (for its CSV file).
-
-    Parameters
-    ----------
-    rows, caps : DataFrame
-        As :func:`bounds_against_budget`.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``series`` (``"DP-Sniper run"``, ``"closed-form cap"`` or ``"attack firing with prob. c"``),
-        ``mechanism``, ``requested_epsilon``, ``pair_index``, ``rep``, ``direction``,
-        ``calls_per_pair``, ``raw_bound_nats`` and ``certificate_nats`` (``max(0, raw)``).
-    """
-    runs = rows[["mechanism", "requested_epsilon", "pair_index", "rep", "direction", "calls", "raw", "value"]]
-    runs = runs.rename(columns={"calls": "calls_per_pair", "raw": "raw_bound_nats", "value": "certificate_nats"})
-    curves = [caps[["calls"]].assign(series=name, raw_bound_nats=caps[col], certificate_nats=caps[col].clip(lower=0))
-              .rename(columns={"calls": "calls_per_pair"})
-              for name, col in (("closed-form cap", "cap"), ("attack firing with prob. c", "design_cap"))]
-    return pd.concat([runs.assign(series="DP-Sniper run"), *curves], ignore_index=True)[
-        ["series", "mechanism", "requested_epsilon", "pair_index", "rep", "direction", "calls_per_pair",
-         "raw_bound_nats", "certificate_nats"]]
+#: Panel titles of the chapter's two mechanisms.
+_NAMES = {"laplace": "product Laplace (d = 512)", "randomized_response": "16-ary randomized response"}
 
 
 def bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, *, c: float, labels: Mapping[str, str] | None = None):
@@ -64,14 +41,14 @@ def bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, *, c: float, l
     c : float
         The attack's target firing probability; ``log(1/c)`` is drawn dotted.
     labels : mapping, optional
-        Display name per mechanism (default :data:`epsaudit.plotting.MECHANISM_LABELS`).
+        Display name per mechanism (default: "product Laplace (d = 512)", "16-ary randomized response").
 
     Returns
     -------
     matplotlib.figure.Figure
     """
     with plt.rc_context(_TEXT):
-        return _bounds_against_budget(rows, caps, c, dict(MECHANISM_LABELS) | dict(labels or {}))
+        return _bounds_against_budget(rows, caps, c, dict(MECHANISM_LABELS) | _NAMES | dict(labels or {}))
 
 
 def _bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, c: float, labels: Mapping[str, str]):

@@ -1,0 +1,311 @@
+"""Chapter 2, DP-Sniper against the reserved test on mechanisms with known epsilon.
+
+*Picture the Epsilon* compares its audits with DP-Sniper (Bichsel et al. 2021; Appendix, Table 5):
+product Laplace noise over dispersed identity prototypes (d = 512, 20 identities) and 16-ary
+randomized response, three fixed pairs, three repetitions, and a matched budget of ``2 n`` calls per
+input. The chapter's page runs the protocol in its own cells; this module holds its run profiles and
+papermill parameters, the mechanisms and fixed pairs (:func:`comparison_mechanism`,
+:func:`comparison_pairs`), and the plumbing that runs many seeded DP-Sniper rows and duels in
+parallel (:func:`comparison_tasks`, :func:`run_rows`, :func:`run_duels`). The algorithm is the core's
+:func:`epsaudit.sniper.dp_sniper`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from joblib import Parallel, delayed
+
+from ..audits.roc_reserved import reserved_test_certificate
+from ..mechanisms import Mechanism, RandomizedResponse, benchmark_pairs, calibrate, prototype_set
+from ..progress import progress_bar
+from ..results import EpsilonResult, results_frame
+from ..scorers import paper_logistic_regression
+from ..seeds import seed_key
+from ..sniper import DEFAULT_C, dp_sniper
+from . import choose_profile
+from .parameters import N_JOBS, PROFILE, SEED, Parameter
+
+__all__ = ["PROFILES", "PARAMETERS", "settings", "MECHANISMS", "TABLE5_EPSILONS", "EPSILONS", "ALPHA", "RR_CATEGORIES",
+           "paper_logistic_regression", "comparison_mechanism", "comparison_pairs", "SniperTask", "comparison_tasks",
+           "run_tasks", "sniper_frame", "run_rows", "matched_duel", "run_duels"]
+
+#: Requested global epsilons of *Picture the Epsilon*, Table 5.
+TABLE5_EPSILONS: tuple[float, ...] = (0.5, 2.0, 8.0, 32.0)
+#: The chapter's requested epsilons: the exact null, then Table 5's columns.
+EPSILONS: tuple[float, ...] = (0.0,) + TABLE5_EPSILONS
+#: The two mechanisms: product Laplace on dispersed prototypes (d = 512) and 16-ary randomized response.
+MECHANISMS: tuple[str, ...] = ("laplace", "randomized_response")
+#: Categories of the randomized-response mechanism (= identities).
+RR_CATEGORIES = 16
+#: Level of each of DP-Sniper's four one-sided bounds (two directions x two bounds at 95%).
+ALPHA = (1 - 0.95) / 4
+_SCORES = ("learned", "exact")
+_BUDGETS = tuple(int(b) for b in np.geomspace(1e2, 1e6, 9).round())
+
+#: Run profiles. calls: budget per Table 5 row (per pair); pairs x reps rows per cell; exact_reps:
+#: repetitions of the exact-score reference; budgets: the budget figure's x values; sizes: the
+#: matched budget's n; duel_pairs x duel_reps duels per cell. "paper" is the paper's protocol
+#: (6.5e6 calls per row); "full" uses 5e5 (drawing 512-dimensional outputs is most of the run time).
+PROFILES: dict[str, dict[str, Any]] = {
+    "smoke": dict(calls=20_000, pairs=1, reps=1, exact_reps=1, budgets=(100, 1_000, 20_000), sizes=(30, 100, 300),
+                  duel_pairs=1, duel_reps=1),
+    "full": dict(calls=500_000, pairs=3, reps=3, exact_reps=1, budgets=_BUDGETS[:-1] + (500_000,),
+                 sizes=(30, 100, 300), duel_pairs=3, duel_reps=3),
+    "paper": dict(calls=6_500_000, pairs=3, reps=3, exact_reps=3, budgets=_BUDGETS + (6_500_000,),
+                  sizes=(30, 100, 300), duel_pairs=3, duel_reps=3),
+}
+
+#: The chapter's papermill parameters (:func:`epsaudit.studies.parameters.check`).
+PARAMETERS = (
+    PROFILE,
+    Parameter("calls", int, "DP-Sniper budget per Table 5 row, mechanism calls per pair (None: the profile's)",
+              low=2_000, high=20_000_000, optional=True),
+    SEED,
+    N_JOBS,
+)
+
+
+def settings(profile: str, calls: int | None = None) -> dict[str, Any]:
+    """The profile's settings with the chapter's ``calls`` parameter applied (``None`` keeps the profile's).
+
+    The budget figure's grid keeps the profile's budgets below ``calls`` and ends at ``calls``.
+
+    Raises
+    ------
+    ValueError
+        If ``profile`` is not ``"smoke"``, ``"full"`` or ``"paper"``.
+
+    Examples
+    --------
+    >>> s = settings("smoke", 50_000)
+    >>> s["calls"], s["budgets"]
+    (50000, (100, 1000, 20000, 50000))
+    """
+    out = choose_profile(PROFILES, profile, "chapter 2 (DP-Sniper)")
+    if calls is not None:
+        out["calls"] = int(calls)
+        out["budgets"] = tuple(b for b in out["budgets"] if b < calls) + (int(calls),)
+    return out
+
+
+def comparison_mechanism(kind: str, epsilon: float, *, seed: int = 0, dim: int = 512, n_identities: int = 20) -> Mechanism:
+    """A mechanism of the DP-Sniper comparison with requested global ``epsilon`` (0: the exact null).
+
+    ``"laplace"``: :func:`~epsaudit.mechanisms.calibrate` of the product Laplace mechanism on the
+    ``"dispersed"`` prototype set (``n_identities`` x ``dim``, seeded by ``seed``), so its worst pair
+    has exactly ``epsilon``. ``"randomized_response"``: :class:`~epsaudit.mechanisms.RandomizedResponse`
+    with ``K = 16`` (every pair exactly ``epsilon``).
+
+    Raises
+    ------
+    ValueError
+        If ``kind`` is not one of :data:`MECHANISMS`.
+
+    Examples
+    --------
+    >>> comparison_mechanism("randomized_response", 2.0).exact_epsilon(0, 1)
+    2.0
+    """
+    if kind == "laplace":
+        return calibrate("laplace", prototype_set("dispersed", n_identities, dim, seed=seed), float(epsilon), seed=seed)
+    if kind == "randomized_response":
+        return RandomizedResponse(RR_CATEGORIES, float(epsilon))
+    raise ValueError(f"unknown mechanism kind {kind!r}; expected one of {MECHANISMS}")
+
+
+def comparison_pairs(mechanism: Mechanism, n_pairs: int = 3, seed: int = 0) -> list[tuple[int, int]]:
+    """The fixed pairs: the first ``n_pairs`` of the benchmark's shuffled pair list
+    (:func:`epsaudit.mechanisms.benchmark_pairs`, seeded by ``seed``)."""
+    return benchmark_pairs(mechanism.n_identities, seed=seed)[:n_pairs]
+
+
+@dataclass(frozen=True)
+class SniperTask:
+    """One DP-Sniper row: a mechanism, an input pair ``a, b``, a budget (calls per pair), a seed,
+    keyword ``options`` of :func:`~epsaudit.sniper.dp_sniper`, and ``meta`` copied into its table rows."""
+
+    mechanism: Any
+    a: Any
+    b: Any
+    calls: int
+    seed: Any = 0
+    options: Mapping[str, Any] = field(default_factory=dict)
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def run(self) -> tuple[EpsilonResult, EpsilonResult]:
+        """The row's two direction certificates (:func:`~epsaudit.sniper.dp_sniper`)."""
+        return dp_sniper(self.mechanism, self.a, self.b, self.calls, seed=self.seed, **dict(self.options))
+
+
+def _one_core(function, *args, **kwargs):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(1):  # one core per row: rows are the unit of parallelism
+        return function(*args, **kwargs)
+
+
+def run_tasks(tasks: Sequence[SniperTask], *, n_jobs: int | None = None, progress: bool = False,
+              desc: str = "DP-Sniper rows") -> list[tuple[EpsilonResult, EpsilonResult]]:
+    """Run DP-Sniper rows in parallel with joblib, one core (one BLAS thread) per row.
+
+    Each row is seeded by its own ``seed``, so results depend neither on ``n_jobs`` nor on the order.
+
+    Returns
+    -------
+    list of (EpsilonResult, EpsilonResult)
+        One pair of direction certificates per task, in task order.
+
+    Raises
+    ------
+    ValueError
+        If an element of ``tasks`` is not a :class:`SniperTask`.
+    """
+    tasks = list(tasks)
+    for i, task in enumerate(tasks):
+        if not isinstance(task, SniperTask):
+            raise ValueError(f"tasks[{i}] is a {type(task).__name__}, not a SniperTask")
+    out = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_one_core)(SniperTask.run, t) for t in tasks)
+    return list(progress_bar(out, progress, desc, total=len(tasks)))
+
+
+def _with_meta(results, meta: Mapping[str, Any], exact: float) -> pd.DataFrame:
+    frame = results_frame(results)
+    frame.insert(3, "exact_epsilon", exact)
+    for key, value in reversed(list(meta.items())):
+        frame.insert(0, key, value)
+    return frame
+
+
+def sniper_frame(tasks: Sequence[SniperTask], results: Sequence[tuple[EpsilonResult, EpsilonResult]]) -> pd.DataFrame:
+    """One table row per certificate (two per task, consecutive), with each task's ``meta``,
+    ``exact_epsilon`` (NaN when the mechanism does not know it) and ``above_exact`` (certificate
+    above the exact value beyond 1e-9), after the :func:`epsaudit.results.results_frame` columns.
+
+    Raises
+    ------
+    ValueError
+        If there are not as many results as tasks.
+    """
+    if len(tasks) != len(results):
+        raise ValueError(f"{len(tasks)} tasks but {len(results)} results")
+    frames = [_with_meta(pair, dict(task.meta), task.mechanism.exact_epsilon(task.a, task.b)
+                         if isinstance(task.mechanism, Mechanism) else np.nan) for task, pair in zip(tasks, results)]
+    table = pd.concat(frames, ignore_index=True)
+    table["above_exact"] = table["value"] > table["exact_epsilon"] + 1e-9
+    return table
+
+
+def comparison_tasks(kinds: Sequence[str], epsilons: Sequence[float], calls: int, *, n_pairs: int = 3, reps: int = 3,
+                     score: str = "learned", seed: int = 0, dim: int = 512, **options) -> list[SniperTask]:
+    """DP-Sniper rows of the Table 5 protocol: every mechanism x epsilon x fixed pair x repetition.
+
+    Each row's seed is the stream key ``("dp-sniper-row", seed, kind, epsilon, pair, rep, calls,
+    score)``, so any row can be re-run on its own.
+
+    Parameters
+    ----------
+    kinds : sequence of {"laplace", "randomized_response"}
+    epsilons : sequence of float
+        Requested global epsilons (0 = the exact null).
+    calls : int
+        Mechanism calls per row (pair, both directions).
+    n_pairs, reps : int
+        Fixed pairs per mechanism and repetitions per pair (paper: 3 and 3).
+    score : {"learned", "exact"}
+        A learned classifier (``options["classifier"]``) or the mechanism's exact likelihood ratio.
+    seed, dim : int
+        Base seed (prototypes, pair order and every draw); dimension of the Laplace mechanism.
+    **options
+        Further keyword arguments of :func:`~epsaudit.sniper.dp_sniper`.
+
+    Returns
+    -------
+    list of SniperTask
+        ``meta``: ``mechanism``, ``requested_epsilon``, ``pair_index``, ``rep``, ``score``.
+
+    Raises
+    ------
+    ValueError
+        If ``score`` is not ``"learned"`` or ``"exact"``.
+    """
+    if score not in _SCORES:
+        raise ValueError(f"score must be one of {_SCORES}, got {score!r}")
+    tasks = []
+    for kind in kinds:
+        for eps in epsilons:
+            mech = comparison_mechanism(kind, eps, seed=seed, dim=dim)
+            for p, (a, b) in enumerate(comparison_pairs(mech, n_pairs, seed)):
+                opts = dict(options) | ({"score_function": mech.exact_score(a, b)} if score == "exact" else {})
+                for rep in range(reps):
+                    key = ("dp-sniper-row", seed, kind, float(eps), p, rep, int(calls), score)
+                    meta = {"mechanism": kind, "requested_epsilon": float(eps), "pair_index": p, "rep": rep,
+                            "score": score}
+                    tasks.append(SniperTask(mech, a, b, int(calls), seed=key, options=opts, meta=meta))
+    return tasks
+
+
+def run_rows(tasks: Sequence[SniperTask], n_jobs: int | None = None) -> pd.DataFrame:
+    """:func:`sniper_frame` of :func:`run_tasks`: two rows (directions) per task, in task order."""
+    return sniper_frame(tasks, run_tasks(tasks, n_jobs=n_jobs))
+
+
+def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: float = DEFAULT_C,
+                 classifier: Any = None, confidence: float = 0.95) -> tuple[EpsilonResult, EpsilonResult, EpsilonResult]:
+    """DP-Sniper and the reserved ROC test on the same budget: ``2 n`` calls of each input.
+
+    The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, joint certificate, pure DP)
+    draws ``n`` development and ``n`` test outputs per input; DP-Sniper gets the same ``4 n`` calls
+    for the pair. Both use ``classifier`` and hold at ``confidence`` for the pair. Development and
+    test outputs are fresh draws on separate streams; the value check of reused rows is off only
+    for mechanisms whose outputs repeat by design (one-hot rows).
+
+    Returns
+    -------
+    (EpsilonResult, EpsilonResult, EpsilonResult)
+        DP-Sniper ``a -> b``, ``b -> a`` and the reserved-test certificate.
+    """
+    s_sniper, s_dev, s_test = (seed_key(seed, "duel") + (part,) for part in ("dp-sniper", "dev", "test"))
+    ab, ba = dp_sniper(mechanism, a, b, 4 * int(n), seed=s_sniper, c=c, classifier=classifier, confidence=confidence)
+    dev = mechanism.sample_groups(int(n), seed=s_dev, identities=[a, b])
+    test = mechanism.sample_groups(int(n), seed=s_test, identities=[a, b])
+    reserved = reserved_test_certificate(dev[a], dev[b], test[a], test[b], classifier=classifier,
+                                         n_certificates=1, confidence=confidence, delta=0.0, pair=(a, b),
+                                         check_reuse=not mechanism.repeated_outputs)
+    return ab, ba, reserved
+
+
+def run_duels(kinds: Sequence[str], epsilons: Sequence[float], sizes: Sequence[int], *, n_pairs: int = 3, reps: int = 3,
+              seed: int = 0, dim: int = 512, n_jobs: int | None = None, progress: bool = False, **options) -> pd.DataFrame:
+    """The matched-budget duels over mechanisms x epsilons x sizes x fixed pairs x repetitions, in parallel.
+
+    Each duel's seed is the stream key ``("duel", seed, kind, epsilon, pair, rep, n)``; ``options``
+    go to :func:`matched_duel` (e.g. ``classifier``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Three certificate rows per duel: ``mechanism``, ``requested_epsilon``, ``n``, ``pair_index``,
+        ``rep``, the :func:`epsaudit.results.results_frame` columns, ``exact_epsilon``,
+        ``above_exact`` and ``direction`` (``"both"`` for the reserved test).
+    """
+    specs = []
+    for kind in kinds:
+        for eps in epsilons:
+            mech = comparison_mechanism(kind, eps, seed=seed, dim=dim)
+            for n in sizes:
+                for p, (a, b) in enumerate(comparison_pairs(mech, n_pairs, seed)):
+                    for rep in range(reps):
+                        meta = {"mechanism": kind, "requested_epsilon": float(eps), "n": int(n), "pair_index": p,
+                                "rep": rep}
+                        specs.append((mech, a, b, int(n), ("duel", seed, kind, float(eps), p, rep, int(n)), meta))
+    jobs = (delayed(_one_core)(matched_duel, m, a, b, n, seed=s, **options) for m, a, b, n, s, _ in specs)
+    outs = progress_bar(Parallel(n_jobs=n_jobs, return_as="generator")(jobs), progress, "duels", total=len(specs))
+    table = pd.concat([_with_meta(results, meta, mech.exact_epsilon(a, b))
+                       for (mech, a, b, _, _, meta), results in zip(specs, outs)], ignore_index=True)
+    table["direction"] = table["direction"].fillna("both")
+    table["above_exact"] = table["value"] > table["exact_epsilon"] + 1e-9
+    return table
