@@ -6,7 +6,7 @@ either ``bound=`` (and the sequential bound of :mod:`epsaudit.bounds.sequential`
 exists) -- over test sizes 1..1000 per identity, any error counts, ``alpha`` from 1e-12 to 0.99 (and a
 few extreme levels down to 1e-100) and ``delta`` from 0 to 0.5:
 
-* the certificate is a finite number >= 0, returned as a Python float for scalar counts;
+* the certificate is a finite number >= 0, returned as a Python ``float`` (not numpy's) for scalar counts;
 * it never grows with ``delta``, with the confidence ``1 - alpha`` (a smaller ``alpha``), or with
   either error count;
 * it is the same when the two identities swap roles;
@@ -32,7 +32,6 @@ import inspect
 import json
 import math
 
-import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
@@ -50,6 +49,8 @@ REL = {"joint_epsilon": 1e-4, "joint_mu": 1e-4, "certified_epsilon[joint]": 1e-4
 def _tol(name: str, *values: float) -> float:
     """How far two values of the bound ``name`` may differ by numerics alone."""
     return TOL + REL.get(name, 0.0) * max(abs(v) for v in values)
+
+
 # The joint certificate is computed from a proven upper limit of its p-value within a relative 1e-4
 # above the exact one: at zero errors it lies between the closed form at alpha / (1 + this) and at alpha.
 # (Documented as 1e-4; measured up to 2.6e-4 at zero errors, e.g. joint_mu(0, 100, 0, 100, 0.05): a certificate
@@ -172,8 +173,7 @@ def _value(name, fp, n_neg, fn, n_pos, alpha, delta):
     args = (fp, n_neg, fn, n_pos, alpha, delta)
     out = BOUNDS[name](*args)
     note(f"{name}(fp={fp}, n_neg={n_neg}, fn={fn}, n_pos={n_pos}, alpha={alpha!r}, delta={delta!r}) = {out!r}")
-    assert isinstance(out, float) and not isinstance(out, np.ndarray), (
-        f"{name}{args} returned {type(out).__name__} {out!r}, not a float")
+    assert type(out) is float, f"{name}{args} returned {type(out).__name__} {out!r}, not a Python float"
     assert math.isfinite(out) and out >= 0.0, f"{name}{args} = {out!r}: not a finite number >= 0"
     return float(out)
 
