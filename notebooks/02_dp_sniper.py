@@ -204,7 +204,8 @@ claim("the exact LR score reaches about 3.0 at 32; exact values slightly below r
       abs(lap_lr - 3.0) < 0.05 and 7 < lap_exact < 8, exact_lr=lap_lr, exact_at_8=lap_exact);
 
 # %%
-show(table5("randomized_response"), caption="Table 5, 16-ary randomized response: raw bounds (nats)")
+show(table5("randomized_response"),
+     caption="Table 5, 16-ary randomized response: raw bounds (nats)")
 
 # %% [markdown]
 # On randomized response the median raw bounds are about 0.41, 1.92, 4.53 and 4.55 at 0.5, 2, 8
@@ -234,7 +235,8 @@ claim("randomized response: about 0.41, 1.92, 4.53, 4.55; ratios about 0.82 and 
 # %%
 cap = math.log(1 / DEFAULT_C)
 high = learned[(learned.mechanism == "randomized_response") & (learned.requested_epsilon >= 8)]
-print(f"{(high.raw > cap - 0.1).sum()} of {len(high)} raw bounds within 0.1 of log(1/c) = {cap:.2f}")
+near = (high.raw > cap - 0.1).sum()
+print(f"{near} of {len(high)} raw bounds within 0.1 of log(1/c) = {cap:.2f}")
 null_max = learned[learned.requested_epsilon == 0].groupby("mechanism")["value"].max()
 null_max
 
