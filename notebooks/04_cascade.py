@@ -196,7 +196,8 @@ text = reported("faceswap_text").set_index("quantity")["value"]
 paper = table2[["fit_cosine", "r2", "b_u", "rho_B", "sigma_max_B"]].copy()
 paper.loc["FaceFusion", "copy_donor"] = text["copy_donor_cosine"]
 paper.loc["FaceFusion", "knn"] = text["knn_cosine"]
-show(paper, digits={**dict.fromkeys(paper.columns, 3), "sigma_max_B": 1}, caption="Toward Interpretable Privacy Guarantees, Table II and Section VI")
+show(paper, digits={**dict.fromkeys(paper.columns, 3), "sigma_max_B": 1},
+     caption="Toward Interpretable Privacy Guarantees, Table II and Section VI")
 
 # %% [markdown]
 # The paper's rows are FaceFusion, BlendFace and CanonSwap in 512-D ArcFace, fitted on
@@ -350,7 +351,8 @@ claim("only SFace inner's one-SE range of rho(B) reaches 1",
 
 # %%
 show(determination.set_index(["variant", "encoder", "quantity"])[["value", "low", "high"]]
-     .xs("rho_B", level="quantity"), digits=3, caption="ρ(B) at the chosen penalty and over the one-SE range")
+     .xs("rho_B", level="quantity"), digits=3,
+     caption="ρ(B) at the chosen penalty and over the one-SE range")
 
 # %%
 weak = {f"{v}, {e}": weak_directions(*study.operator_arrays(corpora[e], v, "train")[:2])
@@ -488,7 +490,8 @@ noiseless.unstack("pass")["monte_carlo_leakage"].round(3)
 expect = spectra[["b_u", "rho_B"]].copy()
 expect["lyapunov_floor"] = rollouts.groupby(["variant", "encoder"])["lyapunov_floor"].first()
 expect["mc_ratio_5"] = rollouts[rollouts["pass"] == 5]["monte_carlo_excess_ratio"].astype(float)
-show(expect, digits={"b_u": 3, "rho_B": 3, "lyapunov_floor": 4, "mc_ratio_5": 3}, caption="What each fit predicts for the cascade")
+show(expect, digits={"b_u": 3, "rho_B": 3, "lyapunov_floor": 4, "mc_ratio_5": 3},
+     caption="What each fit predicts for the cascade")
 
 # %% tags=["remove-input"]
 rho_order = spectra["rho_B"].unstack("variant")

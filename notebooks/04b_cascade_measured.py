@@ -248,12 +248,13 @@ verdicts
 table2 = reported("faceswap_table2").set_index("tool")
 text = reported("faceswap_text").set_index("quantity")["value"]
 ff, ratios = table2.loc["FaceFusion"], table3["excess_ratio"].dropna()
-leak, e0 = table3["measured"].to_numpy(), table3.loc[0, "measured"] - table3.loc[1:, "non_member"].median()
+ff_floor = table3.loc[1:, "non_member"].median()  # Table III's floor, 0.006
+leak, e0 = table3["measured"].to_numpy(), table3.loc[0, "measured"] - ff_floor
 paper = pd.Series({
     "1a": abs(ratios.iloc[0] - ff["b_u"]) <= FIRST_TOL,
     "1b": abs(ratios.iloc[-2:].mean() - ff["rho_B"]) <= LATE_TOL,
     "1c": ratios.iloc[0] < ratios.iloc[-2:].mean() and ratios.between(0, 1, "neither").all(),
-    "floor_gap": abs(table3.loc[1:, "non_member"].median() - text["lyapunov_floor"]) / e0,
+    "floor_gap": abs(ff_floor - text["lyapunov_floor"]) / e0,
     "D": (leak[0] - leak[1]) / (leak[1] - leak[-1]), "share": (leak[0] - leak[1]) / e0})
 show(paper.to_frame("FaceFusion (paper)").T, digits=3)
 
@@ -381,7 +382,8 @@ def certified(cert):
     return {"certificates": len(v), "positive": int((v > 0).sum()), "above_1": int((v > 1).sum()),
             "median": v.median(), "min": v.min(), "max": v.max(),
             "at_cap": int(cert["censored"].sum()), "cap": cert["cap"].max(),
-            "test_rows": int(cert[["n_a", "n_b"]].min().min())}
+            "rows_min": int(cert[["n_a", "n_b"]].min().min()),
+            "rows_max": int(cert[["n_a", "n_b"]].max().max())}
 
 
 t8, t7 = [], []
@@ -417,7 +419,8 @@ show(t8[["corners", "infinite", "roc_pairs", "mmd_rejected", "mmd_tested"]],
      caption="What the descriptive routes counted per pass (Table 8 analog)")
 
 # %%
-show(reported("picture_table8").set_index("pass"), digits=3,
+table8 = reported("picture_table8").set_index("pass")
+show(table8, digits={"gaussmech": 1, "mmd_tv": 3, "oof_auc": 3},
      caption="Picture the Epsilon, Table 8: FaceFusion, 512-D ArcFace, development rows")
 
 # %% tags=["remove-input"]
@@ -425,7 +428,7 @@ gm = t8["gaussmech"].groupby("pass").median()
 auc_last = t8["oof_auc"].xs(study.PASSES, level="pass")
 claim("the median GaussMech value falls from pass 1 to pass 5", gm[study.PASSES] < gm[1],
       pass1=gm[1], pass5=gm[study.PASSES])
-claim("the out-of-fold AUC is still at least 0.99 at pass 5", (auc_last >= 0.99).all(),
+claim("the out-of-fold AUC is still at least 0.98 at pass 5", (auc_last >= 0.98).all(),
       smallest=auc_last.min())
 claim("every out-of-fold ROC value is +inf at every pass", (t8["infinite"] == t8["roc_pairs"]).all(),
       fewest=(t8["infinite"] / t8["roc_pairs"]).min());
@@ -433,7 +436,7 @@ claim("every out-of-fold ROC value is +inf at every pass", (t8["infinite"] == t8
 # %% [markdown]
 # **What the descriptive routes say.** After the first pass they fall only slowly: the median
 # GaussMech value is smaller after five passes than after one, yet the out-of-fold AUC is still at
-# least 0.99 at pass 5 and every out-of-fold ROC value is $+\infty$ at every pass, as in *Picture the
+# least 0.98 at pass 5 and every out-of-fold ROC value is $+\infty$ at every pass, as in *Picture the
 # Epsilon*'s Table 8. As there, none of these is evidence about differential privacy.
 #
 # **Table 7 analog** (certificates). Each certificate's error level is $0.05$ divided by the family
@@ -504,11 +507,12 @@ operational["at_late"] = [passes_to(x, r) for x, r in
                           zip(operational["excess_5"], operational["late"])]
 operational["at_rho"] = [passes_to(x, r) for x, r in
                          zip(operational["excess_5"], operational["rho_B"])]
-ff_excess5 = table3.loc[5, "measured"] - table3.loc[1:, "non_member"].median()
+ff_excess5 = table3.loc[5, "measured"] - ff_floor
 operational.loc[("FaceFusion", "paper"), :] = [ratios.iloc[-2:].mean(), ff_excess5, ff["rho_B"],
                                                passes_to(ff_excess5, ratios.iloc[-2:].mean()),
                                                passes_to(ff_excess5, ff["rho_B"])]
-show(operational, digits={"late": 3, "excess_5": 3, "rho_B": 3, "at_late": 0, "at_rho": 0}, caption="Passes until the excess is below 0.01 (empty: never)")
+show(operational, digits={"late": 3, "excess_5": 3, "rho_B": 3, "at_late": 0, "at_rho": 0},
+     caption="Passes until the excess is below 0.01 (empty: never)")
 
 # %% tags=["remove-input"]
 ours = operational.drop(("FaceFusion", "paper"))
@@ -593,7 +597,7 @@ def rows_for_one(n_certificates, bound):
 needed = pd.DataFrame({bound: {f"family of {family}": rows_for_one(family, bound),
                                "single": rows_for_one(1, bound)}
                        for bound in ("clopper-pearson", "joint")})
-print(f"this run's certificates had {cp7['test_rows'].min():.0f}-{cp7['test_rows'].max():.0f} "
+print(f"this run's certificates had {cp7['rows_min'].min()}-{cp7['rows_max'].max()} "
       "test rows per identity")
 needed
 
@@ -628,8 +632,8 @@ for test_size in (0.5, 0.3):
 pd.DataFrame(shares).round(3)
 
 # %% [markdown]
-# Fewer test rows lower the cap (about 8-9 test rows per identity instead of about 14), and with it
-# the largest certificate: nothing larger than the cap can be certified, however separable the
+# Fewer test rows (here 9 per identity instead of 15) lower the cap, and with it the largest
+# certificate: nothing larger than the cap can be certified, however separable the
 # chains.
 #
 # ```{solution-end}
