@@ -109,7 +109,8 @@ claim("2,383 swaps, target galleries of 19-99 and non-member galleries of 10-19 
       len(scores) == 2383 and (scores["n_target"].min(), scores["n_target"].max()) == (19, 99)
       and (scores["n_non_member"].min(), scores["n_non_member"].max()) == (10, 19),
       swaps=len(scores), largest_target_gallery=scores["n_target"].max());
-#
+
+# %% [markdown]
 # **The donor gallery has one photograph.** The swap's donor was drawn from identities with at most
 # 9 photographs (outside both regimes) and has only this one in LFW:
 
@@ -148,8 +149,8 @@ files_saved = plotting.save_figure(fig, "ch3-swapfigure2-scores", pd.concat(full
 # The swap lowers the target's mean score from about 0.69 to about 0.29 under dlib and from about
 # 0.63 to about 0.35 under SFace, but the target scores stay far above the non-members' (about 0):
 # {numref}`fig-ch3b-scores` shows them between the genuine photographs' and the non-members'. This
-# is the face-swap operator paper's finding (its FaceFusion target score falls by 84% and stays an
-# order of magnitude above the non-member baseline). How much of the donor the swap carries depends
+# is the face-swap operator paper's finding (its FaceFusion target score falls far below a genuine
+# photograph's and stays an order of magnitude above the non-member baseline). How much of the donor the swap carries depends
 # on the encoder: 78% of the swaps are closer to the donor than to their target under dlib, 19%
 # under SFace.
 
@@ -168,8 +169,8 @@ for e, m in mean_scores.iterrows():
 
 # %% [markdown]
 # The adversary's operating points, per encoder, gallery and aggregate (rates in percent), then the
-# paper's Table I (its recognizers buffalo_l, an ArcFace model, and Facenet512; 947 swaps of
-# VGGFace2 per tool):
+# paper's Table I, FaceFusion row (its recognizers buffalo_l, an ArcFace model, and Facenet512;
+# swaps of VGGFace2):
 
 # %%
 rows = {}
