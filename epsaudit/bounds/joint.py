@@ -113,7 +113,8 @@ _MIN_ALPHA = 1e-300
 _NEG = -1e290  # stands for log 0 in the binomial terms (so that 0 * log 0 = 0)
 _GRID_POINTS = np.linspace(-1.0, 1.0, _GRID)
 _STENCIL = np.linspace(-1.0, 1.0, 9)
-_LOOK_POINTS = np.linspace(-1.0, 1.0, 33)
+_LOOK_POINTS = np.linspace(-1.0, 1.0, 129)
+_NEAR = np.concatenate([-np.geomspace(1e-4, 0.1, 12), np.geomspace(1e-4, 0.1, 12)])
 _NEWTON = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0, 0.0])  # stencil, step in theta, corner
 _LOG_HALF = -0.6931471805599453
 
@@ -539,7 +540,8 @@ class _Boundary:
                 break
         return s_best, v_best, h
 
-    def sup_upper(self, theta: float, hint: float | None = None, rtol: float = _SUP_RTOL) -> float:
+    def sup_upper(self, theta: float, hint: float | None = None, rtol: float = _SUP_RTOL,
+                  max_cells: int = _MAX_CELLS) -> float:
         """A proven upper limit on log of the supremum of the tail along the boundary (within ``rtol``).
 
         Branch and bound: both coordinates fall along the boundary (FPR rises, FNR falls), so on a cell
@@ -557,7 +559,7 @@ class _Boundary:
             open_ = ub > best + slack
             if not open_.any():
                 return best + slack
-            if open_.sum() > _MAX_CELLS:  # a flat top: stop refining and take the (valid) cell limits
+            if open_.sum() > max_cells:  # a flat top: stop refining and take the (valid) cell limits
                 return float(max(best + slack, ub.max()))
             left, right = left[open_], right[open_]
             pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
@@ -606,6 +608,7 @@ def _estimated_root(bnd: "_Boundary", log_alpha: float, theta: float, lo: float,
             pts[-1] = 0.0  # the corner
         vals = bnd.values(np.where(np.arange(pts.size) == 5, theta + h_theta, theta), pts)
         far_l, left, mid, right, far_r, ahead, corner = vals
+        grow = False
         if s == 0.0 and mid >= max(left, right, far_l, far_r):  # a kink at the corner: the maximum
             s_new, value, shift = 0.0, mid, 0.0
         else:
@@ -613,10 +616,11 @@ def _estimated_root(bnd: "_Boundary", log_alpha: float, theta: float, lo: float,
             if curv < 0 and mid >= max(left, right):
                 shift = d * (left - right) / (2 * curv)
                 s_new, value = s + shift, mid - curv * (shift / d) ** 2 / 4  # the parabola's vertex
-            else:  # not bracketed: move to the best point of the stencil
+            else:  # not bracketed: move to the best point of the stencil, and look wider next time
                 k = int(np.argmax(vals[:5]))
                 s_new, value = float(pts[k]), float(vals[k])
                 shift = s_new - s
+                grow = True
             if corner > value and abs(s) <= 2 * d:
                 s_new, value, shift = 0.0, corner, -s
         s_new = min(max(s_new, -1.0), 1.0)
@@ -631,7 +635,7 @@ def _estimated_root(bnd: "_Boundary", log_alpha: float, theta: float, lo: float,
             new = 0.5 * (lo + hi)
         done = abs(new - theta) <= 1e-11 * max(1.0, theta) and abs(shift) <= 1e-4 * d + 1e-9
         theta, s = new, s_new
-        d = min(max(4 * abs(shift), 1e-6), d / 2 if shift == 0.0 else d)
+        d = min(4 * d, 1.0 / (_GRID - 1)) if grow else min(max(4 * abs(shift), 1e-6), d / 2 if shift == 0.0 else d)
         if done or hi - lo <= 1e-12 * max(1.0, lo):
             return theta, s
     return None
@@ -660,11 +664,13 @@ def _certify(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, 
         if found is None:
             break
         theta_est, s_hint = found
-        v = bnd.values(theta_est, _LOOK_POINTS)  # a look along the whole boundary: a higher maximum elsewhere?
+        # a look along the whole boundary and around the maximum found: a higher maximum elsewhere?
+        look = np.concatenate([_LOOK_POINTS, np.clip(s_hint + _NEAR, -1.0, 1.0), [s_hint]])
+        v = bnd.values(theta_est, look)
         j = int(np.argmax(v))
         if v[j] - log_alpha <= 1e-10:
             break
-        theta, top, start = theta_est, theta_est, float(_LOOK_POINTS[j])
+        theta, top, start = theta_est, theta_est, float(look[j])
     if found is not None:
         # the estimate sits within rounding of the supremum, so its root is (to rounding) the exact
         # one: step down by the proven limit's tolerance (the log p-value rises at least |log alpha|
@@ -673,14 +679,48 @@ def _certify(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, 
         candidate = max(0.0, theta_est - step)
         if bnd.sup_upper(candidate, s_hint) <= log_alpha:
             return float(candidate)
-    # rare: the estimate missed the maximum; bisect on the proven limit
-    lo_t, hi_t = 0.0, hi
-    if bnd.sup_upper(0.0, bnd.maximum(0.0)[0]) > log_alpha:
+        if bnd.sup_upper(candidate, s_hint, max_cells=8 * _MAX_CELLS) <= log_alpha:  # a flat top: finer cells
+            return float(candidate)
+    # the estimate missed the maximum, or the proven limit is looser than its step: a root search on
+    # the proven limit itself (regula falsi, Illinois-weighted, with bisection as its guard)
+    def proven(theta: float) -> float:
+        return bnd.sup_upper(theta, bnd.maximum(theta)[0], max_cells=4 * _MAX_CELLS) - log_alpha
+
+    hi_t, g_hi = hi * (1 + 1e-12) + 1e-12, None
+    lo_t = 0.0
+    if found is not None:
+        hi_t, g_hi = candidate, proven(candidate)
+        if g_hi <= 0:
+            return float(candidate)
+        lo_t = max(0.0, candidate - 0.05)
+    g_lo = proven(lo_t)
+    if g_lo > 0 and lo_t > 0:
+        hi_t, g_hi, lo_t = lo_t, g_lo, 0.0
+        g_lo = proven(0.0)
+    if g_lo > 0:
         return 0.0
-    while hi_t - lo_t > 1e-8 * max(1.0, lo_t):
-        mid = 0.5 * (lo_t + hi_t)
-        ok = bnd.sup_upper(mid, bnd.maximum(mid)[0]) <= log_alpha
-        lo_t, hi_t = (mid, hi_t) if ok else (lo_t, mid)
+    if g_hi is None:
+        g_hi = proven(hi_t)
+        if g_hi <= 0:
+            return float(hi_t)
+    side = 0
+    for step_ in range(100):
+        if hi_t - lo_t <= 1e-8 * max(1.0, lo_t):
+            break
+        mid = (lo_t * g_hi - hi_t * g_lo) / (g_hi - g_lo)
+        if step_ % 3 == 2 or not lo_t < mid < hi_t:
+            mid = 0.5 * (lo_t + hi_t)
+        g_mid = proven(mid)
+        if g_mid <= 0:
+            lo_t, g_lo = mid, g_mid
+            if side == -1:
+                g_hi *= 0.5
+            side = -1
+        else:
+            hi_t, g_hi = mid, g_mid
+            if side == 1:
+                g_lo *= 0.5
+            side = 1
     return float(lo_t)
 
 
