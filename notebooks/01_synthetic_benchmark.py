@@ -189,8 +189,8 @@ _ = claim("the median AUC is about 0.5 at every n", (table4["AUC"] - 0.5).abs().
 # noise, as the paper's column shows too.
 
 # %%
-pd.DataFrame({"GaussMech": table4["GaussMech"],
-              "sqrt(2d/(n-1)) * 4.845": np.sqrt(2 * 512 / (table4.index - 1)) * 4.845})
+show(pd.DataFrame({"GaussMech": table4["GaussMech"],
+                   "sqrt(2d/(n-1)) * 4.845": np.sqrt(2 * 512 / (table4.index - 1)) * 4.845}))
 
 # %% tags=["remove-input"]
 gm_ratio = table4["GaussMech"] / (np.sqrt(2 * 512 / (table4.index - 1)) * 4.845)
@@ -198,8 +198,8 @@ _ = claim("GaussMech at the null is within 5% of sqrt(2d/(n-1)) * 4.845", (gm_ra
       worst_ratio=gm_ratio.iloc[(gm_ratio - 1).abs().argmax()])
 
 # %% [markdown]
-# Our count of $+\infty$ conversions stays near 30 of 40 at every $n$, where the paper's falls from
-# 29.3 to 20.8. With continuous out-of-fold scores and no ties, the top score comes from identity A
+# Our count of $+\infty$ conversions stays near 30 of 40 at every $n$, where the paper's falls with
+# $n$ (Table 4 above). With continuous out-of-fold scores and no ties, the top score comes from identity A
 # (an operating point with FPR = 0, TPR > 0) or the bottom one from identity B (TPR = 1, FPR < 1)
 # with probability $1 - 1/4 = 3/4$ at the null, i.e. about 30 of 40 pairs at *any* $n$. The paper's
 # decline with $n$ points to ties among its scores (e.g. probabilities saturating at 0 or 1), which
@@ -210,15 +210,16 @@ _ = claim("the +inf count stays near 30 of 40 at every n", (table4["Div."] - 30)
       counts=table4["Div."].tolist())
 
 # %% [markdown]
-# Our KDE-LR differs from the paper's 1526 / 1210 / 962: an independent reference implementation
-# gives 1100-1400 / 850-1200 / 650-950, and the value is dominated by grid and tail details that the
+# Our KDE-LR differs from the paper's (Table 4 above): an independent reference implementation
+# gives 1100-1400 / 850-1200 / 650-950 at $n$ = 30 / 100 / 300, and the value is dominated by grid and tail details that the
 # paper does not pin down (the test suite checks the reference band and agreement with scipy's
-# `gaussian_kde` to $10^{-4}$). MMD-TV at the null is a sample value of a quantity that is 0: a few
-# thousandths, here as in the paper.
+# `gaussian_kde` to $10^{-4}$). MMD-TV at the null is a sample value of a quantity that is 0: about
+# 0.015 at $n = 30$, falling towards 0 as $n$ grows, here as in the paper.
 
 # %% tags=["remove-input"]
-_ = claim("MMD-TV at the null is a few thousandths (below 0.01)", (table4["MMD-TV"] < 0.01).all(),
-      largest=table4["MMD-TV"].max())
+_ = claim("MMD-TV at the null is about 0.015 at n = 30 and falls with n",
+      abs(table4["MMD-TV"].iloc[0] - 0.015) < 0.005 and table4["MMD-TV"].is_monotonic_decreasing,
+      mmd_tv=table4["MMD-TV"].tolist())
 
 # %% [markdown]
 # ## The paper's Figure 2: each route against the exact epsilon
@@ -251,11 +252,12 @@ auc_reference = pd.DataFrame([optimal_auc(s) for s in fig2_grid if s.rep == 0])
 fig = plotting.synthetic.routes_against_reference(fig2, auc_reference)
 
 # %% [markdown]
-# The diagnostics do not measure the exact epsilon: GaussMech is large at the null and barely moves,
-# KDE-LR is in the hundreds or thousands throughout. MMD-TV grows with the exact epsilon but stays
-# far below it. This is the paper's picture: MMD-TV is a valid population inequality evaluated at a
-# sample value, not an estimate of epsilon. The same numbers as a table, one row per noise and
-# requested epsilon (means over geometries and repetitions):
+# The diagnostics do not measure the exact epsilon: GaussMech is large at the null and grows by less
+# than half as the exact epsilon grows from 0 to its largest value; KDE-LR is in the hundreds or
+# thousands throughout. MMD-TV stays far below the exact epsilon (under a tenth of it at the largest
+# setting). This is the paper's picture: MMD-TV is a valid population inequality evaluated at a sample
+# value, not an estimate of epsilon. The same numbers as a table, one row per noise and requested
+# epsilon (means over geometries and repetitions):
 
 # %%
 fig2_values = fig2[(fig2["route"] != "kde_lr") | np.isclose(fig2["alpha"], 0.01)].assign(
@@ -276,18 +278,23 @@ top = table2.xs(max(positive), level="epsilon")
 _ = claim("MMD-TV stays far below the exact epsilon (under a tenth of it) at the largest setting",
       top.loc["laplace", "mmd_tv"] < 0.1 * top.loc["laplace", "exact"],
       mmd_tv=top.loc["laplace", "mmd_tv"], exact=top.loc["laplace", "exact"])
+null_row = table2.xs(0.0, level="epsilon")
+_ = claim("GaussMech grows by less than half from the null to the largest setting",
+      (top["gaussmech"] < 1.5 * null_row["gaussmech"]).all(),
+      ratio=(top["gaussmech"] / null_row["gaussmech"]).max())
 _ = claim("KDE-LR is above 100 nats in every row", (table2["kde_lr"] > 100).all(),
       smallest=table2["kde_lr"].min())
 
 # %% [markdown]
 # For product Laplace noise in $d = 512$ even the optimal test reaches only a modest AUC at the
-# largest setting, because the privacy loss is spread over 512 bounded terms; the learned test's
-# out-of-fold AUC stays below the optimum for both noises.
+# largest setting, because the privacy loss is spread over 512 bounded terms; away from the null the
+# learned test's out-of-fold AUC stays below the optimum for both noises.
 
 # %% tags=["remove-input"]
-_ = claim("the out-of-fold AUC stays below the optimal AUC (up to 0.02) in every row",
-      (table2["AUC"] <= table2["optimal AUC"] + 0.02).all(),
-      largest_excess=(table2["AUC"] - table2["optimal AUC"]).max())
+above_null = table2[table2.index.get_level_values("epsilon") > 0]
+_ = claim("the out-of-fold AUC stays below the optimal AUC (up to 0.02) at every positive epsilon",
+      (above_null["AUC"] <= above_null["optimal AUC"] + 0.02).all(),
+      largest_excess=(above_null["AUC"] - above_null["optimal AUC"]).max())
 _ = claim("for Laplace noise the optimal AUC at the largest setting is below that for Gaussian noise",
       top.loc["laplace", "optimal AUC"] < top.loc["gaussian", "optimal AUC"],
       laplace=top.loc["laplace", "optimal AUC"], gaussian=top.loc["gaussian", "optimal AUC"])
@@ -377,10 +384,12 @@ fig3 = certification_summary(fig3_certs)
 fig = plotting.synthetic.certification_curves(fig3)
 
 # %% [markdown]
-# The exact test certifies far more pairs than the learned logistic test, larger tests certify more
-# often, and no median certificate exceeds the cap of its test size (the paper's curves have the
-# same ceiling). The joint certificate's median is never below the paper's bound on the same counts.
-# The fraction of pairs certified above 0, per noise, test, bound and size:
+# The exact test certifies at least as often as the learned logistic test everywhere, and far more
+# often under product Laplace noise, where logistic regression certifies nothing below the largest
+# requested $\varepsilon$. Larger tests certify more often, and no median certificate exceeds the
+# cap of its test size (the paper's curves have the same ceiling). The joint certificate's median is
+# never below the paper's bound on the same counts. The fraction of pairs certified above 0, per
+# noise, test, bound and size:
 
 # %%
 table3 = fig3.pivot_table(index=["mechanism", "test", "bound", "n"], columns="epsilon",
@@ -396,6 +405,10 @@ wide = fig3.pivot_table(index=["mechanism", "bound", "epsilon", "n"], columns="t
 _ = claim("the exact test certifies at least as often as the logistic test in every setting",
       (wide["exact"] >= wide["logistic"]).all(),
       worst_gap=(wide["exact"] - wide["logistic"]).min())
+lap_logistic = fig3[(fig3["mechanism"] == "laplace") & (fig3["test"] == "logistic")]
+below_top = lap_logistic[lap_logistic["epsilon"] < max(P["epsilons"])]
+_ = claim("under Laplace noise the logistic test certifies nothing below the largest epsilon",
+      (below_top["fraction_positive"] == 0).all(), largest=below_top["fraction_positive"].max())
 _ = claim("no median certificate exceeds the cap of its test size",
       (fig3["median_certified"] <= fig3["cap"] + 1e-9).all(),
       largest_excess=(fig3["median_certified"] - fig3["cap"]).max())
@@ -438,31 +451,34 @@ show(side6, caption="Table 6: fraction of the anisotropic-Gaussian pairs certifi
                     "requested global ε; ours with each bound, and the paper's")
 
 # %% [markdown]
-# The exact test certifies most pairs once the requested $\varepsilon$ is large, with either bound;
-# the learned logistic test certifies almost none at any setting (the paper: 0.00-0.02), and
-# shrinkage LDA recovers much of the gap at the largest $\varepsilon$. A learned test is only as good
-# as its scorer; a certificate from a weak scorer is valid but says little.
+# The exact test certifies most pairs once the requested $\varepsilon$ is large, with either bound.
+# The learned logistic test certifies nothing at $n = 30$ and $100$, as in the paper's rows, and
+# starts to certify only at the largest $\varepsilon$ with $n = 300$ (a row the paper does not
+# have). At $\varepsilon = 8$ and $n = 300$ shrinkage LDA recovers more than half of the gap between
+# the logistic and the exact test. A learned test is only as good as its scorer; a certificate from a
+# weak scorer is valid but says little.
 
 # %% tags=["remove-input"]
 big = max(P["sizes"])
 at_big = table6.xs(big, level="n").xs("joint", level="bound")
 _ = claim("at the largest n and epsilon the exact test certifies over half the pairs",
       at_big.loc["exact", max(P["epsilons"])] > 0.5, exact=at_big.loc["exact", max(P["epsilons"])])
-_ = claim("the logistic test certifies at most 10% of the pairs at every setting",
-      (table6.xs("logistic", level="test").to_numpy() <= 0.1).all(),
-      largest=table6.xs("logistic", level="test").to_numpy().max())
-_ = claim("at the largest n and epsilon shrinkage LDA certifies more than logistic regression",
-      at_big.loc["shrinkage_lda", max(P["epsilons"])] > at_big.loc["logistic", max(P["epsilons"])],
-      lda=at_big.loc["shrinkage_lda", max(P["epsilons"])],
-      logistic=at_big.loc["logistic", max(P["epsilons"])])
+small_n = table6.xs("logistic", level="test").query("n <= 100")
+_ = claim("the logistic test certifies nothing at n = 30 and 100", (small_n.to_numpy() == 0).all(),
+      largest=small_n.to_numpy().max())
+eps8 = max(e for e in P["epsilons"] if e <= 8)
+closed = ((at_big.loc["shrinkage_lda", eps8] - at_big.loc["logistic", eps8])
+          / (at_big.loc["exact", eps8] - at_big.loc["logistic", eps8]))
+_ = claim("at epsilon = 8 and the largest n shrinkage LDA closes more than half of the gap",
+      closed > 0.5, share_closed=closed)
 
 # %% [markdown]
 # **Why our numbers differ from the paper's.** The paper's covariance and prototype sets are not
 # published; ours are documented in `epsaudit.mechanisms`. Split by geometry (joint certificate, the
 # largest test size), the face-like set is certified less often than the dispersed one: it spreads
 # pairwise distances widely (largest to median distance about 4.5), so most of its pairs are far
-# weaker than the worst pair that fixes the noise; the paper's average of 0.88 implies a less spread
-# second set.
+# weaker than the worst pair that fixes the noise; the paper's higher fractions for the exact test
+# imply a less spread second set.
 
 # %%
 joint6 = t6[(t6["bound"] == "joint") & (t6["n"] == big)]
@@ -565,7 +581,7 @@ show(validity.to_frame("count"))
 
 # %% [markdown]
 # No family holds more certificates above the truth than a 95% guarantee allows; the paper reports
-# none of 324 DP-Sniper bounds above the truth.
+# none of its DP-Sniper bounds (its Table 5) above the truth.
 
 # %% tags=["remove-input"]
 _ = claim("families with a certificate above the truth stay within the binomial tolerance",
