@@ -559,8 +559,11 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
                          f"whatever its size; epsilon {epsilon:g} is out of reach")
 
     def reaches(n: int) -> bool:
-        # The joint bound is at least the split one: where the split bound reaches, so does the joint.
-        for b in dict.fromkeys(("clopper-pearson", bound)):
+        # The joint bound is at least the split one at delta = 0, and (checked) while delta * n is small
+        # against |log(alpha / 2)| (the joint module's notes): there, where the split bound reaches, so
+        # does the joint one. Elsewhere the joint bound itself decides.
+        shortcut = bound == "clopper-pearson" or delta * n <= 0.1 * abs(np.log(alpha / 2))
+        for b in dict.fromkeys(("clopper-pearson", bound) if shortcut else (bound,)):
             value = planned_epsilon(n, alpha, delta, tpr, fpr, bound=b)
             if (value > 0 if epsilon == 0 else value >= epsilon):
                 return True
