@@ -54,8 +54,7 @@ import numpy as np
 import pandas as pd
 
 from .audits import audit_pairs, reserved_test_pairs
-from .audits.tradeoff import tradeoff_certificate_pairs
-from .audits.tradeoff_result import TradeoffCertificate, curves_frame, summary_frame
+from .audits.tradeoff import TradeoffCertificate, curves_frame, summary_frame, tradeoff_certificate_pairs
 from .audits.worst_pair import WorstPairCertificate, certify_top_pairs, ranked_pairs, select_pairs
 from .bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from .data import EmbeddingTable
@@ -173,7 +172,7 @@ class ConditionAudit:
         Returns
         -------
         pandas.DataFrame
-            :func:`epsaudit.audits.tradeoff_result.summary_frame`: the pair, its test sizes, the
+            :func:`epsaudit.audits.tradeoff.summary_frame`: the pair, its test sizes, the
             certified points, ``mu_lower``, ``best_epsilon``, ``single_threshold_epsilon`` (the
             reserved-test certificate of the pair), ``correction_cost``, ``gain`` (best point minus
             reserved test), ``delta``, ``confidence``, ``alpha_per_bound``, ``not_computed``.
@@ -186,7 +185,7 @@ class ConditionAudit:
         Returns
         -------
         pandas.DataFrame
-            :func:`epsaudit.audits.tradeoff_result.curves_frame`: one row per pair and threshold,
+            :func:`epsaudit.audits.tradeoff.curves_frame`: one row per pair and threshold,
             ``identity_a``, ``identity_b``, ``method``, ``threshold``, ``fp``, ``fn``, ``n_a``,
             ``n_b``, ``fpr_hat``, ``fnr_hat``, ``fpr_upper``, ``fnr_upper`` and each point's own
             ``epsilon`` (at the audit's delta) and ``mu`` bounds. A pair's true trade-off curve lies
@@ -277,7 +276,6 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
     return out
 
 
-# Over 80 lines only through its docstring (settings, draw ids and errors documented, examples); the body is short.
 def audit_condition(
     table: EmbeddingTable | Mapping[Hashable, np.ndarray],
     settings: AuditSettings | None = None,

@@ -41,8 +41,7 @@ from ..results import EpsilonResult, RouteStatistics
 from ..validation import as_dev_test, as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .mmd_tv import cross_squared_distances
 from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
-from .tradeoff_curve import DEFAULT_DELTAS
-from .tradeoff_result import curve_columns
+from .tradeoff import DEFAULT_DELTAS, curve_columns
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd

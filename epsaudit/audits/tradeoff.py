@@ -57,30 +57,792 @@ Joint regions. The band needs upper limits of both rates at every threshold, so 
 one-sided bounds; its best *point* does not: ``joint_best_epsilon`` spends the same per-threshold
 level on one exact joint test per threshold (:func:`epsaudit.bounds.joint_epsilon`) and is at least
 ``best_epsilon`` at every outcome (the split point bound is the joint test's ordering statistic).
+
+Layout: the band (pure functions over scores and rates, vectorised over leading axes so that one call
+computes many simulated bands; the DKW band with Massart's constant: Massart 1990, Ann. Probab.
+18(3)), the result :class:`TradeoffCertificate` with its tables (:func:`curves_frame`,
+:func:`summary_frame`), then the certificates of one pair and of many.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Sequence
 
 import numpy as np
 from scipy.stats import rankdata
 from sklearn.metrics import roc_auc_score
 
-from ..bounds import bonferroni_alpha, certified_epsilon, tradeoff_epsilon
+from ..bounds import (bonferroni_alpha, certified_epsilon, clopper_pearson_upper, dkw_margin, joint_epsilon,
+                      tradeoff_delta, tradeoff_epsilon, tradeoff_mu)
+from ..results import EpsilonResult, RouteStatistics
 from ..scorers import check_classifier, classifier_name
 from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
 from .roc_reserved import choose_threshold, fixed_score
-from .runner import PairFailure, family_size, map_certificates, pair_parts, split_test_sizes
-from .tradeoff_curve import (DEFAULT_DELTAS, DEFAULT_THRESHOLDS, METHODS, _check_count, development_thresholds,
-                             epsilon_curve, mu_lower_bound, tradeoff_band)
-from .tradeoff_result import ROUTE, TradeoffCertificate, TradeoffStatistics, curves_frame
+from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
 
-__all__ = ["DEFAULT_DELTAS", "DEFAULT_THRESHOLDS", "METHODS", "ROUTE", "TradeoffCertificate", "TradeoffStatistics",
-           "correction_label", "curves_frame", "development_thresholds", "epsilon_curve", "mu_lower_bound",
-           "tradeoff_band", "tradeoff_certificate", "tradeoff_certificate_pairs"]
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    import pandas as pd
+
+__all__ = ["DEFAULT_DELTAS", "DEFAULT_THRESHOLDS", "DEVELOPMENT_FIELDS", "METHODS", "ROUTE", "SUMMARY_FRAME_COLUMNS",
+           "TradeoffCertificate", "TradeoffStatistics", "correction_label", "curve_columns", "curves_frame",
+           "development_thresholds", "epsilon_curve", "mu_lower_bound", "summary_frame", "tradeoff_band",
+           "tradeoff_certificate", "tradeoff_certificate_pairs"]
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
+
+ROUTE = "tradeoff_reserved"
+METHODS: tuple[str, ...] = ("bonferroni", "dkw")
+#: Thresholds of the default Bonferroni band (the single-threshold choice plus 3 quantiles).
+DEFAULT_THRESHOLDS = 4
+#: Deltas at which the epsilon curve is reported by default.
+DEFAULT_DELTAS: tuple[float, ...] = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
+#: Development statistics a certificate records in ``details`` (and its result in ``statistics``).
+DEVELOPMENT_FIELDS: tuple[str, ...] = ("test_auc", "n_dev_a", "n_dev_b", "convergence_warnings")
+
+
+# ---------------------------------------------------------------------------------------------
+# The band: thresholds fixed on development scores, simultaneous limits, what they certify
+# ---------------------------------------------------------------------------------------------
+
+
+def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAULT_THRESHOLDS, *,
+                           alpha: float = 0.025, delta: float = 1e-5) -> np.ndarray:
+    """The Bonferroni band's thresholds, chosen on development scores only.
+
+    The threshold of the single-threshold reserved test (:func:`choose_threshold` at level
+    ``alpha`` and ``delta``: the best epsilon bound on the development counts) plus
+    ``k - 1`` thresholds (``k = n_thresholds``) at the pooled development-score quantiles ``j / k``,
+    ``j = 1 .. k - 1``, each snapped to the nearest midpoint between consecutive distinct
+    development scores. Duplicates are dropped, so fewer than ``n_thresholds`` may come back
+    (e.g. for scores with three distinct values); the multiplicity correction then uses the
+    number returned, which depends on development data only.
+
+    Parameters
+    ----------
+    dev_scores_a, dev_scores_b : array_like, shapes (n_A,), (n_B,)
+        Development scores, higher meaning "more A".
+    n_thresholds : int, >= 1
+    alpha : float in (0, 1)
+        Level of the single-threshold reserved test whose threshold is included (its
+        ``(1 - confidence) / (2 m)``).
+    delta : float in [0, 1)
+
+    Returns
+    -------
+    numpy.ndarray, shape (k,), k <= n_thresholds
+        Sorted thresholds (rule: "identity A" when score > t).
+
+    Raises
+    ------
+    ValueError
+        If ``n_thresholds < 1``, the scores are not 1-D arrays with >= 1 entry each or hold NaN
+        (``+inf``/``-inf`` are allowed, as for the reserved test), or ``alpha``/``delta`` are out
+        of range.
+
+    Examples
+    --------
+    >>> development_thresholds([2.0, 3.0, 4.0], [0.0, 1.0, 0.5], n_thresholds=3)
+    array([0.75, 1.5 , 2.5 ])
+    """
+    k = _check_count(n_thresholds, "n_thresholds")
+    sa = _check_scores(dev_scores_a, "dev_scores_a")
+    sb = _check_scores(dev_scores_b, "dev_scores_b")
+    check_probability(alpha, "alpha")
+    check_probability(delta, "delta", open_interval=False)
+    chosen = [choose_threshold(sa, sb, alpha, delta)]
+    values = np.unique(np.concatenate([sa, sb]))
+    if len(values) > 1 and k > 1:
+        lower, upper = values[:-1], values[1:]
+        with np.errstate(invalid="ignore"):
+            candidates = (lower + upper) / 2.0
+        big = np.finfo(np.float64).max  # as choose_threshold: a threshold next to an infinite score
+        candidates = np.where(upper == np.inf, big, np.where(lower == -np.inf, -big, candidates))
+        pooled = np.sort(np.concatenate([sa, sb]))
+        below = np.searchsorted(pooled, candidates, side="right") / len(pooled)  # pooled fraction <= t
+        for q in np.arange(1, k) / k:
+            chosen.append(float(candidates[np.argmin(np.abs(below - q))]))
+    return np.unique(np.asarray(chosen, dtype=np.float64))
+
+
+def tradeoff_band(test_scores_a, test_scores_b, *, alpha: float, method: str = "bonferroni",
+                  thresholds=None) -> dict[str, np.ndarray]:
+    """Simultaneous upper confidence limits on FPR and FNR at a family of thresholds.
+
+    Vectorised over leading axes, so one call computes many simulated bands.
+
+    Parameters
+    ----------
+    test_scores_a, test_scores_b : array_like, shapes (..., n_A), (..., n_B)
+        Scores of the test rows of each identity (same leading shape); ``+inf``/``-inf`` allowed.
+    alpha : float in (0, 1), or array_like of the leading shape (one level per band)
+        ``"bonferroni"``: level of *each* one-sided Clopper-Pearson bound (the caller divides by
+        ``2 k m``). ``"dkw"``: failure probability of *each* identity's two-sided band.
+    method : {"bonferroni", "dkw"}
+    thresholds : array_like, shape (k,) or (..., k)
+        Thresholds fixed before the test rows were seen (no NaN). Required for ``"bonferroni"``;
+        for ``"dkw"`` they are added to the thresholds at every distinct test score.
+
+    Returns
+    -------
+    dict of numpy.ndarray, each of shape (..., K)
+        ``thresholds``; ``fp`` (B rows scored > t) and ``fn`` (A rows scored <= t) as counts;
+        ``fpr_upper`` and ``fnr_upper``; ``valid`` (False for positions inside a run of tied
+        test scores, which are not thresholds of any test: their limits are set to 1). For
+        ``"dkw"``, ``K = n_A + n_B + 1 + k``: ``-inf`` (every finite score is "A"), then every
+        pooled test score in increasing order, then the given thresholds.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``method``, missing thresholds for ``"bonferroni"``, NaN scores or thresholds,
+        mismatched leading shapes, or ``alpha`` out of range.
+
+    Examples
+    --------
+    >>> band = tradeoff_band([3.0, 4.0, 5.0], [0.0, 1.0, 2.0], alpha=0.025, thresholds=[2.5])
+    >>> band["fp"].tolist(), band["fn"].tolist(), round(float(band["fpr_upper"][0]), 4)
+    ([0], [0], 0.7076)
+    """
+    sa, sb, alpha = _band_inputs(test_scores_a, test_scores_b, alpha, method)
+    na, nb = sa.shape[-1], sb.shape[-1]
+    lead = sa.shape[:-1]
+    parts = []
+    if method == "dkw":
+        parts.append(_pooled_counts(sa, sb))
+    if thresholds is not None:
+        thr = np.asarray(thresholds, dtype=np.float64)
+        if thr.ndim < 1 or thr.shape[-1] < 1 or np.any(np.isnan(thr)):
+            raise ValueError("thresholds must be a non-empty array of numbers without NaN")
+        thr = np.broadcast_to(thr, lead + thr.shape[-1:])
+        fn = np.sum(sa[..., :, None] <= thr[..., None, :], axis=-2)
+        fp = np.sum(sb[..., :, None] > thr[..., None, :], axis=-2)
+        parts.append((thr, fp, fn, np.ones(thr.shape, dtype=bool)))
+    elif method == "bonferroni":
+        raise ValueError("the Bonferroni band needs thresholds fixed on development data")
+    thr, fp, fn, valid = (np.concatenate(arrays, axis=-1) for arrays in zip(*parts))
+    fp = np.where(valid, fp, nb)
+    fn = np.where(valid, fn, na)
+    if method == "bonferroni":
+        fpr_upper = clopper_pearson_upper(fp, nb, alpha)
+        fnr_upper = clopper_pearson_upper(fn, na, alpha)
+    else:
+        fpr_upper = np.minimum(fp / nb + dkw_margin(nb, alpha), 1.0)
+        fnr_upper = np.minimum(fn / na + dkw_margin(na, alpha), 1.0)
+    fpr_upper = np.where(valid, fpr_upper, 1.0)
+    fnr_upper = np.where(valid, fnr_upper, 1.0)
+    return {"thresholds": thr, "fp": fp.astype(np.int64), "fn": fn.astype(np.int64),
+            "fpr_upper": np.asarray(fpr_upper, dtype=np.float64), "fnr_upper": np.asarray(fnr_upper, dtype=np.float64),
+            "valid": valid}
+
+
+def _band_inputs(test_scores_a, test_scores_b, alpha, method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The checked inputs of :func:`tradeoff_band`: scores as float arrays, ``alpha`` broadcast per band."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    alpha = np.asarray(alpha, dtype=np.float64)
+    if np.any(~((alpha > 0) & (alpha < 1))):
+        raise ValueError(f"alpha must be in (0, 1), got {alpha}")
+    sa = np.asarray(test_scores_a, dtype=np.float64)
+    sb = np.asarray(test_scores_b, dtype=np.float64)
+    if sa.ndim < 1 or sb.ndim < 1 or sa.shape[-1] < 1 or sb.shape[-1] < 1:
+        raise ValueError("test scores must have shape (..., n) with n >= 1 per identity")
+    if sa.shape[:-1] != sb.shape[:-1]:
+        raise ValueError(f"test scores of A and B have different leading shapes: {sa.shape[:-1]} vs {sb.shape[:-1]}")
+    if np.any(np.isnan(sa)) or np.any(np.isnan(sb)):
+        raise ValueError("test scores must not be NaN")
+    lead = sa.shape[:-1]
+    if alpha.ndim:
+        try:
+            alpha = np.broadcast_to(alpha, lead)[..., None]
+        except ValueError:
+            raise ValueError(f"alpha must be a number or an array of the leading shape {lead}, got shape "
+                             f"{alpha.shape}") from None
+    return sa, sb, alpha
+
+
+def _pooled_counts(sa: np.ndarray, sb: np.ndarray):
+    """Counts at ``t = -inf`` and at every pooled test score (rule: A when score > t), vectorised."""
+    na, nb = sa.shape[-1], sb.shape[-1]
+    lead = sa.shape[:-1]
+    pooled = np.concatenate([sa, sb], axis=-1)
+    is_a = np.concatenate([np.ones(lead + (na,), dtype=bool), np.zeros(lead + (nb,), dtype=bool)], axis=-1)
+    order = np.argsort(pooled, axis=-1, kind="stable")
+    values = np.take_along_axis(pooled, order, axis=-1)
+    labels = np.take_along_axis(is_a, order, axis=-1)
+    fn = np.cumsum(labels, axis=-1)  # A scores <= value
+    fp = nb - np.cumsum(~labels, axis=-1)  # B scores > value
+    last = np.ones(values.shape, dtype=bool)
+    last[..., :-1] = values[..., 1:] != values[..., :-1]  # only the end of a run of ties is a threshold
+    start = np.full(lead + (1,), -np.inf)
+    fn0 = np.sum(sa == -np.inf, axis=-1, keepdims=True)  # rows scored -inf are never "A"
+    fp0 = np.sum(sb > -np.inf, axis=-1, keepdims=True)
+    return (np.concatenate([start, values], axis=-1), np.concatenate([fp0, fp], axis=-1),
+            np.concatenate([fn0, fn], axis=-1), np.concatenate([np.ones(lead + (1,), dtype=bool), last], axis=-1))
+
+
+def epsilon_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
+    """Certified lower bound on epsilon at each delta: the best point of a band.
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, shape (..., K)
+        Simultaneous upper limits (e.g. from :func:`tradeoff_band`).
+    deltas : array_like, shape (J,), values in [0, 1)
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., J)
+        ``max`` over the ``K`` points of :func:`epsaudit.bounds.tradeoff_epsilon`; >= 0,
+        non-increasing in delta.
+
+    Raises
+    ------
+    ValueError
+        From :func:`epsaudit.bounds.tradeoff_epsilon`.
+
+    Examples
+    --------
+    >>> epsilon_curve([0.1, 0.5], [0.2, 0.01], [0.0, 0.1]).round(4)
+    array([3.912 , 3.6889])
+    """
+    fpr = np.asarray(fpr_upper, dtype=np.float64)[..., :, None]
+    fnr = np.asarray(fnr_upper, dtype=np.float64)[..., :, None]
+    d = np.atleast_1d(np.asarray(deltas, dtype=np.float64))
+    return np.max(tradeoff_epsilon(fpr, fnr, d), axis=-2)
+
+
+def mu_lower_bound(fpr_upper, fnr_upper) -> np.ndarray:
+    """Certified lower bound on the Gaussian-DP parameter mu: the best point of a band.
+
+    Parameters
+    ----------
+    fpr_upper, fnr_upper : array_like, shape (..., K)
+
+    Returns
+    -------
+    numpy.ndarray or float, shape (...)
+        ``max`` over the points of :func:`epsaudit.bounds.tradeoff_mu` (>= 0).
+
+    Examples
+    --------
+    >>> round(float(mu_lower_bound([0.05, 0.5], [0.25, 0.2])), 4)
+    2.3193
+    """
+    out = np.max(tradeoff_mu(fpr_upper, fnr_upper), axis=-1)
+    return out[()] if np.ndim(out) == 0 else out
+
+
+def _lower_hull(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Lower convex hull of points (monotone chain), as sorted vertex arrays."""
+    order = np.lexsort((y, x))
+    hull: list[tuple[float, float]] = []
+    for px, py in zip(x[order], y[order]):
+        if hull and hull[-1][0] == px:
+            continue  # same x: the first (lowest) point is kept
+        while len(hull) >= 2:
+            (ax, ay), (bx, by) = hull[-2], hull[-1]
+            if (bx - ax) * (py - ay) - (by - ay) * (px - ax) <= 0:  # not a left turn: drop b
+                hull.pop()
+            else:
+                break
+        hull.append((float(px), float(py)))
+    hx, hy = np.array(hull).T
+    return hx, hy
+
+
+def _check_count(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer, float)) or int(value) != value or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _check_scores(scores, name: str) -> np.ndarray:
+    arr = np.asarray(scores, dtype=np.float64)
+    if arr.ndim != 1 or arr.size < 1 or np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must be a non-empty 1-D array of scores without NaN; got shape {arr.shape}")
+    return arr
+
+
+# ---------------------------------------------------------------------------------------------
+# Result type
+# ---------------------------------------------------------------------------------------------
+
+
+def curve_columns(deltas: Sequence[float], epsilons: Sequence[float]) -> dict[str, float]:
+    """An epsilon curve as table columns ``epsilon_at_delta_<delta>`` (``<delta>`` written with ``%g``).
+
+    Parameters
+    ----------
+    deltas, epsilons : sequence of float, same length
+
+    Returns
+    -------
+    dict
+
+    Examples
+    --------
+    >>> curve_columns([0.0, 1e-5], [2.0, 1.5])
+    {'epsilon_at_delta_0': 2.0, 'epsilon_at_delta_1e-05': 1.5}
+    """
+    return {f"epsilon_at_delta_{d:g}": float(e) for d, e in zip(deltas, epsilons)}
+
+
+@dataclass(frozen=True)
+class TradeoffStatistics(RouteStatistics):
+    """What one trade-off certificate's headline epsilon comes with (columns of a results table).
+
+    Attributes
+    ----------
+    mu_lower : float
+        Certified lower bound on the Gaussian-DP parameter mu.
+    best_threshold, fpr_upper, fnr_upper : float
+        The point that attains the headline epsilon: its threshold and upper limits.
+    n_points : int
+        Certified points of the band.
+    single_threshold, single_threshold_epsilon, same_threshold_epsilon, correction_cost : float
+        The single-threshold reserved test on the same scores: its threshold and certificate, this
+        band's bound at that threshold, and the difference.
+    deltas, epsilon_at_delta : tuple of float
+        The certified epsilon curve; :meth:`record` writes it as ``epsilon_at_delta_<delta>``.
+    test_auc, n_dev_a, n_dev_b, convergence_warnings : float or int, optional
+        Development statistics (:data:`DEVELOPMENT_FIELDS`); left out of the record when None.
+
+    Examples
+    --------
+    >>> s = TradeoffStatistics(mu_lower=1.5, best_threshold=0.5, fpr_upper=0.1, fnr_upper=0.1, n_points=4,
+    ...                        single_threshold=0.5, single_threshold_epsilon=2.0, same_threshold_epsilon=1.9,
+    ...                        correction_cost=0.1, deltas=(0.0, 1e-5), epsilon_at_delta=(2.0, 1.9))
+    >>> list(s.record())[-3:]
+    ['correction_cost', 'epsilon_at_delta_0', 'epsilon_at_delta_1e-05']
+    """
+
+    mu_lower: float
+    best_threshold: float
+    fpr_upper: float
+    fnr_upper: float
+    n_points: int
+    single_threshold: float
+    single_threshold_epsilon: float
+    same_threshold_epsilon: float
+    correction_cost: float
+    deltas: tuple[float, ...] = ()
+    epsilon_at_delta: tuple[float, ...] = ()
+    test_auc: float | None = None
+    n_dev_a: int | None = None
+    n_dev_b: int | None = None
+    convergence_warnings: int | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The statistics as columns: the point and comparison, the curve, then the development statistics.
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> TradeoffStatistics(1.0, 0.5, 0.1, 0.2, 3, 0.5, 1.0, 0.9, 0.1, (0.1,), (0.5,), n_dev_a=7).record()["n_dev_a"]
+        7
+        """
+        out = {k: v for k, v in super().record().items() if k not in ("deltas", "epsilon_at_delta")
+               and k not in DEVELOPMENT_FIELDS}
+        out.update(curve_columns(self.deltas, self.epsilon_at_delta))
+        out.update({k: getattr(self, k) for k in DEVELOPMENT_FIELDS if getattr(self, k) is not None})
+        return out
+
+
+def _frozen(values, dtype) -> np.ndarray:
+    arr = np.array(values, dtype=dtype)
+    arr.setflags(write=False)
+    return arr
+
+
+_ARRAYS = (("thresholds", np.float64), ("fp", np.int64), ("fn", np.int64), ("fpr_upper", np.float64),
+           ("fnr_upper", np.float64), ("deltas", np.float64), ("epsilon_at_delta", np.float64))
+_NUMBERS = ("mu_lower", "delta", "best_epsilon", "best_threshold", "single_threshold", "single_threshold_epsilon",
+            "same_threshold_epsilon", "confidence", "alpha_per_bound")
+
+
+@dataclass(frozen=True, eq=False)
+class TradeoffCertificate:
+    """A certified upper envelope of one pair's trade-off curve and what it implies.
+
+    Attributes
+    ----------
+    pair : tuple or None
+        Identities ``(A, B)``; A is the positive class.
+    n : tuple of int
+        Test sizes ``(n_A, n_B)``.
+    method : {"bonferroni", "dkw"}
+    confidence : float
+        Family-wise confidence of every certificate reported together.
+    alpha_per_bound : float
+        Level of each one-sided Clopper-Pearson bound (Bonferroni) or failure probability of each
+        identity's DKW band.
+    correction : str
+        The multiplicity correction in words.
+    thresholds : numpy.ndarray, shape (K,)
+        Thresholds of the certified points (rule: "identity A" when score > t).
+    fp, fn : numpy.ndarray of int, shape (K,)
+        Test counts: B rows scored > t, A rows scored <= t.
+    fpr_upper, fnr_upper : numpy.ndarray, shape (K,)
+        Simultaneous upper confidence limits of the false-positive and false-negative rates.
+    deltas : numpy.ndarray, shape (J,)
+    epsilon_at_delta : numpy.ndarray, shape (J,)
+        Certified lower bound on epsilon at each delta (natural-log units, >= 0).
+    mu_lower : float
+        Certified lower bound on the Gaussian-DP parameter mu.
+    delta : float
+        The delta of ``best_epsilon``.
+    best_epsilon : float
+        Certified lower bound on epsilon at ``delta`` (the best point).
+    best_threshold : float
+        Threshold of the point that attains ``best_epsilon``.
+    single_threshold : float
+        The threshold the single-threshold reserved test chooses on the same development scores.
+    single_threshold_epsilon : float
+        That reserved-test certificate on the same test rows, at its own level (a comparison
+        number, *not* part of this family).
+    same_threshold_epsilon : float
+        This band's epsilon bound at ``single_threshold``.
+    joint_best_epsilon : float
+        The best point by joint tests instead of the band's split bounds: the largest exact joint
+        certificate (:func:`epsaudit.bounds.joint_epsilon`) over the band's development-fixed
+        thresholds, each at the band's per-threshold level ``(1 - confidence) / (k m)`` (with
+        ``method="dkw"``, whose points are read at test scores, the single development threshold
+        at ``(1 - confidence) / m``). An alternative to ``best_epsilon`` from the same error
+        budget, not a second statement beside it. NaN only when not computed.
+    settings, details : dict
+        Hyperparameters; development statistics (:data:`DEVELOPMENT_FIELDS`: ``test_auc``,
+        ``n_dev_a``, ``n_dev_b``, ``convergence_warnings``; ``error`` when not computed).
+    kind : str
+        Always ``"certificate"``.
+    route : str
+        ``"tradeoff_reserved"``.
+    not_computed : str or None
+        Why the pair could not be certified (many-pairs runs only); then the arrays are empty and
+        the numbers NaN, and the pair still counts in the family.
+
+    Raises
+    ------
+    ValueError
+        If the curve arrays differ in length, a rate lies outside [0, 1], ``kind`` is not
+        ``"certificate"``, ``confidence`` is outside (0, 1) or ``method`` is unknown.
+
+    Examples
+    --------
+    >>> from epsaudit.audits.tradeoff import tradeoff_certificate
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [rng.normal(c, 1.0, size=(200, 3)) for c in (3.0, 0.0, 3.0, 0.0)]
+    >>> cert = tradeoff_certificate(*rows, pair=("A", "B"))
+    >>> cert.n, cert.n_points, list(cert.frame().columns[:4])
+    ((200, 200), 4, ['identity_a', 'identity_b', 'method', 'threshold'])
+    >>> bool(cert.envelope(0.1) <= 1.0), cert.to_result().kind
+    (True, 'certificate')
+    >>> bool(cert.epsilon(0.0) >= cert.epsilon(0.1)), bool(cert.delta_lower(1.0) > 0)
+    (True, True)
+    """
+
+    pair: tuple[Any, Any] | None
+    n: tuple[int, int]
+    method: str
+    confidence: float
+    alpha_per_bound: float
+    correction: str
+    thresholds: np.ndarray
+    fp: np.ndarray
+    fn: np.ndarray
+    fpr_upper: np.ndarray
+    fnr_upper: np.ndarray
+    deltas: np.ndarray
+    epsilon_at_delta: np.ndarray
+    mu_lower: float
+    delta: float
+    best_epsilon: float
+    best_threshold: float
+    single_threshold: float
+    single_threshold_epsilon: float
+    same_threshold_epsilon: float
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    details: Mapping[str, Any] = field(default_factory=dict)
+    kind: str = "certificate"
+    route: str = ROUTE
+    not_computed: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind != "certificate":
+            raise ValueError(f"a TradeoffCertificate is a certificate, got kind {self.kind!r}")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        check_probability(self.confidence, "confidence")
+        check_probability(self.alpha_per_bound, "alpha_per_bound")
+        for name, dtype in _ARRAYS:
+            object.__setattr__(self, name, _frozen(getattr(self, name), dtype))
+        object.__setattr__(self, "n", tuple(int(v) for v in self.n))
+        for name in _NUMBERS:
+            object.__setattr__(self, name, float(getattr(self, name)))
+        k = len(self.thresholds)
+        if not (len(self.fp) == len(self.fn) == len(self.fpr_upper) == len(self.fnr_upper) == k):
+            raise ValueError("thresholds, fp, fn, fpr_upper and fnr_upper must have one entry per certified point")
+        if len(self.deltas) != len(self.epsilon_at_delta):
+            raise ValueError("deltas and epsilon_at_delta must have the same length")
+        if self.not_computed is not None:
+            if not str(self.not_computed).strip():
+                raise ValueError("not_computed must give the reason, got an empty string")
+            return
+        if k < 1:
+            raise ValueError("a computed certificate needs at least one certified point")
+        for name in ("fpr_upper", "fnr_upper"):
+            values = getattr(self, name)
+            if np.any(~((values >= 0) & (values <= 1))):
+                raise ValueError(f"{name} must lie in [0, 1]")
+
+    @classmethod
+    def failed(cls, reason: str, *, pair, n, method, confidence, alpha_per_bound, correction, delta, deltas,
+               settings=None, details=None) -> "TradeoffCertificate":
+        """A certificate that could not be computed for ``pair`` (empty curve, NaN numbers, the reason)."""
+        nan = float("nan")
+        return cls(pair=pair, n=n, method=method, confidence=confidence, alpha_per_bound=alpha_per_bound,
+                   correction=correction, thresholds=[], fp=[], fn=[], fpr_upper=[], fnr_upper=[],
+                   deltas=deltas, epsilon_at_delta=np.full(len(deltas), nan), mu_lower=nan, delta=delta,
+                   best_epsilon=nan, best_threshold=nan, single_threshold=nan, single_threshold_epsilon=nan,
+                   same_threshold_epsilon=nan, settings=dict(settings or {}), details=dict(details or {}),
+                   not_computed=reason)
+
+    # -- derived numbers -------------------------------------------------------------------
+    @cached_property
+    def joint_best_epsilon(self) -> float:
+        """The best point by joint tests (see the class attributes), computed when first asked for.
+
+        Bonferroni: ``max`` over the certified points of :func:`epsaudit.bounds.joint_epsilon` on
+        their test counts at ``2 * alpha_per_bound`` (one joint test in place of two one-sided
+        bounds); DKW: ``single_threshold_epsilon``; NaN when not computed.
+        """
+        if not self.computed:
+            return float("nan")
+        if self.method != "bonferroni":
+            return self.single_threshold_epsilon
+        return float(np.max(joint_epsilon(self.fp, self.n[1], self.fn, self.n[0], 2 * self.alpha_per_bound,
+                                          self.delta)))
+
+    @property
+    def computed(self) -> bool:
+        """True unless the pair could not be certified (see ``not_computed``)."""
+        return self.not_computed is None
+
+    @property
+    def n_points(self) -> int:
+        """Number of certified points ``K``."""
+        return len(self.thresholds)
+
+    @property
+    def correction_cost(self) -> float:
+        """``single_threshold_epsilon - same_threshold_epsilon``: what the band's extra correction
+        costs at the single-threshold test's threshold (>= 0 for Bonferroni)."""
+        return self.single_threshold_epsilon - self.same_threshold_epsilon
+
+    def epsilon(self, delta) -> np.ndarray | float:
+        """Certified lower bound on epsilon at any ``delta`` in [0, 1) (scalar or array)."""
+        self._require_computed()
+        out = epsilon_curve(self.fpr_upper, self.fnr_upper, np.atleast_1d(delta))
+        return float(out[0]) if np.ndim(delta) == 0 else out
+
+    def delta_lower(self, epsilon) -> np.ndarray | float:
+        """Certified lower bound on the privacy profile ``delta(epsilon)`` (scalar or array).
+
+        ``max`` over the points of :func:`epsaudit.bounds.tradeoff_delta`.
+        """
+        self._require_computed()
+        eps = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
+        out = np.max(tradeoff_delta(self.fpr_upper[:, None], self.fnr_upper[:, None], eps[None, :]), axis=0)
+        return float(out[0]) if np.ndim(epsilon) == 0 else out
+
+    def envelope(self, fpr) -> np.ndarray | float:
+        """Certified upper envelope of the trade-off curve ``T(P_B, P_A)`` at false-positive rate ``fpr``.
+
+        The lower convex hull of the certified points and the trivial tests ``(0, 1)``, ``(1, 0)``
+        (mixtures of tests are tests), evaluated by linear interpolation. The true curve lies on
+        or below it with the certificate's confidence.
+
+        Raises
+        ------
+        ValueError
+            If ``fpr`` is outside [0, 1], or the certificate was not computed.
+        """
+        self._require_computed()
+        f = np.asarray(fpr, dtype=np.float64)
+        if np.any(~((f >= 0) & (f <= 1))):
+            raise ValueError("fpr must lie in [0, 1]")
+        hx, hy = _lower_hull(np.r_[0.0, self.fpr_upper, 1.0], np.r_[1.0, self.fnr_upper, 0.0])
+        out = np.interp(f, hx, hy)
+        return out[()] if out.ndim == 0 else out
+
+    def _require_computed(self) -> None:
+        if not self.computed:
+            raise ValueError(f"the certificate of pair {self.pair!r} was not computed: {self.not_computed}")
+
+    # -- tables ----------------------------------------------------------------------------
+    def frame(self) -> "pd.DataFrame":
+        """Tidy table of the certified points, one row per threshold (none if not computed).
+
+        Columns ``identity_a, identity_b, method, threshold, fp, fn, n_a, n_b, fpr_hat, fnr_hat,
+        fpr_upper, fnr_upper, epsilon`` (the point's bound at ``delta``) and ``mu`` (its bound on mu).
+        """
+        import pandas as pd
+
+        a, b = self.pair if self.pair is not None else (None, None)
+        return pd.DataFrame({
+            "identity_a": a, "identity_b": b, "method": self.method,
+            "threshold": self.thresholds, "fp": self.fp, "fn": self.fn,
+            "n_a": self.n[0], "n_b": self.n[1],
+            "fpr_hat": self.fp / self.n[1], "fnr_hat": self.fn / self.n[0],
+            "fpr_upper": self.fpr_upper, "fnr_upper": self.fnr_upper,
+            "epsilon": tradeoff_epsilon(self.fpr_upper, self.fnr_upper, self.delta),
+            "mu": tradeoff_mu(self.fpr_upper, self.fnr_upper),
+        })
+
+    def epsilon_frame(self) -> "pd.DataFrame":
+        """The certified epsilon curve: columns ``identity_a, identity_b, delta, epsilon``."""
+        import pandas as pd
+
+        a, b = self.pair if self.pair is not None else (None, None)
+        return pd.DataFrame({"identity_a": a, "identity_b": b, "delta": self.deltas, "epsilon": self.epsilon_at_delta})
+
+    def to_result(self) -> EpsilonResult:
+        """The best single-point epsilon as an :class:`EpsilonResult` (``kind="certificate"``).
+
+        Its ``statistics`` is a :class:`TradeoffStatistics`: ``mu_lower``, the best point, the
+        comparison with the single-threshold certificate, the epsilon curve (columns
+        ``epsilon_at_delta_<delta>``) and the development statistics of ``details``. A
+        certificate that was not computed becomes a *not computed* result with the reason.
+
+        Returns
+        -------
+        EpsilonResult
+
+        Examples
+        --------
+        >>> cert = TradeoffCertificate.failed("too few rows", pair=("A", "B"), n=(1, 1), method="dkw",
+        ...                                   confidence=0.95, alpha_per_bound=0.025, correction="DKW band",
+        ...                                   delta=1e-5, deltas=[1e-5], details={"error": "ValueError"})
+        >>> r = cert.to_result()
+        >>> r.computed, r.details["error"]
+        (False, 'ValueError')
+        """
+        fields = dict(kind="certificate", route=self.route, n=self.n, pair=self.pair, delta=self.delta,
+                      confidence=self.confidence, alpha_per_bound=self.alpha_per_bound, correction=self.correction,
+                      settings=dict(self.settings))
+        if not self.computed:
+            return not_computed(PairFailure(reason=self.not_computed, error=str(self.details.get("error", "ValueError"))),
+                                **fields)
+        best = int(np.flatnonzero(self.thresholds == self.best_threshold)[0])
+        development = {k: self.details[k] for k in DEVELOPMENT_FIELDS if k in self.details}
+        stats = TradeoffStatistics(
+            mu_lower=self.mu_lower, best_threshold=self.best_threshold,
+            fpr_upper=float(self.fpr_upper[best]), fnr_upper=float(self.fnr_upper[best]), n_points=self.n_points,
+            single_threshold=self.single_threshold, single_threshold_epsilon=self.single_threshold_epsilon,
+            same_threshold_epsilon=self.same_threshold_epsilon, correction_cost=self.correction_cost,
+            deltas=tuple(float(d) for d in self.deltas), epsilon_at_delta=tuple(float(e) for e in self.epsilon_at_delta),
+            **development)
+        extra = {k: v for k, v in self.details.items() if k not in development}
+        return EpsilonResult(value=self.best_epsilon, statistics=stats, details=extra, **fields)
+
+    def __str__(self) -> str:
+        if not self.computed:
+            return f"{self.route}: not computed ({self.not_computed})"
+        return (f"{self.route} ({self.method}): epsilon >= {self.best_epsilon:.4g} at delta = {self.delta:g}, "
+                f"mu >= {self.mu_lower:.4g} ({self.confidence:.0%} family-wise, n = {self.n}, "
+                f"{self.n_points} points, {self.correction})")
+
+
+def curves_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
+    """Concatenate :meth:`TradeoffCertificate.frame` of many certificates (one row per point).
+
+    Raises
+    ------
+    TypeError
+        If an element is not a :class:`TradeoffCertificate`.
+
+    Examples
+    --------
+    >>> curves_frame([]).empty
+    True
+    """
+    import pandas as pd
+
+    frames = []
+    for i, cert in enumerate(certificates):
+        if not isinstance(cert, TradeoffCertificate):
+            raise TypeError(f"element {i} is a {type(cert).__name__}, not a TradeoffCertificate")
+        frames.append(cert.frame())
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+#: Columns of :func:`summary_frame`.
+SUMMARY_FRAME_COLUMNS = ("identity_a", "identity_b", "n_test_a", "n_test_b", "points", "mu_lower", "best_epsilon",
+                         "single_threshold_epsilon", "correction_cost", "gain", "joint_best_epsilon", "joint_gain",
+                         "delta", "confidence", "alpha_per_bound", "not_computed")
+
+
+def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
+    """One row per trade-off certificate: what it certifies beside the single-threshold reserved test.
+
+    Parameters
+    ----------
+    certificates : sequence of TradeoffCertificate
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUMMARY_FRAME_COLUMNS`: the pair and its test sizes, ``points`` (certified
+        points ``K``), ``mu_lower`` (certified Gaussian-DP mu), ``best_epsilon`` (the best
+        single-point epsilon at ``delta``), ``single_threshold_epsilon`` (the reserved-test
+        certificate on the same rows at its own level), ``correction_cost`` (what the band's
+        extra correction costs at the reserved test's threshold, >= 0 for Bonferroni),
+        ``gain = best_epsilon - single_threshold_epsilon`` (negative when the other thresholds do
+        not make up the cost), ``joint_best_epsilon`` (the best point by joint tests at the band's
+        per-threshold level) and ``joint_gain = joint_best_epsilon - single_threshold_epsilon``,
+        ``delta``, ``confidence``, ``alpha_per_bound`` and ``not_computed``
+        (the reason, or None; the numbers are then NaN).
+
+    Raises
+    ------
+    TypeError
+        If an element is not a :class:`TradeoffCertificate`.
+
+    Examples
+    --------
+    >>> from epsaudit.audits.tradeoff import tradeoff_certificate
+    >>> rng = np.random.default_rng(0)
+    >>> rows = [rng.normal(c, 1.0, size=(200, 1)) for c in (3.0, 0.0, 3.0, 0.0)]
+    >>> row = summary_frame([tradeoff_certificate(*rows, score_function=lambda x: x[:, 0])]).iloc[0]
+    >>> int(row["points"]), bool(row["correction_cost"] >= 0), bool(row["gain"] >= -row["correction_cost"])
+    (4, True, True)
+    """
+    import pandas as pd
+
+    rows = []
+    for i, cert in enumerate(certificates):
+        if not isinstance(cert, TradeoffCertificate):
+            raise TypeError(f"element {i} is a {type(cert).__name__}, not a TradeoffCertificate")
+        a, b = cert.pair if cert.pair is not None else (None, None)
+        rows.append({"identity_a": a, "identity_b": b, "n_test_a": cert.n[0], "n_test_b": cert.n[1],
+                     "points": cert.n_points, "mu_lower": cert.mu_lower, "best_epsilon": cert.best_epsilon,
+                     "single_threshold_epsilon": cert.single_threshold_epsilon,
+                     "correction_cost": cert.correction_cost,
+                     "gain": cert.best_epsilon - cert.single_threshold_epsilon,
+                     "joint_best_epsilon": cert.joint_best_epsilon,
+                     "joint_gain": cert.joint_best_epsilon - cert.single_threshold_epsilon, "delta": cert.delta,
+                     "confidence": cert.confidence, "alpha_per_bound": cert.alpha_per_bound,
+                     "not_computed": cert.not_computed})
+    return pd.DataFrame(rows, columns=list(SUMMARY_FRAME_COLUMNS))
+
+
+# ---------------------------------------------------------------------------------------------
+# Certificates
+# ---------------------------------------------------------------------------------------------
 
 
 def correction_label(method: str, n_thresholds: int, n_certificates: int) -> str:
@@ -263,7 +1025,6 @@ def tradeoff_certificate(
                     confidence, delta, deltas, pair, None, check_reuse)
 
 
-# Over 80 lines only through its docstring (every option documented, an example); the body is short.
 def tradeoff_certificate_pairs(
     groups: Mapping[Hashable, np.ndarray],
     pairs: Sequence[tuple[Hashable, Hashable]],
