@@ -36,8 +36,8 @@ from .mmd_certificate import (MMDCertificate, MMDCertificateStatistics, developm
                               mmd_certificate_pairs, mmd_lower_bound, rbf_mmd2_unbiased)
 from .mmd_tv import MMDStatistics, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
 from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
-from .certificate_bound import certificate_with_bound
-from .roc_reserved import CertificateStatistics, choose_threshold, reserved_test_certificate, reserved_test_pairs
+from .roc_reserved import (CertificateStatistics, certificate_with_bound, choose_threshold, reserved_test_certificate,
+                           reserved_test_pairs)
 from .sequential import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test, mechanism_sampler
 from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
                        mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
