@@ -72,7 +72,7 @@ import epsaudit
 from epsaudit.audits import (
     gaussmech_pairs,
     kde_lr_pairs,
-    mmd_tv,
+    mmd,
     mmd_tv_pairs,
     roc_oof_pairs,
 )
@@ -425,17 +425,17 @@ def run_large(args) -> tuple[list[dict], dict]:
     groups = synthetic_groups(2, args.large_n, args.dim, args.seed + 1, shift=args.shift)
     pair = [(0, 1)]
     label = f"MMD-TV n = {args.large_n} + {args.large_n}"
-    blocked = mmd_tv._too_large(args.large_n, args.large_n)
+    blocked = mmd._too_large(args.large_n, args.large_n)
     print(f"[mmd_large] one pair of {args.large_n} + {args.large_n} rows "
           f"({'blocked' if blocked else 'in memory'} by default) ...", flush=True)
 
     def in_memory(ps):
-        limit = mmd_tv.MAX_IN_MEMORY
-        mmd_tv.MAX_IN_MEMORY = 2**62
+        limit = mmd.MAX_IN_MEMORY
+        mmd.MAX_IN_MEMORY = 2**62
         try:
             return lib_mmd_tv(groups, ps, 1)
         finally:
-            mmd_tv.MAX_IN_MEMORY = limit
+            mmd.MAX_IN_MEMORY = limit
 
     impls = [("library, exact blocked" if blocked else "library", lambda ps: lib_mmd_tv(groups, ps, 1)),
              ("library in memory", in_memory), ("one BLAS matrix", lambda ps: blas_mmd_tv(groups, ps))]

@@ -54,7 +54,7 @@ except ImportError:  # pragma: no cover
 
 from sklearn.base import clone
 
-from epsaudit.audits.mmd_certificate import mmd_certificate, mmd_certificate_pairs
+from epsaudit.audits.mmd import mmd_certificate, mmd_certificate_pairs
 from epsaudit.audits.roc_oof import pair_design
 from epsaudit.audits.roc_reserved import reserved_test_pairs
 from epsaudit.audits.tradeoff import (

@@ -13,15 +13,15 @@ import pytest
 from scipy import stats
 from scipy.spatial.distance import cdist
 
-from epsaudit.audits.mmd_certificate import (
+from epsaudit.audits.mmd import (
     MMDCertificate,
     development_bandwidth,
     mmd_certificate,
     mmd_certificate_pairs,
     mmd_lower_bound,
+    mmd_statistics,
     rbf_mmd2_unbiased,
 )
-from epsaudit.audits.mmd_tv import mmd_statistics
 from epsaudit.bounds import epsilon_from_tv, epsilon_from_tv_delta, gaussian_epsilon, mmd2_deviation, tv_lower_from_mmd
 from epsaudit.validation import ReusedRowsError
 

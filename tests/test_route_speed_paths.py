@@ -11,9 +11,8 @@ import pytest
 from epsaudit.audits import (
     gaussmech_epsilon,
     gaussmech_pairs,
-    mmd_blocked,
+    mmd,
     mmd_statistics,
-    mmd_tv,
     mmd_tv_epsilon,
     mmd_tv_pairs,
 )
@@ -63,7 +62,7 @@ def test_gaussmech_pairs_equal_the_one_pair_formula_also_with_offsets_and_consta
 @pytest.mark.parametrize("k", [2, 5, 6, 101, 1000])
 def test_the_median_distance_is_numpys_median_of_the_distances(k):
     d2 = stream("test-route-speed", "median", k).random(k) * 4.0
-    assert mmd_tv._median_distance(d2) == np.median(np.sqrt(d2))
+    assert mmd._median_distance(d2) == np.median(np.sqrt(d2))
 
 
 def test_mmd_tv_pairs_grouped_by_identity_equal_one_pair_at_a_time():
@@ -79,11 +78,11 @@ def test_large_pairs_are_computed_in_blocks_with_the_same_numbers(monkeypatch):
     groups = groups_of([70, 90, 40], 5, "blocked")
     pairs = [("id0", "id1"), ("id1", "id2"), ("id0", "id2")]
     in_memory = mmd_tv_pairs(groups, pairs)
-    monkeypatch.setattr(mmd_tv, "MAX_IN_MEMORY", 3000)  # pairs above 3000 pooled distances go in blocks
-    monkeypatch.setattr(mmd_blocked, "BLOCK_ROWS", 32)
-    monkeypatch.setattr(mmd_blocked, "MAX_CANDIDATES", 50)  # forces the refining passes of the median
+    monkeypatch.setattr(mmd, "MAX_IN_MEMORY", 3000)  # pairs above 3000 pooled distances go in blocks
+    monkeypatch.setattr(mmd, "BLOCK_ROWS", 32)
+    monkeypatch.setattr(mmd, "MAX_CANDIDATES", 50)  # forces the refining passes of the median
     blocked = mmd_tv_pairs(groups, pairs)
-    assert mmd_tv._too_large(70, 90) and not mmd_tv._too_large(40, 30)
+    assert mmd._too_large(70, 90) and not mmd._too_large(40, 30)
     for r, ref in zip(blocked, in_memory):
         assert r.value == pytest.approx(ref.value, rel=1e-10, abs=1e-12)
         assert r.statistics.mmd2_u == pytest.approx(ref.statistics.mmd2_u, rel=1e-10, abs=1e-14)
@@ -94,7 +93,7 @@ def test_large_pairs_are_computed_in_blocks_with_the_same_numbers(monkeypatch):
         mmd_statistics(a, b, permutations=10)
     # many equal distances (repeated rows): the median is still exact
     rep = {"a": np.repeat(groups["id2"][:4], 20, axis=0), "b": np.repeat(groups["id1"][:5], 15, axis=0)}
-    monkeypatch.setattr(mmd_tv, "MAX_IN_MEMORY", 10**9)
+    monkeypatch.setattr(mmd, "MAX_IN_MEMORY", 10**9)
     ref = mmd_tv_pairs(rep, [("a", "b")])[0]
-    monkeypatch.setattr(mmd_tv, "MAX_IN_MEMORY", 100)
+    monkeypatch.setattr(mmd, "MAX_IN_MEMORY", 100)
     assert mmd_tv_pairs(rep, [("a", "b")])[0].value == pytest.approx(ref.value, rel=1e-10)

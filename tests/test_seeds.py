@@ -50,7 +50,7 @@ def test_seed_arguments_are_ints_keys_or_generators():
 
 
 def test_the_library_draws_through_the_scheme():
-    from epsaudit.audits.mmd_tv import mmd_tv_pairs
+    from epsaudit.audits.mmd import mmd_tv_pairs
     from epsaudit.pairs import identity_pairs
     from epsaudit.splits import split_identities
 

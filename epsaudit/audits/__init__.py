@@ -32,9 +32,9 @@ from ..splits import split_dev_test
 from .batch import audit_pairs
 from .gaussmech import GaussMechStatistics, gaussmech_epsilon, gaussmech_pairs
 from .kde_lr import KDEStatistics, kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
-from .mmd_certificate import (MMDCertificate, MMDCertificateStatistics, development_bandwidth, mmd_certificate,
-                              mmd_certificate_pairs, mmd_lower_bound, rbf_mmd2_unbiased)
-from .mmd_tv import MMDStatistics, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs
+from .mmd import (MMDCertificate, MMDCertificateStatistics, MMDStatistics, development_bandwidth, mmd_certificate,
+                  mmd_certificate_pairs, mmd_lower_bound, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs,
+                  rbf_mmd2_unbiased)
 from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
 from .roc_reserved import (CertificateStatistics, certificate_with_bound, choose_threshold, reserved_test_certificate,
                            reserved_test_pairs)

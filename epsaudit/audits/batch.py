@@ -10,7 +10,7 @@ from ..pairs import PAIRS_PER_ROUTE
 from ..results import EpsilonResult
 from .gaussmech import gaussmech_pairs
 from .kde_lr import DEFAULT_ALPHAS, kde_lr_pairs
-from .mmd_tv import mmd_tv_pairs
+from .mmd import mmd_tv_pairs
 from .roc_oof import roc_oof_pairs
 
 ROUTES = ("gaussmech", "kde_lr", "mmd_tv", "roc_oof")
