@@ -1,7 +1,9 @@
 """Values of the four routes: null-calibration numbers (*Picture the Epsilon*, Table 4; the book's methods chapter), agreement
 with direct reference computations, bad input and reproducibility."""
 
+import ast
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -375,3 +377,39 @@ def test_certificate_with_bound_refuses_other_routes_and_bounds():
     est = audit_pairs({"A": a, "B": b}, [("A", "B")], routes=("mmd_tv",))[0]
     with pytest.raises(ValueError, match="needs a reserved-test certificate .*got route 'mmd_tv', kind 'estimate'"):
         certificate_with_bound(est, "joint")
+
+
+# --- Layout ------------------------------------------------------------------------------------
+
+AUDITS = Path(__file__).resolve().parents[1] / "epsaudit" / "audits"
+
+
+def private_imports(source: str) -> list[str]:
+    """Private names (``_x``, not dunders) a module takes from another module: imported by name, or read as
+    an attribute of an imported module."""
+    tree = ast.parse(source)
+    modules, found = set(), []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"line {node.lineno}: from {'.' * node.level}{node.module or ''} import {alias.name}")
+                modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
+                and isinstance(node.value, ast.Name) and node.value.id in modules):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_the_private_import_check_finds_both_forms():
+    source = "from .tradeoff import _lower_hull, epsilon_curve\nfrom . import mmd\nx = mmd._too_large(1, 2)\n"
+    assert private_imports(source) == ["line 1: from .tradeoff import _lower_hull", "line 3: mmd._too_large"]
+    assert private_imports("from __future__ import annotations\nfrom .mmd import mmd_tv_pairs\n") == []
+
+
+@pytest.mark.parametrize("path", sorted(AUDITS.glob("*.py")), ids=lambda p: p.name)
+def test_no_audit_module_uses_another_modules_private_names(path):
+    assert private_imports(path.read_text(encoding="utf-8")) == []

@@ -202,7 +202,6 @@ def _says_a(test: Any, threshold: float | None) -> Callable[[np.ndarray], bool]:
     return lambda row: bool(np.asarray(test(np.asarray(row, float).reshape(1, -1))).reshape(-1)[0] > threshold)
 
 
-# Over 80 lines only through its docstring (every option, the stop rules, an example); the body is short.
 def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: float | None = None, *,
                     alpha: float = 0.05, delta: float = 0.0, prior: Any = None, family: int = 1,
                     target: float | None = None, budget: int = 10_000, claim: float | None = None,

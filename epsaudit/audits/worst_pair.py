@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..bounds import DEFAULT_BOUND, bonferroni_alpha, bound_level, check_bound
+from ..bounds import DEFAULT_BOUND, bonferroni_alpha, bound_level, check_bound, correction_label
 from ..results import EpsilonResult, RouteStatistics, results_frame
 from ..splits import split_identities
 from ..validation import as_draw_ids, as_groups, as_pairs, check_probability
 from .roc_oof import DEFAULT_FOLDS, roc_oof_pairs
-from .roc_reserved import ScoreFunction, correction_label, reserved_test_pairs
+from .roc_reserved import ScoreFunction, reserved_test_pairs
 from .runner import PairFailure, not_computed
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -59,7 +59,6 @@ SELECTION_RULE = "development-only out-of-fold AUC (ties: dev max(TPR-FPR), then
 # the development-only ranking
 
 
-# Over 80 lines only through its docstring (layouts, checks and errors documented, an example).
 def select_pairs(
     dev_groups: Mapping[Hashable, np.ndarray],
     candidates: Sequence[tuple[Hashable, Hashable]],
@@ -399,7 +398,6 @@ def certify_top_pairs(
     return WorstPairCertificate(result=result, certificates=tuple(certs))
 
 
-# Over 80 lines only through its docstring (every option documented, an example); the body is short.
 def worst_pair_certificate(
     groups: Mapping[Hashable, np.ndarray],
     candidates: Sequence[tuple[Hashable, Hashable]],
