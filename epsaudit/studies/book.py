@@ -61,8 +61,11 @@ def number(value: Any, digits: int = 2) -> str:
     --------
     >>> number(4.19421), number(12345), number(float("nan")), number(None), number(0.5, 3)
     ('4.19', '12,345', '–', '–', '0.500')
+    >>> import pandas as pd
+    >>> number(pd.NA)
+    '–'
     """
-    if value is None:
+    if value is None or type(value).__name__ == "NAType":  # None, pandas.NA
         return "–"
     if isinstance(value, bool):
         return str(value)
