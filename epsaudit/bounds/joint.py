@@ -674,6 +674,11 @@ def _certify(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, 
     target = max(value, _split_dp(tail.obs, delta), 0.0)
     if target == 0.0:
         return 0.0
+    if (target == value and check.K <= tail.K
+            and (check.K == 0 or bool(np.all(check.c <= tail.c[:check.K])))):
+        # the tail ordered at delta lies inside this one: its p-value is at most this one's, which the
+        # value's proven check put at most alpha, so that test rejects N(value, delta) too
+        return value
     # the exact test ordered at delta: does it reject N(target, delta)? Then min(L_delta, target) = target
     if check.K > 0:
         bnd = _Boundary(check, kind, delta)
