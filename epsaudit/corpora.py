@@ -1,6 +1,6 @@
 """The cascade and operator corpora on disk: the one home of their file format, reader and writer.
 
-The corpora (built from LFW photographs by :mod:`epsaudit.faces.corpora`; *Toward Interpretable
+The corpora (built from LFW photographs by :mod:`epsaudit.build.corpora_builder`; *Toward Interpretable
 Privacy Guarantees in Face-Swapping Anonymization*, Sections VI-VIII) are one folder,
 ``data/corpora/`` by default, holding per encoder three embedding tables and, shared by the
 encoders, three design tables and a manifest:

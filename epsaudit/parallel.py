@@ -2,7 +2,7 @@
 
 Every parallel loop of the library goes through joblib: the pair routes and certificate families
 (:func:`epsaudit.audits.runner.map_pairs`), DP-Sniper rows and synthetic settings (``joblib.Parallel``)
-and the face builders' batches (:func:`epsaudit.faces.checkpoints.run_batches`). Outside any joblib
+and the face builders' batches (:func:`epsaudit.build.checkpoints.run_batches`). Outside any joblib
 context they run on local processes (``n_jobs``). Inside ``joblib.parallel_config(backend="dask")``
 with a ``dask.distributed`` client they all send their tasks to that cluster, whatever ``n_jobs``
 says; :func:`cluster` opens such a context from a scheduler address (what ``epsaudit audit

@@ -1,6 +1,6 @@
 """The resampled swap corpus on disk: the one home of its file format, reader and writer.
 
-The corpus (built from LFW photographs by :mod:`epsaudit.faces.resampled`) holds independent
+The corpus (built from LFW photographs by :mod:`epsaudit.build.resampled_builder`) holds independent
 samples of the randomised mechanism
 
     M_k(A) = encode(pass k of a swap chain started from a photograph drawn uniformly from A's

@@ -14,7 +14,7 @@ hashed with SHA-256 to a 63-bit integer that seeds a :class:`numpy.random.SeedSe
 Parts are written with ``str`` and joined by the unit separator, so ``("a", 1)`` and
 ``("a", "1")`` name the same stream: use one type per part.
 
-The face-data designs (which photographs, donors and splits; :mod:`epsaudit.faces`) have always
+The face-data designs (which photographs, donors and splits; :mod:`epsaudit.build`) have always
 used this construction, so the committed data are reproduced by it.
 """
 

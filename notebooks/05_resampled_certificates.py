@@ -749,7 +749,7 @@ claim("every median certificate read as evidence about identity exceeds 1",
 # ## How the corpora were built
 #
 # Both builds are resumable: every batch is saved as it completes and the same command after an
-# interruption loads it (`python -m epsaudit.faces.resampled --design pool|disjoint`). Images per
+# interruption loads it (`python -m epsaudit.build.resampled_builder --design pool|disjoint`). Images per
 # CPU second of each step, from each corpus's manifest:
 
 # %%

@@ -25,7 +25,7 @@ CORE = sorted(
     [PACKAGE / name for name in ("results.py", "validation.py", "seeds.py", "splits.py", "settings.py", "pairs.py",
                                  "scorers.py", "grids.py", "condition.py", "leakage.py", "progress.py", "cli.py")]
     + [p for folder in ("audits", "bounds", "data") for p in (PACKAGE / folder).glob("*.py")]
-    + [PACKAGE / "faces" / name for name in ("images.py", "lfw.py", "lfw_hashes.py", "lfw_archive.py", "batches.py",
+    + [PACKAGE / "build" / name for name in ("images.py", "lfw.py", "lfw_hashes.py", "lfw_archive.py", "batches.py",
                                              "outputs.py", "pipeline.py", "encoders.py", "generators.py")])
 
 

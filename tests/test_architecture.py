@@ -43,6 +43,19 @@ def test_no_core_module_imports_a_study():
     assert offenders == {}
 
 
+def test_no_core_module_imports_the_builder():
+    """The data builder (``epsaudit.build``: photographs to embeddings) sits behind the auditing core:
+    only the builder itself and the chapter layer (studies) import it."""
+    offenders = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.relative_to(PACKAGE).parts[0] in ("build", "studies"):
+            continue
+        hits = sorted(m for m in _imported_modules(path) if m == "epsaudit.build" or m.startswith("epsaudit.build."))
+        if hits:
+            offenders[str(path.relative_to(ROOT))] = hits
+    assert offenders == {}
+
+
 #: The public core API a notebook may import besides its study and ``plotting``: packages and
 #: modules whose ``__all__`` is the public surface (ARCHITECTURE.md). Nothing below them
 #: (``epsaudit.bounds.binomial``, ``epsaudit.audits.roc_reserved``) and no private name.

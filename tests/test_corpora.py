@@ -12,8 +12,8 @@ import pytest
 
 from epsaudit import corpora as fmt
 from epsaudit.data import sha256_file
-from epsaudit.faces import corpora as cp
-from epsaudit.faces import images as img
+from epsaudit.build import corpora_builder as cp
+from epsaudit.build import images as img
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = ROOT / "data" / fmt.CORPORA_DIR
@@ -113,7 +113,7 @@ def test_smoke_build_writes_every_table(tmp_path):
     op = pd.read_parquet(out / "sface_operator.parquet")
     assert len(op) == 2 * 16 and set(op.variant) == {"hull", "inner"}
     # the chain re-rendered from its design row gives the stored embedding exactly (deterministic swaps)
-    from epsaudit.faces.encoders import DlibEncoder
+    from epsaudit.build.encoders import DlibEncoder
 
     chain = pd.read_csv(out / "cascade_chains.csv").iloc[0]
     images, donors = cp.render_chain(chain.to_dict(), "inner")

@@ -18,7 +18,7 @@ from epsaudit.bounds import bonferroni_alpha, certifiable_cap, mmd2_deviation
 from epsaudit.cli import build_parser, main
 from epsaudit.condition import audit_condition
 from epsaudit.data import EmbeddingTable, load_embeddings, sha256_file, verify_manifest
-from epsaudit.faces import images as img
+from epsaudit.build import images as img
 from epsaudit.settings import AuditSettings, SettingsError
 from epsaudit.studies import PROFILE_NAMES
 from epsaudit.studies import face_membership as fm
@@ -209,7 +209,7 @@ def test_rows_for_deviation_is_the_smallest_sufficient_test_size():
 
 @needs_images
 def test_donor_gallery_rebuild_matches_the_committed_file(tmp_path):
-    from epsaudit.faces.pipeline import build_donor_gallery
+    from epsaudit.build.pipeline import build_donor_gallery
 
     shutil.copy2(DATA / "manifest.json", tmp_path / "manifest.json")
     before = json.loads((tmp_path / "manifest.json").read_text())

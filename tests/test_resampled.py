@@ -14,9 +14,9 @@ import pytest
 
 from epsaudit import resampled as fmt
 from epsaudit.data import sha256_file
-from epsaudit.faces import checkpoints as ckpt
-from epsaudit.faces import images as img
-from epsaudit.faces import resampled as rs
+from epsaudit.build import checkpoints as ckpt
+from epsaudit.build import images as img
+from epsaudit.build import resampled_builder as rs
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "data" / fmt.RESAMPLED_DIR
@@ -235,8 +235,8 @@ def test_smoke_build_writes_and_reads_back(smoke):
             np.testing.assert_array_equal(corpus.passes[1].dev_draws[corpus.identities[0]],
                                           corpus.passes[5].dev_draws[corpus.identities[0]])
     # a draw's chain re-rendered from its row gives the stored pass-5 embedding exactly
-    from epsaudit.faces.encoders import DlibEncoder
-    from epsaudit.faces.generators import LandmarkModels
+    from epsaudit.build.encoders import DlibEncoder
+    from epsaudit.build.generators import LandmarkModels
 
     row = pd.read_csv(folder / fmt.DRAWS_FILE).query("used_hull == 1").iloc[0]
     draw = int(row["draw"])

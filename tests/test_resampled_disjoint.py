@@ -24,8 +24,8 @@ import pytest
 from scipy import stats
 
 from epsaudit import resampled as fmt
-from epsaudit.faces import images as img
-from epsaudit.faces import resampled as rs
+from epsaudit.build import images as img
+from epsaudit.build import resampled_builder as rs
 
 ROOT = Path(__file__).resolve().parents[1]
 DISJOINT = ROOT / "data" / fmt.corpus_dir("disjoint")
@@ -107,7 +107,7 @@ def test_freshness_check_names_the_draw_and_the_photograph():
 
 
 def test_choose_face_takes_the_swapped_face_not_the_central_one():
-    from epsaudit.faces.encoders import choose_face
+    from epsaudit.build.encoders import choose_face
 
     # a bystander at the centre and the swapped face off-centre: the landmarks decide
     boxes = [(50, 50, 50, 50), (0, 0, 40, 40)]
@@ -127,8 +127,8 @@ def test_the_background_face_of_hamid_karzai_0019_is_never_encoded():
     pass's dlib and SFace face is the swapped one (the box of the chain's landmarks), never the
     bystander's."""
     pytest.importorskip("dlib")
-    from epsaudit.faces.encoders import DlibEncoder, SFaceEncoder, box_iou, landmark_box
-    from epsaudit.faces.generators import LandmarkModels
+    from epsaudit.build.encoders import DlibEncoder, SFaceEncoder, box_iou, landmark_box
+    from epsaudit.build.generators import LandmarkModels
 
     models, dlib_enc, sface = LandmarkModels(), DlibEncoder(), SFaceEncoder()
     start = img.load_image("Hamid_Karzai/Hamid_Karzai_0019.jpg")

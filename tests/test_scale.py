@@ -91,7 +91,7 @@ def test_scheduler_from_the_environment(local_cluster, monkeypatch):
 
 
 def test_sniper_rows_and_face_batches_on_a_cluster(local_cluster, tmp_path):
-    from epsaudit.faces import checkpoints as ckpt
+    from epsaudit.build import checkpoints as ckpt
     from epsaudit.mechanisms import RandomizedResponse
     from epsaudit.studies.sniper_duel import SniperTask, run_tasks
 
@@ -112,7 +112,7 @@ def test_face_conditions_on_a_cluster_match_the_local_build(local_cluster, tmp_p
     import numpy as np
     from PIL import Image
 
-    from epsaudit.faces.pipeline import build_conditions
+    from epsaudit.build.pipeline import build_conditions
 
     rng = np.random.default_rng(1)
     for person in ("Ann", "Bob"):                                      # noise "photographs": no LFW needed

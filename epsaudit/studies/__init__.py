@@ -3,7 +3,7 @@
 A study module holds what only its chapter needs: the experiment (which settings, which tables),
 the chapter's run profiles and the papers' reported values it is compared with. The core
 (results, bounds, audit routes, mechanisms, DP-Sniper, the operator model, leakage metrics, data
-loading and ``faces``) knows no chapter; no core module imports a study.
+loading) and the data builder (:mod:`epsaudit.build`) know no chapter; no core module imports a study.
 
 - :mod:`~epsaudit.studies.quickstart` -- "Audit a mechanism in ten minutes";
 - :mod:`~epsaudit.studies.synthetic` -- chapter 1, the known-epsilon benchmark (``runner``: the

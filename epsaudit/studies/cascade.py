@@ -27,7 +27,7 @@ import pandas as pd
 from scipy import stats
 
 from ..corpora import DESIGN_FILES, ROLES, Corpora, embedding_file, load_corpora, subset_corpora
-from ..faces.images import images_available
+from ..build.images import images_available
 from ..leakage import membership_metrics
 from ..operator import AffineOperator, lyapunov_residual, rollout, stationary_law
 from ..seeds import generator
@@ -139,11 +139,11 @@ def example_chains(corpora: Corpora, variants: Sequence[str], *, chains: int = 2
     -------
     list of dict or None
         Per chain: ``identity``, ``design`` (its row of the chains design), ``variants`` (variant ->
-        (pass images, donor images), :func:`epsaudit.faces.corpora.render_chain`).
+        (pass images, donor images), :func:`epsaudit.build.corpora_builder.render_chain`).
     """
     if not images_available():
         return None
-    from ..faces.corpora import render_chain
+    from ..build.corpora_builder import render_chain
 
     return [{"identity": row["identity"], "design": row.to_dict(),
              "variants": {v: render_chain(row.to_dict(), v) for v in variants[:2]}}

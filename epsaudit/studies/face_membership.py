@@ -29,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import EmbeddingTable
-from ..faces.images import images_available
+from ..build.images import images_available
 from ..leakage import cmc
 from ..seeds import generator
 from ..validation import unit_rows
@@ -196,7 +196,7 @@ def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: i
     """``k`` target / donor / swap images, targets drawn (seeded) from distinct identities of ``swap``.
 
     The swap is recomputed from the photographs by the data's deterministic generator
-    (:class:`epsaudit.faces.SwapGenerator`), so it is the image that was encoded.
+    (:class:`epsaudit.build.SwapGenerator`), so it is the image that was encoded.
 
     Returns
     -------
@@ -205,11 +205,11 @@ def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: i
 
     Raises
     ------
-    epsaudit.faces.ImageRootError
+    epsaudit.build.ImageRootError
         If the LFW images are absent.
     """
-    from ..faces import generators as gen
-    from ..faces import images as img
+    from ..build import generators as gen
+    from ..build import images as img
 
     donor = img.load_image(donor_id, image_root)
     swapper = gen.SwapGenerator(donor, donor_id, variant=variant)

@@ -3,7 +3,7 @@
 *Picture the Epsilon* applies GaussMech, KDE-LR, MMD-TV and ROC-HT to face embeddings of generated
 images (its Section IV; Tables 2 and 3, Figure 4). ``notebooks/03_face_case_study.py`` runs them on
 conditions built from Labeled Faces in the Wild: ``<encoder>_<regime>_<generator>`` embedding tables
-(:mod:`epsaudit.faces.pipeline`), 2 encoders x 2 regimes x 3 generators. The page computes its tables
+(:mod:`epsaudit.build.pipeline`), 2 encoders x 2 regimes x 3 generators. The page computes its tables
 itself with the public API; this module holds what is plumbing:
 
 - the conditions, the checked papermill parameters (:data:`PARAMETERS`, :func:`check_parameters`) and

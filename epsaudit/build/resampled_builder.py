@@ -30,10 +30,10 @@ development draw's photograph is uniform on ``dev-1`` and ``dev-2``, a test draw
 used. The same-person control re-partitions the same draws by part (half 1: ``dev-1``/``test-1``,
 half 2: ``dev-2``/``test-2``).
 
-*Faces* (:mod:`epsaudit.faces.resampled_workers`). Every encoded image is encoded at the face the
+*Faces* (:mod:`epsaudit.build.resampled_workers`). Every encoded image is encoded at the face the
 swap put its donor on: the detected face overlapping the box of the 68 landmarks the swap used (pass
 0: the photograph's own landmarks), else the face placed from those landmarks
-(:func:`epsaudit.faces.encoders.choose_face`), never a bystander; at passes >= 2 the chain follows
+(:func:`epsaudit.build.encoders.choose_face`), never a bystander; at passes >= 2 the chain follows
 the face the previous pass swapped the same way (:func:`track_landmarks`; a chain whose face is not
 found is lost). The manifest counts every choice per variant, pass and encoder (``face_choices``).
 
@@ -55,12 +55,12 @@ lost or not (pass 0 needs no swap). Every lost (variant, draw, pass) is listed i
 the draws table.
 
 *Stages*, each cut into batches whose results are saved as they complete
-(:mod:`epsaudit.faces.checkpoints`), so an interrupted build resumes where it stopped and writes the
+(:mod:`epsaudit.build.checkpoints`), so an interrupted build resumes where it stopped and writes the
 same files: landmarks of every candidate photograph, the design, the pass-0 encodings, the chains
 (one stage per redraw round), then the tables and the manifest (:mod:`epsaudit.resampled`), with
 wall and CPU seconds and images per second per stage.
 
-``python -m epsaudit.faces.resampled`` (``make resampled``, part of ``make data``) builds it;
+``python -m epsaudit.build.resampled_builder`` (``make resampled``, part of ``make data``) builds it;
 :func:`epsaudit.resampled.load_resampled` reads it.
 """
 
@@ -99,7 +99,7 @@ MAX_ROUNDS = 20
 #: development draws start in parts dev-1/dev-2, test draws in test-1/test-2).
 DESIGNS = fmt.DESIGNS
 PARTS = fmt.PARTS
-_SOURCES = ("generators.py", "encoders.py", "images.py", "resampled.py", "resampled_workers.py")  # code the checkpointed results depend on
+_SOURCES = ("generators.py", "encoders.py", "images.py", "resampled_builder.py", "resampled_workers.py")  # code the checkpointed results depend on
 
 
 # -------------------------------------------------------------------------------------------------
@@ -398,7 +398,7 @@ def _write(out: Path, draws: pd.DataFrame, rows: list, codes0: Mapping[str, dict
 def face_choices(choices: Mapping[tuple, int]) -> dict[str, Any]:
     """The manifest's record of how faces were chosen: per variant, pass and encoder (or
     ``tracking``: the chain's landmarks at passes >= 2) the count of each choice
-    (:func:`epsaudit.faces.encoders.choose_face`), of images with several faces, and of fallbacks
+    (:func:`epsaudit.build.encoders.choose_face`), of images with several faces, and of fallbacks
     (``bystander``: a nearest-centre rule would have taken another face; ``landmarks``: no detected
     face on the swapped face, placed from the landmarks; ``none``: a tracked face lost).
 
@@ -525,7 +525,7 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     identities, dev, test : int
         Identities, and development and test draws per identity.
     variants : sequence of str
-        Swap variants (:data:`epsaudit.faces.generators.SWAP_VARIANTS` keys).
+        Swap variants (:data:`epsaudit.build.generators.SWAP_VARIANTS` keys).
     design : {"pool", "disjoint"}
         The photograph design (:data:`DESIGNS`).
     chain_length : int
@@ -543,7 +543,7 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
         Keep the checkpoint files after a successful build (else they are deleted).
     progress : bool
     interrupt_after : int, optional
-        Stop with :class:`epsaudit.faces.checkpoints.BuildInterrupted` after this many computed batches
+        Stop with :class:`epsaudit.build.checkpoints.BuildInterrupted` after this many computed batches
         (tests of resumption).
 
     Returns
@@ -555,7 +555,7 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     ------
     ValueError
         Bad settings, too few identities or usable photographs.
-    epsaudit.faces.images.ImageRootError
+    epsaudit.build.images.ImageRootError
         No images at the image root.
     """
     from .generators import SWAP_VARIANTS
@@ -616,7 +616,7 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m epsaudit.faces.resampled",
+    p = argparse.ArgumentParser(prog="python -m epsaudit.build.resampled_builder",
                                 description="Build the resampled swap corpus (data/resampled/, or with --design "
                                             "disjoint data/resampled_disjoint/) from LFW images. "
                                             "Resumable: rerun the same command after an interruption.")

@@ -270,7 +270,7 @@ def choose_donor(identities: Mapping[str, list[str]], accept: Callable[[str], bo
     """The first donor candidate (seeded order) that ``accept(image_id)`` approves.
 
     ``accept`` typically loads the image and checks that exactly one face with 68 landmarks is found
-    and that both encoders detect it (:func:`epsaudit.faces.pipeline.donor_is_usable`).
+    and that both encoders detect it (:func:`epsaudit.build.pipeline.donor_is_usable`).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 """The resampled corpus builder's workers: the models of one worker, the swap chain of one draw
 (following the face each pass swapped), and the batch functions of the build's stages
-(:mod:`epsaudit.faces.resampled` runs them through :mod:`epsaudit.faces.checkpoints`)."""
+(:mod:`epsaudit.build.resampled_builder` runs them through :mod:`epsaudit.build.checkpoints`)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def track_landmarks(models: Any, image: np.ndarray, previous: np.ndarray) -> tup
     """The 68 landmarks of the face a chain's previous swap was put on, in its output ``image``.
 
     dlib's HOG faces (then its CNN faces when no HOG face does) are matched to the box of the
-    ``previous`` landmarks (:func:`epsaudit.faces.encoders.choose_face`); a face elsewhere in the
+    ``previous`` landmarks (:func:`epsaudit.build.encoders.choose_face`); a face elsewhere in the
     image (a bystander) is never taken. ``(None, how)`` when no detected face overlaps it: the
     swapper lost the face it was swapping, and the chain is lost at this pass.
 

@@ -1,5 +1,5 @@
 """The LFW hash list: the SHA-256 of every image the committed embeddings were made from, and the
-check of a folder against it (the verification half of :mod:`epsaudit.faces.lfw`).
+check of a folder against it (the verification half of :mod:`epsaudit.build.lfw`).
 
 ``data/lfw_images.sha256`` is in the format of ``sha256sum`` (``<hex>  images/<Person>/<file>.jpg``,
 sorted by path), so a copy can be checked here (:func:`verify_tree`) or with ``sha256sum -c`` in the
@@ -178,7 +178,7 @@ def read_hash_list(path: str | os.PathLike | None = None) -> dict[str, str]:
             if m is None:
                 raise LfwError(f"{path} line {number}: expected '<64 hex digits>  images/<Person>/<file>.jpg' "
                                f"(sha256sum format), got {line[:120]!r}; regenerate the list with "
-                               f"`python -m epsaudit.faces.lfw --write-hashes SRC`")
+                               f"`python -m epsaudit.build.lfw --write-hashes SRC`")
             digest, name = m.groups()
             if name in out:
                 raise LfwError(f"{path} line {number}: {name} is listed twice")

@@ -1,8 +1,8 @@
 """Build the face conditions: images -> generator -> encoder -> ``data/<encoder>_<regime>_<generator>.csv``.
 
 Conditions are encoder (``dlib``, ``sface``) x regime (``large``, ``small``; see
-:mod:`epsaudit.faces.images`) x generator (``none``, ``swap``, ``dp-pix``; see
-:mod:`epsaudit.faces.generators`). Each image is read once, passed through every generator, and each
+:mod:`epsaudit.build.images`) x generator (``none``, ``swap``, ``dp-pix``; see
+:mod:`epsaudit.build.generators`). Each image is read once, passed through every generator, and each
 output through every encoder, in parallel over batches of images (:func:`map_batches`: each worker
 process loads its models once). Each condition is written in the paper's row format (``identity``,
 ``image_id``, ``e0 .. e127``; raw encoder output at float32 precision, ``%.7g``) with
@@ -24,14 +24,14 @@ whenever ``swap`` is generated; ``--donor-gallery-only`` builds only it, for the
 existing manifest, without touching the condition CSVs.
 
 Resumable: the generate-and-encode batches are saved as they complete
-(:mod:`epsaudit.faces.checkpoints`, under ``_build/checkpoints/conditions-<key>``), so a build that
+(:mod:`epsaudit.build.checkpoints`, under ``_build/checkpoints/conditions-<key>``), so a build that
 was interrupted and is run again with the same settings loads them instead of recomputing, and
 writes the same files; the checkpoints are deleted once the CSVs and the manifest are written.
 Log lines carry timestamps; the progress bar counts completed images. Inside a cluster context
 (``--scheduler ADDRESS``, :func:`epsaudit.parallel.cluster`) the batches run on the cluster's
 workers, each loading its models once.
 
-``python -m epsaudit.faces.pipeline --help``; ``make data`` runs it on the full LFW selection;
+``python -m epsaudit.build.pipeline --help``; ``make data`` runs it on the full LFW selection;
 :func:`run_smoke` runs every stage on a few images (tests, notebook smoke profiles).
 """
 
@@ -80,7 +80,7 @@ def donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> boo
     image_id : str
         ``<Person>/<file>`` under the image root.
     root : path-like, optional
-        The image root (:func:`epsaudit.faces.images.image_root`).
+        The image root (:func:`epsaudit.build.images.image_root`).
 
     Returns
     -------
@@ -89,7 +89,7 @@ def donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> boo
     Raises
     ------
     FileNotFoundError, ValueError
-        From :func:`epsaudit.faces.images.load_image`.
+        From :func:`epsaudit.build.images.load_image`.
 
     Examples
     --------
@@ -138,7 +138,7 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     """Generate, encode and write every requested condition, and the manifest.
 
     Stages: the design (which identities and images, the donor), generation and encoding in
-    parallel batches, each saved as it completes (:func:`epsaudit.faces.checkpoints.run_batches`;
+    parallel batches, each saved as it completes (:func:`epsaudit.build.checkpoints.run_batches`;
     a rerun after an interruption loads them), writing one CSV per condition with its manifest
     entry, then the generation and run records.
 
@@ -147,18 +147,18 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     out_dir : path-like
         Where ``<encoder>_<regime>_<generator>.csv`` and ``manifest.json`` go (created).
     image_root : path-like, optional
-        LFW image root (:func:`epsaudit.faces.images.image_root` resolves the default).
+        LFW image root (:func:`epsaudit.build.images.image_root` resolves the default).
     encoders, regimes, generators : sequences of str
         Subsets of :data:`ENCODER_NAMES`, :data:`REGIME_NAMES`, :data:`GENERATOR_NAMES`.
     seed : int
         Seed of image selection (identities over the cap), the donor choice and dp-pix noise.
     swap_variant : str
-        :data:`epsaudit.faces.generators.SWAP_VARIANTS` key.
+        :data:`epsaudit.build.generators.SWAP_VARIANTS` key.
     dp_pix : mapping, optional
         ``block``, ``m``, ``epsilon`` (default :data:`DP_PIX_DEFAULTS`).
     donor_id : str, optional
         Fixed donor image id; default: the first usable candidate in seeded order among identities
-        with <= 9 images (:func:`epsaudit.faces.images.choose_donor`).
+        with <= 9 images (:func:`epsaudit.build.images.choose_donor`).
     max_identities, max_images : int, optional
         Subset per regime (smoke runs).
     n_jobs : int
@@ -176,7 +176,7 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     keep_checkpoints : bool
         Keep the checkpoint files after a successful build (else they are deleted).
     interrupt_after : int, optional
-        Stop with :class:`epsaudit.faces.checkpoints.BuildInterrupted` after this many batches
+        Stop with :class:`epsaudit.build.checkpoints.BuildInterrupted` after this many batches
         computed in this call (tests of resumption).
 
     Returns
@@ -189,9 +189,9 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     ------
     ValueError
         An unknown encoder, regime or generator (or an empty list of one).
-    epsaudit.faces.images.ImageRootError
+    epsaudit.build.images.ImageRootError
         When the image root does not exist.
-    epsaudit.faces.checkpoints.BuildInterrupted
+    epsaudit.build.checkpoints.BuildInterrupted
         See ``interrupt_after``.
 
     Examples
@@ -390,7 +390,7 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
 
     Raises
     ------
-    ValueError, epsaudit.faces.images.ImageRootError
+    ValueError, epsaudit.build.images.ImageRootError
         As :func:`build_conditions`.
 
     Examples
@@ -460,7 +460,7 @@ def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m epsaudit.faces.pipeline``: build the condition CSVs, the donor gallery and the manifest.
+    """``python -m epsaudit.build.pipeline``: build the condition CSVs, the donor gallery and the manifest.
 
     Parameters
     ----------
@@ -479,7 +479,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     2
     """
     p = argparse.ArgumentParser(
-        prog="python -m epsaudit.faces.pipeline",
+        prog="python -m epsaudit.build.pipeline",
         description="Build the face-condition CSVs (encoder x regime x generator) and manifest.json from LFW images.")
     p.add_argument("--image-root", default=None, help="LFW image root (default: data/lfw/images)")
     p.add_argument("--out-dir", default="data", help="output folder (default: data)")

@@ -353,7 +353,7 @@ def source_hashes(*paths: str | os.PathLike) -> dict[str, str]:
     Parameters
     ----------
     *paths : path-like
-        Files; relative paths are taken under the ``epsaudit/faces`` folder.
+        Files; relative paths are taken under the ``epsaudit/build`` folder.
 
     Returns
     -------

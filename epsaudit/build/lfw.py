@@ -7,7 +7,7 @@ the format of ``sha256sum`` (``<hex>  images/<Person>/<Person>_NNNN.jpg``, sorte
 copy can be checked with this module (``--verify``) or with ``sha256sum -c`` run in the folder that
 holds ``images/``.
 
-``python -m epsaudit.faces.lfw`` (``make lfw``) makes ``data/lfw/images`` hold exactly those files:
+``python -m epsaudit.build.lfw`` (``make lfw``) makes ``data/lfw/images`` hold exactly those files:
 
 1. if the destination already exists it is verified and left alone ("already present, verified"),
    or reported file by file when it differs (it is never modified);
@@ -22,8 +22,8 @@ holds ``images/``.
 On any failure (network, truncated download, damaged archive, unsafe member path, missing, extra or
 changed file) the temporary files are removed and the destination is not created.
 
-``python -m epsaudit.faces.lfw --verify`` checks an existing folder without downloading anything;
-``python -m epsaudit.faces.lfw --write-hashes SRC`` (re)makes the list from a folder ``SRC`` holding
+``python -m epsaudit.build.lfw --verify`` checks an existing folder without downloading anything;
+``python -m epsaudit.build.lfw --write-hashes SRC`` (re)makes the list from a folder ``SRC`` holding
 ``<Person>/<Person>_NNNN.jpg`` (it was made once from the shared copy).
 
 Exit status: 0 when the images are present and verified (or the list was written); 1 when images or
@@ -45,9 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from epsaudit.faces.images import DEFAULT_IMAGE_ROOT, ENV_IMAGE_ROOT
-from epsaudit.faces.lfw_archive import DEFAULT_URL, LFW_COMMIT, LFW_REPOSITORY, download, unpack_verified
-from epsaudit.faces.lfw_hashes import (HASH_LIST, N_IMAGES, LfwDownloadError, LfwError, LfwIntegrityError,
+from epsaudit.build.images import DEFAULT_IMAGE_ROOT, ENV_IMAGE_ROOT
+from epsaudit.build.lfw_archive import DEFAULT_URL, LFW_COMMIT, LFW_REPOSITORY, download, unpack_verified
+from epsaudit.build.lfw_hashes import (HASH_LIST, N_IMAGES, LfwDownloadError, LfwError, LfwIntegrityError,
                                        VerifyReport, _REPO_ROOT, compare, read_hash_list, sha256_file, verify_tree,
                                        write_hash_list)
 
@@ -261,7 +261,7 @@ def _fetch(dest: Path, expected: Mapping[str, str], list_name, url: str | None, 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m epsaudit.faces.lfw``: get, verify, or list the LFW images; returns the exit status.
+    """``python -m epsaudit.build.lfw``: get, verify, or list the LFW images; returns the exit status.
 
     Parameters
     ----------
@@ -326,7 +326,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python -m epsaudit.faces.lfw",
+        prog="python -m epsaudit.build.lfw",
         description=("Make data/lfw/images hold exactly the LFW images the committed embeddings were made from "
                      f"({LFW_REPOSITORY} at {LFW_COMMIT[:12]}, folder images/), verified against "
                      "data/lfw_images.sha256: an existing folder is verified, else the shared copy beside the "

@@ -1,5 +1,5 @@
 """Downloading and unpacking the LFW archive, every image checked against the hash list on the way
-(the fetch half of :mod:`epsaudit.faces.lfw`; the list and the checks are :mod:`epsaudit.faces.lfw_hashes`).
+(the fetch half of :mod:`epsaudit.build.lfw`; the list and the checks are :mod:`epsaudit.build.lfw_hashes`).
 
 The archive is GitHub's tar.gz of :data:`LFW_REPOSITORY` at :data:`LFW_COMMIT`. It is streamed: a
 download goes straight to a file, and unpacking reads the archive once, hashing each image while it
@@ -22,8 +22,8 @@ import zlib
 from pathlib import Path
 from typing import BinaryIO, Mapping
 
-from epsaudit.faces.images import ENV_IMAGE_ROOT
-from epsaudit.faces.lfw_hashes import (_CHUNK, LfwDownloadError, LfwError, LfwIntegrityError, VerifyReport, _bar,
+from epsaudit.build.images import ENV_IMAGE_ROOT
+from epsaudit.build.lfw_hashes import (_CHUNK, LfwDownloadError, LfwError, LfwIntegrityError, VerifyReport, _bar,
                                        compare, read_hash_list)
 
 #: The public GitHub repository holding the LFW images (the LFW web site).
@@ -109,7 +109,7 @@ def download(url: str, out: BinaryIO, timeout: float = 60.0, progress: bool = Tr
 
 
 _WHAT_TO_DO = ("Run `make lfw` where GitHub (codeload.github.com) is reachable; or download that URL with a "
-               "browser or curl and pass the file: `python -m epsaudit.faces.lfw --archive PATH`; or link an "
+               "browser or curl and pass the file: `python -m epsaudit.build.lfw --archive PATH`; or link an "
                "existing LFW copy (a folder holding images/<Person>/...): `ln -s /path/to/lfw data/lfw`, or set "
                f"${ENV_IMAGE_ROOT} to its images folder")
 

@@ -1,6 +1,6 @@
 """What the face pipeline writes: one CSV per condition, its manifest entry and the manifest records.
 
-:func:`epsaudit.faces.pipeline.build_conditions` and :func:`~epsaudit.faces.pipeline.build_donor_gallery`
+:func:`epsaudit.build.pipeline.build_conditions` and :func:`~epsaudit.build.pipeline.build_donor_gallery`
 call these helpers once the images are generated and encoded: each condition is written in the
 conditions' row format with :func:`epsaudit.data.write_embeddings`, read back with
 :func:`epsaudit.data.load_embeddings`, and recorded (SHA-256, counts, detection paths and fallbacks,

@@ -279,7 +279,7 @@ class SwapGenerator:
     >>> SwapGenerator(np.full((150, 150, 3), 90, dtype=np.uint8), "blank.jpg")
     Traceback (most recent call last):
     ...
-    epsaudit.faces.generators.NoFaceError: no face found in the donor image blank.jpg
+    epsaudit.build.generators.NoFaceError: no face found in the donor image blank.jpg
     """
 
     name = "swap"

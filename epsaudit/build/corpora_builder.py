@@ -2,7 +2,7 @@
 Face-Swapping Anonymization*, Sections VI-VIII) on LFW with the classical swapper.
 
 Two corpora, both built from the LFW photographs with every swap variant in ``variants`` (default
-``hull`` and ``inner``, :data:`epsaudit.faces.generators.SWAP_VARIANTS`) and encoded with both
+``hull`` and ``inner``, :data:`epsaudit.build.generators.SWAP_VARIANTS`) and encoded with both
 encoders:
 
 *Cascade* (:func:`cascade_design`). Targets are the identities with >= 20 photographs. Each chain
@@ -27,10 +27,10 @@ Storage: every original photograph used anywhere (cascade starts and galleries, 
 galleries, operator donors and targets) is encoded once and stored once per encoder; every
 generated output once. This module designs the corpora and renders the swaps; the file format
 (names, columns, Parquet settings, the manifest) and its reader are :mod:`epsaudit.corpora`, whose
-writer functions every stage calls. ``python -m epsaudit.faces.corpora`` (``make corpora``, part of
+writer functions every stage calls. ``python -m epsaudit.build.corpora_builder`` (``make corpora``, part of
 ``make data``) builds them; :func:`epsaudit.corpora.load_corpora` reads them.
 
-Resumable: every stage's batches are saved as they complete (:mod:`epsaudit.faces.checkpoints`,
+Resumable: every stage's batches are saved as they complete (:mod:`epsaudit.build.checkpoints`,
 under ``_build/checkpoints/corpora-<key>``), so a build run again after an interruption with the
 same settings loads them instead of recomputing and writes the same files; the checkpoints are
 deleted once the manifest is written. Log lines carry timestamps; progress bars count completed
@@ -71,7 +71,7 @@ CASCADE_DEFAULTS = {"passes": 5, "chains_per_identity": 30, "gallery_size": 30}
 OPERATOR_DEFAULTS = {"train_triplets": 8000, "test_triplets": 1000, "test_fraction": 0.2,
                      "photographs": {"train": 3200, "test": 800}}
 #: Code the checkpointed batch results depend on (a change gives new checkpoint keys).
-_SOURCES = ("corpora.py", "generators.py", "encoders.py", "images.py")
+_SOURCES = ("corpora_builder.py", "generators.py", "encoders.py", "images.py")
 
 
 # -------------------------------------------------------------------------------------------------
@@ -95,7 +95,7 @@ def cascade_design(identities: Mapping[str, list[str]], usable: set[str], *, see
     Parameters
     ----------
     identities : mapping
-        ``person -> image ids`` (:func:`epsaudit.faces.images.list_identities`).
+        ``person -> image ids`` (:func:`epsaudit.build.images.list_identities`).
     usable : set of str
         Photographs with a dlib face and 68 landmarks (chain starts and donors must be usable).
     seed : int
@@ -507,7 +507,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
 
     Stages: landmarks of every candidate photograph, the designs, the originals encoded once, the
     cascade, the operator triplets, the manifest; every table is written by :mod:`epsaudit.corpora`.
-    The batches of every stage are saved as they complete (:class:`epsaudit.faces.checkpoints.BuildCheckpoints`):
+    The batches of every stage are saved as they complete (:class:`epsaudit.build.checkpoints.BuildCheckpoints`):
     a rerun after an interruption loads them and writes the same files.
 
     Parameters
@@ -519,7 +519,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     seed : int
         Seed of every selection (orders, donors, non-members, partitions).
     variants : sequence of str
-        Swap variants (:data:`epsaudit.faces.generators.SWAP_VARIANTS` keys).
+        Swap variants (:data:`epsaudit.build.generators.SWAP_VARIANTS` keys).
     passes, chains_per_identity, gallery_size, train_triplets, test_triplets, max_identities : int
         The designs' sizes; ``max_identities`` (smoke runs) keeps that many target identities.
     n_jobs, batch_size, progress
@@ -531,7 +531,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     keep_checkpoints : bool
         Keep the checkpoint files after a successful build (else they are deleted).
     interrupt_after : int, optional
-        Stop with :class:`epsaudit.faces.checkpoints.BuildInterrupted` after this many batches
+        Stop with :class:`epsaudit.build.checkpoints.BuildInterrupted` after this many batches
         computed in this call, over all stages (tests of resumption).
 
     Returns
@@ -543,9 +543,9 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
     ------
     ValueError
         Unknown variant, or too few usable photographs.
-    epsaudit.faces.images.ImageRootError
+    epsaudit.build.images.ImageRootError
         No images at the image root.
-    epsaudit.faces.checkpoints.BuildInterrupted
+    epsaudit.build.checkpoints.BuildInterrupted
         See ``interrupt_after``.
     """
     from .generators import SWAP_VARIANTS
@@ -605,7 +605,7 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m epsaudit.faces.corpora",
+    p = argparse.ArgumentParser(prog="python -m epsaudit.build.corpora_builder",
                                 description="Build the cascade and operator corpora (data/corpora/) from LFW images.")
     p.add_argument("--image-root", default=None)
     p.add_argument("--out-dir", default="data")

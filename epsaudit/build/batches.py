@@ -3,9 +3,9 @@
 :func:`_process_batch` passes every image of a batch through every generator and encoder and times
 each stage. A worker loads its models once (:func:`_worker_state` keeps one state per worker thread
 for the life of its process, so each process of a local pool, or each Dask worker with one thread,
-loads them once). The builders (:mod:`epsaudit.faces.pipeline` for the conditions,
-:mod:`epsaudit.faces.corpora` for the chapter 4 corpora) run their batches with
-:func:`epsaudit.faces.checkpoints.run_batches` (resumable); :func:`map_batches` is the same loop
+loads them once). The builders (:mod:`epsaudit.build.pipeline` for the conditions,
+:mod:`epsaudit.build.corpora_builder` for the chapter 4 corpora) run their batches with
+:func:`epsaudit.build.checkpoints.run_batches` (resumable); :func:`map_batches` is the same loop
 without checkpoints.
 """
 
