@@ -66,7 +66,7 @@ PUBLIC_CORE = frozenset({
     "epsaudit.operator", "epsaudit.validation",
 })
 #: Study modules every chapter may import besides its own: the checked papermill parameters.
-SHARED_STUDIES = frozenset({"epsaudit.studies.parameters", "epsaudit.studies.glue", "epsaudit.studies.book"})  # every page's parameters and glue
+SHARED_STUDIES = frozenset({"epsaudit.studies.parameters", "epsaudit.studies.book"})  # every page's parameters, claims, tables
 
 
 def _notebook_imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:

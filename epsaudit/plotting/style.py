@@ -32,7 +32,7 @@ def figure_dir() -> Path:
     return path
 
 
-def save_figure(fig: Any, name: str, data: Any = None) -> str:
+def save_figure(fig: Any, name: str, data: Any = None) -> list[Path]:
     """Write ``fig`` as PNG (200 dpi) and PDF, and the data behind it as CSV; return download links.
 
     Parameters
@@ -46,9 +46,8 @@ def save_figure(fig: Any, name: str, data: Any = None) -> str:
 
     Returns
     -------
-    str
-        A MyST line with ``{download}`` links to the files, relative to an executed chapter in
-        ``book/executed/`` (display it with ``IPython.display.Markdown``).
+    list of pathlib.Path
+        The files written (PNG, PDF and, with ``data``, CSV).
 
     Raises
     ------
@@ -64,40 +63,4 @@ def save_figure(fig: Any, name: str, data: Any = None) -> str:
     if data is not None:
         data.to_csv(folder / f"{name}.csv", index=hasattr(data, "index") and data.index.name is not None)
         files.append(f"{name}.csv")
-    links = ", ".join(f"{{download}}`{f.rsplit('.', 1)[1].upper()} <../../_build/figures/{f}>`" for f in files)
-    return f"Files of this figure: {links}."
-
-
-def glue_figure(name: str, fig: Any, data: Any = None) -> str:
-    """Save ``fig`` (:func:`save_figure`), glue it for a numbered, captioned ``{glue:figure}`` and close it.
-
-    The chapter's Markdown shows it with a caption and a label its prose refers to::
-
-        ```{glue:figure} ch0-cap-against-test-size
-        :name: fig-ch0-cap
-
-        Caption.
-        ```
-
-    Parameters
-    ----------
-    name : str
-        Glue key and file stem (letters, digits, ``-`` and ``_``).
-    fig : matplotlib.figure.Figure
-    data : pandas.DataFrame, optional
-        The numbers drawn (``<name>.csv``).
-
-    Returns
-    -------
-    str
-        The download links of the files (MyST), also glued as ``<name>-files``.
-    """
-    import matplotlib.pyplot as plt
-    from IPython.display import Markdown
-    from myst_nb import glue
-
-    links = save_figure(fig, name, data)
-    glue(name, fig, display=False)
-    glue(f"{name}-files", Markdown(links), display=False)
-    plt.close(fig)
-    return links
+    return [folder / f for f in files]

@@ -6,20 +6,18 @@ the chapter's run profiles and the papers' reported values it is compared with. 
 loading) and the data builder (:mod:`epsaudit.build`) know no chapter; no core module imports a study.
 
 - :mod:`~epsaudit.studies.quickstart` -- "Audit a mechanism in ten minutes";
-- :mod:`~epsaudit.studies.synthetic` -- chapter 1, the known-epsilon benchmark (``runner``: the
-  benchmark's settings, audits and certificates);
-- :mod:`~epsaudit.studies.sniper_duel` -- chapter 2, DP-Sniper against the reserved test
-  (``protocol``: the Table 5 rows and the matched-budget duels);
-- :mod:`~epsaudit.studies.face_study` -- chapter 3, the face case study (``audit``: Tables 2-3;
-  ``diagnostics``: the routes' assumptions; ``membership``: the membership adversary);
-- :mod:`~epsaudit.studies.cascade` -- chapter 4, the swap cascade and the operator (``scores``:
-  the cascade's leakage; ``operator_study``: the fit and its predictions; ``verdicts``: the rules;
-  ``tables``: the chapter's tables and the paper's values);
-- :mod:`~epsaudit.studies.resampled_faces` -- chapter 5, certificates on resampled swaps (the
-  resampled corpus, the photograph design of chapter 4 beside it, the sample-size planner).
+- :mod:`~epsaudit.studies.synthetic` -- chapter 1, the known-epsilon benchmark;
+- :mod:`~epsaudit.studies.sniper_duel` -- chapter 2, DP-Sniper against the reserved test;
+- :mod:`~epsaudit.studies.face_study` and :mod:`~epsaudit.studies.face_membership` -- chapter 3 and
+  its section 3.1, the face case study and the membership adversary;
+- :mod:`~epsaudit.studies.cascade` and :mod:`~epsaudit.studies.cascade_measured` -- chapter 4 and its
+  section 4.1, the affine operator and the measured cascade;
+- :mod:`~epsaudit.studies.resampled_faces` -- chapter 5, certificates on resampled swaps.
 
-Each chapter is a package whose ``__init__`` is what its notebook imports: it re-exports what the
-notebook uses from its companion modules and from the core.
+Shared by every page: :mod:`~epsaudit.studies.parameters` (typed, checked papermill parameters) and
+:mod:`~epsaudit.studies.book` (checked claims, the papers' values, one number format and table style).
+A page module holds plumbing only (profiles, loading, caching, parallel dispatch) and returns numbers,
+tables and figures; the page's prose and its computation are in the notebook.
 
 Every chapter runs at one of three profiles with the same names: ``smoke`` (minutes, what the
 tests run), ``full`` (what the book shows) and ``paper`` (the papers' repetition counts).
