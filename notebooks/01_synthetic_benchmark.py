@@ -720,9 +720,9 @@ _ = claim("the band at the reserved test's threshold certifies no more than the 
 # certificate and to the cap when $n$ grows tenfold?
 # :::
 #
-# ```{solution-start} ex-ch1-sizes
+# :::{solution-start} ex-ch1-sizes
 # :class: dropdown
-# ```
+# :::
 
 # %%
 rows = []
@@ -738,8 +738,8 @@ show(by_size, caption="Exact test, Gaussian noise, requested ε = 8, 40 pairs")
 # A tenfold larger test raises the cap by about $\log 10 = 2.3$ nats, and both the fraction
 # certified and the median certificate rise with it.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 _ = claim("the larger test certifies more often and more", (by_size.diff().iloc[1] >= 0).all(),
@@ -753,15 +753,18 @@ _ = claim("the larger test certifies more often and more", (by_size.diff().iloc[
 # one, and what are their caps?
 # :::
 #
-# ```{solution-start} ex-ch1-bound
+# :::{solution-start} ex-ch1-bound
 # :class: dropdown
-# ```
+# :::
 
 # %%
-both = [reserved_test_certificate(dev[a], dev[b], test[a], test[b],
-                                  score_function=mechanism.exact_score(a, b),
-                                  n_certificates=P["pairs"], delta=mechanism.delta, bound=bound)
-        for bound in ("joint", "clopper-pearson")]
+score = mechanism.exact_score(a, b)  # the same test on the same rows
+joint = reserved_test_certificate(dev[a], dev[b], test[a], test[b], score_function=score,
+                                  n_certificates=P["pairs"], delta=mechanism.delta)
+paper = reserved_test_certificate(dev[a], dev[b], test[a], test[b], score_function=score,
+                                  n_certificates=P["pairs"], delta=mechanism.delta,
+                                  bound="clopper-pearson")
+both = [joint, paper]
 show(results_frame(both)[["bound", "value", "tp", "fp", "cap"]], 3)
 
 # %% [markdown]
@@ -769,8 +772,8 @@ show(results_frame(both)[["bound", "value", "tp", "fp", "cap"]], 3)
 # level over two one-sided bounds, where the joint test spends it on both error rates at once. Both
 # are valid 95% family-wise bounds.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 _ = claim("the Clopper-Pearson certificate and cap are at most the joint ones",
@@ -787,9 +790,9 @@ _ = claim("the Clopper-Pearson certificate and cap are at most the joint ones",
 # one certificate alone?
 # :::
 #
-# ```{solution-start} ex-ch1-plan
+# :::{solution-start} ex-ch1-plan
 # :class: dropdown
-# ```
+# :::
 
 # %%
 mech8, pairs8 = study.Setting("dispersed", "gaussian", 8.0, 30, 0, seed=seed, n_pairs=40).build()
@@ -807,8 +810,8 @@ show(need.to_frame("test rows per identity"))
 # size about $e^{\varepsilon}$: far more rows than the largest test here. `epsaudit plan --epsilon
 # <value> --family 40` answers the same question from the command line.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% [markdown]
 # :::{exercise}
@@ -820,9 +823,9 @@ show(need.to_frame("test rows per identity"))
 # outputs?
 # :::
 #
-# ```{solution-start} ex-ch1-one-threshold
+# :::{solution-start} ex-ch1-one-threshold
 # :class: dropdown
-# ```
+# :::
 
 # %%
 one, four = gdp_certificate(2.0, 1000, n_thresholds=1), gdp_certificate(2.0, 1000)
@@ -836,8 +839,8 @@ show(pd.DataFrame({"epsilon (best point)": [one.joint_best_epsilon, four.joint_b
 # outputs. Four thresholds certify a larger $\mu$ from the same outputs: the extra thresholds buy
 # the rest of the curve.
 #
-# ```{solution-end}
-# ```
+# :::{solution-end}
+# :::
 
 # %% tags=["remove-input"]
 _ = claim("one threshold certifies what the reserved test does",
