@@ -351,7 +351,7 @@ def sequential_log_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     neg, pos = _priors(prior)
     out = neg.log_predictive(fp, n_neg) + pos.log_predictive(fn, n_pos) - _log_sup(fp, n_neg, fn, n_pos, eps, delta)
     out = out - 1e-12 * (1 + np.abs(out))  # rounding against the certificate
-    return out[()] if np.ndim(out) == 0 else out
+    return float(out) if np.ndim(out) == 0 else out
 
 
 def _check(fp, n_neg, fn, n_pos, epsilon, delta):
@@ -480,7 +480,7 @@ def sequential_epsilon(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B"):
     fp, n_neg, fn, n_pos, _, delta = _check(fp, n_neg, fn, n_pos, 0.0, delta)
     out = _solve(lambda e, idx: sequential_log_evalue(fp[idx], n_neg[idx], fn[idx], n_pos[idx], e, delta[idx], prior),
                  fp.shape, -math.log(alpha))
-    return out[()] if out.ndim == 0 else out
+    return float(out) if out.ndim == 0 else out
 
 
 def _solve(log_e, shape, threshold: float) -> np.ndarray:
