@@ -24,8 +24,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from epsaudit.bounds import SequentialCertificate, clopper_pearson_lower, clopper_pearson_upper
-from epsaudit.bounds.joint import joint_pvalue
+from epsaudit.bounds import SequentialCertificate, joint_rejection_region
 from epsaudit.bounds.sequential import sequential_log_evalue
 from epsaudit.seeds import generator
 
@@ -149,31 +148,6 @@ def test_stopping_rules(eps, target):
 # Negative control: the fixed-size joint certificate, re-peeked after every row
 
 
-def split_statistic(x, n, y, m, alpha):
-    """The fixed-size joint test's ordering: the split Clopper-Pearson certificate before its clamp at 0."""
-    lo, up = clopper_pearson_lower(m - y, m, alpha / 2), clopper_pearson_upper(x, n, alpha / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(lo > 0, np.log(lo) - np.log(up), -np.inf)
-        b = np.where(1 - up > 0, np.log1p(-up) - np.log1p(-lo), -np.inf)
-    return np.nan_to_num(np.maximum(a, b), nan=-np.inf)
-
-
-def joint_rejects(n: int, m: int, eps: float, alpha: float = ALPHA) -> np.ndarray:
-    """(n + 1, m + 1) table: does the fixed-size joint test at (n, m) certify eps (p-value at eps <= alpha)?"""
-    x, y = np.meshgrid(np.arange(n + 1), np.arange(m + 1), indexing="ij")
-    t = split_statistic(x, n, y, m, alpha)
-    order = np.unique(t[np.isfinite(t)])[::-1]  # most extreme first; the p-value rises along it
-    lo, hi = -1, len(order)  # order[: lo + 1] rejected, order[hi:] not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        i, j = np.argwhere(t == order[mid])[0]
-        if joint_pvalue(int(i), n, int(j), m, eps, alpha) <= alpha:
-            lo = mid
-        else:
-            hi = mid
-    return t >= order[lo] if lo >= 0 else np.zeros_like(t, dtype=bool)
-
-
 @pytest.mark.parametrize("eps", [1.0, 3.0])
 def test_negative_control_re_peeking_the_fixed_size_joint_certificate_fails(eps):
     rows = 200
@@ -181,7 +155,7 @@ def test_negative_control_re_peeking_the_fixed_size_joint_certificate_fails(eps)
     hit = np.zeros(RUNS, dtype=bool)
     for t in range(1, rows):  # after every row with both sides tested
         nn, mm = int(n[0, t]), int(m[0, t])
-        table = joint_rejects(nn, mm, eps)
+        table = joint_rejection_region(nn, mm, eps, ALPHA)
         hit |= table[x[:, t], y[:, t]]
     COUNTS[f"negative control: fixed-size joint re-peeked every row to 200, eps {eps:g}"] = int(hit.sum())
     assert hit.sum() > TOLERANCE, f"{hit.sum()} of {RUNS}"

@@ -67,35 +67,6 @@ def rows_to_certify(epsilons: tuple[int, ...] = EPSILONS, alpha: float = ALPHA) 
     return tuple(rows)
 
 
-def _rejection_table(n: int, m: int, eps: float, alpha: float):
-    """(n + 1, m + 1) booleans: does the fixed-size joint test at (n, m) rows certify eps at these counts?
-
-    The test rejects the outcomes at least as extreme as a cut in its ordering (the split
-    Clopper-Pearson statistic before its clamp at 0); the cut is found by bisection on the p-value
-    (:func:`epsaudit.bounds.joint_pvalue`), which rises along the ordering.
-    """
-    import numpy as np
-
-    from epsaudit.bounds import clopper_pearson_lower, clopper_pearson_upper, joint_pvalue
-
-    x, y = np.meshgrid(np.arange(n + 1), np.arange(m + 1), indexing="ij")
-    lo_, up_ = clopper_pearson_lower(m - y, m, alpha / 2), clopper_pearson_upper(x, n, alpha / 2)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        a = np.where(lo_ > 0, np.log(lo_) - np.log(up_), -np.inf)
-        b = np.where(1 - up_ > 0, np.log1p(-up_) - np.log1p(-lo_), -np.inf)
-    t = np.nan_to_num(np.maximum(a, b), nan=-np.inf)
-    order = np.unique(t[np.isfinite(t)])[::-1]  # most extreme first
-    lo, hi = -1, len(order)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        i, j = np.argwhere(t == order[mid])[0]
-        if joint_pvalue(int(i), n, int(j), m, eps, alpha) <= alpha:
-            lo = mid
-        else:
-            hi = mid
-    return t >= order[lo] if lo >= 0 else np.zeros_like(t, dtype=bool)
-
-
 @lru_cache(maxsize=None)
 def peeking(eps: float = PEEK_EPSILON, rows: int = PEEK_ROWS, runs: int = PEEK_RUNS, seed: int = PEEK_SEED,
             alpha: float = ALPHA) -> dict:
@@ -109,7 +80,7 @@ def peeking(eps: float = PEEK_EPSILON, rows: int = PEEK_ROWS, runs: int = PEEK_R
     """
     import numpy as np
 
-    from epsaudit.bounds import clopper_pearson_lower, clopper_pearson_upper
+    from epsaudit.bounds import clopper_pearson_lower, clopper_pearson_upper, joint_rejection_region
     from epsaudit.bounds.sequential import sequential_log_evalue
     from epsaudit.seeds import generator
 
@@ -121,7 +92,7 @@ def peeking(eps: float = PEEK_EPSILON, rows: int = PEEK_ROWS, runs: int = PEEK_R
     n, m = np.cumsum(neg), np.cumsum(~neg)
     hit = np.zeros(runs, dtype=bool)
     for t in range(1, rows):
-        table = _rejection_table(int(n[t]), int(m[t]), eps, alpha)
+        table = joint_rejection_region(int(n[t]), int(m[t]), eps, alpha)
         hit |= table[x[:, t], y[:, t]]
     seq = (sequential_log_evalue(x, n[None, :], y, m[None, :], eps, 0.0, "B") >= -math.log(alpha)).any(axis=1)
     out = {"epsilon": eps, "rows": rows, "runs": runs, "rate": rate}

@@ -22,12 +22,12 @@ from .conversions import (dkw_margin, epsilon_from_mmd_hockey_stick, epsilon_fro
                           epsilon_from_tv_delta, gaussian_tradeoff, mmd2_deviation, tradeoff_delta, tradeoff_epsilon,
                           tradeoff_mu, tv_lower_from_mmd)
 from .gaussian import gaussian_delta, gaussian_epsilon, gaussian_mu_for_epsilon
-from .joint import joint_epsilon, joint_mu, joint_pvalue
+from .joint import joint_epsilon, joint_mu, joint_pvalue, joint_rejection_region
 
 __all__ = [
     "BOUNDS", "DEFAULT_BOUND", "bonferroni_alpha", "bound_level", "certifiable_cap", "certified_epsilon", "check_bound",
     "clopper_pearson_epsilon", "clopper_pearson_lower", "correction_label", "clopper_pearson_upper", "joint_epsilon", "joint_mu",
-    "joint_pvalue",
+    "joint_pvalue", "joint_rejection_region",
     "dkw_margin", "epsilon_from_mmd_hockey_stick", "epsilon_from_mmd_tv_chain", "epsilon_from_tv",
     "epsilon_from_tv_delta", "gaussian_delta", "gaussian_epsilon", "gaussian_mu_for_epsilon", "gaussian_tradeoff",
     "mmd2_deviation", "planned_epsilon", "promise_sizes", "roc_point_epsilon", "required_test_size", "tradeoff_delta", "tradeoff_epsilon",

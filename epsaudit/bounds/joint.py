@@ -102,7 +102,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-__all__ = ["joint_epsilon", "joint_mu", "joint_pvalue"]
+__all__ = ["joint_epsilon", "joint_mu", "joint_pvalue", "joint_rejection_region"]
 
 # Relative slack on the observed statistic so that floating-point ties count as at least as extreme.
 _TIE = 1e-9
@@ -949,3 +949,63 @@ def joint_pvalue(fp, n_neg, fn, n_pos, epsilon: float, alpha: float, delta: floa
     fp, n_neg, fn, n_pos, alpha, delta = (v.item() for v in _check(fp, n_neg, fn, n_pos, alpha, delta))
     return float(np.exp(_log_pvalue("dp", int(fp), int(n_neg), int(fn), int(n_pos), float(epsilon), float(alpha),
                                     float(delta))))
+
+
+def joint_rejection_region(n_neg: int, n_pos: int, epsilon: float, alpha: float) -> np.ndarray:
+    """Every outcome at which the fixed-size joint test certifies ``epsilon`` (delta = 0), as one table.
+
+    The test rejects ``N(epsilon, 0)`` at the outcomes at least as extreme as a cut in its ordering
+    (the split Clopper-Pearson certificate at delta = 0, before its clamp); the cut is found by
+    bisection on :func:`joint_pvalue`, which rises along the ordering. A simulation that re-computes
+    the certificate after every row (the peeking of an auditor who renders until certified) reads the
+    table instead of calling :func:`joint_epsilon` per row.
+
+    Parameters
+    ----------
+    n_neg, n_pos : int
+        Test rows of identity B (negatives) and of A (positives), >= 1.
+    epsilon : float
+        The epsilon to certify, nats, >= 0.
+    alpha : float
+        Error level of the certificate, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (n_neg + 1, n_pos + 1)
+        Entry ``[fp, fn]``: whether ``joint_epsilon(fp, n_neg, fn, n_pos, alpha) >= epsilon`` (up to the
+        p-value's documented accuracy at the cut).
+
+    Raises
+    ------
+    ValueError
+        As :func:`joint_pvalue`.
+
+    See Also
+    --------
+    joint_epsilon : the certificate at one outcome.
+    joint_pvalue : the p-value the cut is found with.
+
+    Examples
+    --------
+    >>> region = joint_rejection_region(10, 10, 1.0, 0.05)
+    >>> region.shape, bool(region[0, 0]), bool(region[5, 5])
+    ((11, 11), True, False)
+    """
+    from .binomial import clopper_pearson_lower, clopper_pearson_upper
+
+    x, y = np.meshgrid(np.arange(n_neg + 1), np.arange(n_pos + 1), indexing="ij")
+    lo, up = clopper_pearson_lower(n_pos - y, n_pos, alpha / 2), clopper_pearson_upper(x, n_neg, alpha / 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(lo > 0, np.log(lo) - np.log(up), -np.inf)
+        b = np.where(1 - up > 0, np.log1p(-up) - np.log1p(-lo), -np.inf)
+    t = np.nan_to_num(np.maximum(a, b), nan=-np.inf)
+    order = np.unique(t[np.isfinite(t)])[::-1]  # most extreme first; the p-value rises along it
+    lo_cut, hi_cut = -1, len(order)  # order[: lo_cut + 1] rejected, order[hi_cut:] not
+    while hi_cut - lo_cut > 1:
+        mid = (lo_cut + hi_cut) // 2
+        i, j = np.argwhere(t == order[mid])[0]
+        if joint_pvalue(int(i), n_neg, int(j), n_pos, epsilon, alpha) <= alpha:
+            lo_cut = mid
+        else:
+            hi_cut = mid
+    return t >= order[lo_cut] if lo_cut >= 0 else np.zeros_like(t, dtype=bool)
