@@ -491,20 +491,24 @@ def _exercises_and_solutions(notebook) -> tuple[dict[str, str], dict[str, str]]:
     exercises, solutions, current = {}, {}, None
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
-            for block in re.findall(r":::+\{exercise(?:-start)?\}(.*?)(?=\n:::+\s*$|\n:::+\{|\Z)",
+            for block in re.findall(r"(?::::+|```+)\{exercise(?:-start)?\}(.*?)(?=\n(?::::+|```+)\s*$|\n(?::::+|```+)\{|\Z)",
                                     cell.source, flags=re.S | re.M):
                 label = re.search(r":label:\s*(\S+)", block)
                 if label:
                     exercises[label.group(1)] = block
-            for label, block in re.findall(r":::+\{solution\}\s*(\S+)(.*?)(?=\n:::+\s*$|\Z)",
+            for label, block in re.findall(r"(?::::+|```+)\{solution\}\s*(\S+)(.*?)(?=\n(?::::+|```+)\s*$|\Z)",
                                            cell.source, flags=re.S | re.M):
                 solutions[label] = solutions.get(label, "") + block
-            start = re.search(r":::+\{solution-start\}\s*(\S+)", cell.source)
+            # in the order they appear: a cell may close one solution and open the next
+            start = re.search(r"(?::::+|```+)\{solution-start\}\s*(\S+)", cell.source)
+            end = re.search(r"(?::::+|```+)\{solution-end\}", cell.source)
+            if end and (not start or end.start() < start.start()):
+                current = None
             if start:
                 current = start.group(1)
                 solutions.setdefault(current, "")
-            if re.search(r":::+\{solution-end\}", cell.source):
-                current = None
+                if end and end.start() > start.start():
+                    current = None
         elif current is not None:
             solutions[current] += "\n" + cell.source
     return exercises, solutions
@@ -513,7 +517,8 @@ def _exercises_and_solutions(notebook) -> tuple[dict[str, str], dict[str, str]]:
 @pytest.mark.parametrize("py", sorted(NOTEBOOK_DIR.glob("*.py")), ids=lambda p: p.stem)
 def test_every_solution_runs_its_exercise_parameters(py: Path) -> None:
     """An exercise states its parameters as inline code (`calls = 50000`); its solution's code sets
-    exactly those (``calls = 50000`` or the keyword ``calls=50000``)."""
+    exactly those (``calls = 50000``, the keyword ``calls=50000``, or the name and each stated value in a
+    loop over them)."""
     import re
 
     exercises, solutions = _exercises_and_solutions(jupytext.read(py))
@@ -527,8 +532,12 @@ def test_every_solution_runs_its_exercise_parameters(py: Path) -> None:
             problems.append(f"{label}: states {stated} but has no solution code")
             continue
         for name, value in stated:
-            wanted = name + "=" + re.sub(r"\s+", "", value)
-            if wanted not in code:
+            value = re.sub(r"\s+", "", value)
+            if "..." in value:  # a placeholder ("alphas = [...]"): the reader chooses
+                continue
+            # set directly (`calls=50000`), or the name and the value both in the code (a loop over values)
+            token = r"(?<![\w.])" + re.escape(value) + r"(?![\w.])"
+            if name + "=" + value not in code and not (name in code and re.search(token, code)):
                 problems.append(f"{label}: states `{name} = {value}` but its solution does not set it")
     assert not problems, f"{py.name}: " + "; ".join(problems)
 
