@@ -138,7 +138,9 @@ rows = study.run_rows(learned_tasks + exact_tasks, n_jobs)
 rows["ratio"] = rows["raw"] / rows["exact_epsilon"].where(rows["exact_epsilon"] > 0)
 learned = rows[rows.score == "learned"]
 show(rows[["mechanism", "requested_epsilon", "pair_index", "rep", "direction", "raw", "value",
-           "exact_epsilon"]].head(), 3, caption="The first rows (bounds in nats)")
+           "exact_epsilon"]].head().rename(columns={"requested_epsilon": "ε asked", "pair_index": "pair",
+                                                   "exact_epsilon": "ε exact"}),
+     3, caption="The first rows (bounds in nats)")
 
 # %% [markdown]
 # Table 5 takes medians over pairs, repetitions and both directions, and sets them beside the

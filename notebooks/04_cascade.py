@@ -509,7 +509,7 @@ claim("inner has the larger rho(B) for every encoder", (rho_order["inner"] > rho
 show(rollouts.set_index("pass", append=True)[
     ["noiseless_leakage", "noiseless_excess_ratio", "carrier", "monte_carlo_leakage",
      "monte_carlo_excess_ratio", "monte_carlo_auc"]].rename(columns=lambda c: c.replace(
-         "noiseless_", "nl ").replace("monte_carlo_", "mc ")), digits=3,
+         "noiseless_", "nl ").replace("monte_carlo_", "mc ").replace("excess_ratio", "ratio")), digits=3,
      caption="Predicted per pass: noiseless (nl) and Monte Carlo (mc) rollouts, and the carrier")
 
 # %% [markdown]
