@@ -129,7 +129,7 @@ resampled-disjoint: venv data-link
 # Tests
 
 test: venv
-	$(BIN)/python -m pytest -q --durations=15
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile --durations=15
 
 # ---------------------------------------------------------------------------------------------
 # Notebooks and book
