@@ -33,7 +33,7 @@ def test_a_broken_claim_shows_a_note_elsewhere(monkeypatch):
 @pytest.mark.parametrize("value, text", [("strict", True), ("STRICT ", True), ("", False), ("note", False)])
 def test_strictness_comes_from_the_environment(monkeypatch, value, text):
     monkeypatch.setenv("EPSAUDIT_CLAIMS", value)
-    assert book.strict_claims() is text
+    assert book.claims_are_strict() is text
 
 
 def test_reported_names_a_missing_table():

@@ -22,7 +22,7 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ClaimError", "claim", "strict_claims", "reported", "number", "show", "PAPERS_FOLDER"]
+__all__ = ["ClaimError", "claim", "claims_are_strict", "reported", "number", "show", "PAPERS_FOLDER"]
 
 #: The papers' reported values, one CSV per reported table or figure.
 PAPERS_FOLDER: Path = Path(__file__).resolve().parents[2] / "data" / "papers"
@@ -32,13 +32,13 @@ class ClaimError(AssertionError):
     """A sentence of the book that the run contradicts (raised only when claims are strict)."""
 
 
-def strict_claims() -> bool:
+def claims_are_strict() -> bool:
     """Whether a contradicted claim fails the run: ``EPSAUDIT_CLAIMS=strict`` (set by ``make book`` at
     the full profile).
 
     Examples
     --------
-    >>> isinstance(strict_claims(), bool)
+    >>> isinstance(claims_are_strict(), bool)
     True
     """
     return os.environ.get("EPSAUDIT_CLAIMS", "").strip().lower() == "strict"
@@ -98,7 +98,7 @@ def claim(statement: str, holds: bool, **numbers: Any) -> bool:
     Raises
     ------
     ClaimError
-        If the claim does not hold and :func:`strict_claims` is true (the book's build).
+        If the claim does not hold and :func:`claims_are_strict` is true (the book's build).
 
     Examples
     --------
@@ -109,7 +109,7 @@ def claim(statement: str, holds: bool, **numbers: Any) -> bool:
     if holds:
         return True
     values = ", ".join(f"{k} = {number(v, 3)}" for k, v in numbers.items())
-    if strict_claims():
+    if claims_are_strict():
         raise ClaimError(f"the book says '{statement}', but this run has {values or 'no numbers given'}")
     from IPython.display import Markdown, display
 
