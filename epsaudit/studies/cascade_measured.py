@@ -89,6 +89,14 @@ def cascade_series(corpora: Corpora, variant: str, *, centre: np.ndarray | None 
         "norm_median": np.median(np.linalg.norm(sc.embeddings, axis=2), axis=1)})
 
 
+def _pass_embeddings(corpora: Corpora, variant: str, k: int):
+    """Raw pass-``k`` embeddings of the complete chains, (n_chains, d), and the chains table."""
+    emb, chains = chain_embeddings(corpora, variant)
+    if not 0 <= int(k) < emb.shape[0]:
+        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
+    return emb[int(k)], chains
+
+
 def pass_groups(corpora: Corpora, variant: str, k: int) -> dict[str, np.ndarray]:
     """Pass-``k`` embeddings of the complete chains grouped by target identity (the input of
     :func:`epsaudit.condition.audit_condition`): identity -> (n_i, d), unit-normalised, uncentred.
@@ -98,10 +106,8 @@ def pass_groups(corpora: Corpora, variant: str, k: int) -> dict[str, np.ndarray]
     ValueError
         ``k`` outside ``0..K`` or an unknown variant.
     """
-    emb, chains = chain_embeddings(corpora, variant)
-    if not 0 <= int(k) < emb.shape[0]:
-        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
-    x, labels = unit_rows(emb[int(k)]), chains["identity"].astype(str).to_numpy()
+    raw, chains = _pass_embeddings(corpora, variant, k)
+    x, labels = unit_rows(raw), chains["identity"].astype(str).to_numpy()
     return {lab: x[labels == lab] for lab in sorted(set(labels))}
 
 
@@ -116,11 +122,9 @@ def write_pass_csv(corpora: Corpora, variant: str, k: int, path: str | Path) -> 
     """
     from ..data import write_embeddings
 
-    emb, chains = chain_embeddings(corpora, variant)
-    if not 0 <= int(k) < emb.shape[0]:
-        raise ValueError(f"pass k={k} outside 0..{emb.shape[0] - 1}")
+    raw, chains = _pass_embeddings(corpora, variant, k)
     ids = [f"{s}|{variant}|pass{int(k)}" for s in chains["start"]]
-    return write_embeddings(path, chains["identity"].astype(str).tolist(), ids, emb[int(k)])
+    return write_embeddings(path, chains["identity"].astype(str).tolist(), ids, raw)
 
 
 def dominant_subspace(B: np.ndarray, top: int) -> np.ndarray:
