@@ -17,8 +17,8 @@ PACKAGE = Path(__file__).resolve().parent / "epsaudit"
 #: Core modules (paths below ``epsaudit/``) whose examples run; a folder name means all its modules.
 DOCTEST_MODULES: frozenset[str] = frozenset({
     "__init__.py", "results.py", "validation.py", "seeds.py", "splits.py", "settings.py", "pairs.py",
-    "scorers.py", "grids.py", "condition.py", "summary.py", "resampled.py", "leakage.py", "progress.py", "parallel.py", "cli.py",
-    "audits", "bounds", "data", "mechanisms", "sniper", "operator.py", "ridge.py", "corpora.py", "studies",
+    "scorers.py", "grids.py", "condition.py", "summary.py", "leakage.py", "progress.py", "parallel.py", "cli.py",
+    "audits", "bounds", "data", "mechanisms", "sniper.py", "operator.py", "ridge.py", "studies",
     "build/__init__.py", "build/images.py", "build/lfw.py", "build/lfw_hashes.py", "build/lfw_archive.py",
     "build/batches.py", "build/checkpoints.py", "build/outputs.py", "build/pipeline.py", "build/encoders.py",
     "build/generators.py", "build/resampled_builder.py",

@@ -235,7 +235,7 @@ def binomial_interval(k: int, n: int) -> tuple[float, float]:
 
 def corner_runs(args) -> tuple[np.ndarray, np.ndarray, float]:
     """The simulated counts at the randomized-response corner: FP and FN of every run, and the rate."""
-    from epsaudit.seeds import generator
+    from epsaudit.protocol import generator
 
     rate = (1 - args.delta) / (1 + math.exp(args.epsilon))
     rng = generator(args.seed, "bench-certificates", "corner")

@@ -1,7 +1,7 @@
 """Benchmark: the operator fit's penalty search, GridSearchCV(Ridge) vs one SVD per fold.
 
-``epsaudit.ridge.ridge_penalty_search`` scores every ridge penalty on identity-disjoint folds
-from one SVD of the fold's centred training inputs (``epsaudit.ridge.ridge_cv_r2``; SVD rather
+``epsaudit.operator.ridge_penalty_search`` scores every ridge penalty on identity-disjoint folds
+from one SVD of the fold's centred training inputs (``epsaudit.operator.ridge_cv_r2``; SVD rather
 than an eigendecomposition of the Gram matrix, which squares the condition number, because the
 widened grid reaches penalties of 1e-13, comparable with the smallest Gram eigenvalues of raw dlib
 embeddings); the textbook route is ``GridSearchCV(Ridge(), {"alpha": alphas}, cv=GroupKFold(5),
@@ -26,7 +26,7 @@ from sklearn.linear_model import Ridge
 from sklearn.model_selection import GridSearchCV, GroupKFold
 from threadpoolctl import threadpool_limits
 
-from epsaudit.ridge import DEFAULT_ALPHAS, ridge_cv_r2
+from epsaudit.operator import DEFAULT_ALPHAS, ridge_cv_r2
 
 
 def main(argv=None) -> int:

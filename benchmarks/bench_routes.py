@@ -1,7 +1,7 @@
 """Benchmark: epsaudit's audit routes against the strongest simple loops a user would write.
 
 One run, one synthetic data set (identities with small mean shifts plus Gaussian noise, rows
-L2-normalised like face embeddings), one shuffled pair list from :func:`epsaudit.pairs.identity_pairs`.
+L2-normalised like face embeddings), one shuffled pair list from :func:`epsaudit.protocol.identity_pairs`.
 For every route the script computes the values with each baseline and with the library, checks that
 they agree (maximum relative difference against a tolerance; ``+inf`` must coincide), times every
 implementation in the same run and reports the library against the *best* baseline of its route.
@@ -19,7 +19,7 @@ Baselines (all pair by pair, numpy / scipy / scikit-learn):
 * ROC-HT OOF -- ``scikit-learn loop``: per pair ``cross_val_predict`` of the default pipeline
   (``StandardScaler`` + ``LogisticRegression``) on the library's seeded folds, then the ROC;
   ``library, solver="sklearn"``: the library's per-pair reference path. The library fits all folds
-  of all pairs in batches (:mod:`epsaudit.batch_logistic`).
+  of all pairs in batches (:mod:`epsaudit.audits._batched_logistic`).
 * ROC-HT OOF on a committed table (``--table``, default ``data/dlib_large_swap.csv``, 128-D face
   embeddings, the first ``--roc-pairs`` of its shuffled pairs): the same two baselines.
 * MMD-TV at large n (one pair of ``--large-n`` rows per identity): the ``one BLAS matrix`` loop and
@@ -76,9 +76,9 @@ from epsaudit.audits import (
     mmd_tv_pairs,
     roc_oof_pairs,
 )
-from epsaudit.pairs import identity_pairs
-from epsaudit.scorers import logistic_regression
-from epsaudit.seeds import sklearn_seed
+from epsaudit.protocol import identity_pairs
+from epsaudit.audits.scorers import logistic_regression
+from epsaudit.protocol import sklearn_seed
 
 DELTA = 1e-5
 KDE_ALPHAS = (0.0, 0.01)

@@ -4,7 +4,7 @@ The numbers of the book page "Running at scale" (``book/scale.md``) come from th
 
 1. **Per route, one core.** On one committed condition (default ``data/dlib_large_swap.csv``,
    loaded with :func:`epsaudit.data.load_embeddings`, the shuffled pair list of
-   :func:`epsaudit.pairs.identity_pairs`), each route's many-pairs function runs in this process
+   :func:`epsaudit.protocol.identity_pairs`), each route's many-pairs function runs in this process
    (``n_jobs=1``, BLAS pinned to one thread) on the protocol's prefix: GaussMech and MMD-TV the
    first ``--pairs``, KDE-LR (both alphas) the first ``--kde-pairs``, ROC-HT out-of-fold the first
    ``--roc-pairs``; the certificate selection (out-of-fold AUC on development rows) over
@@ -58,8 +58,8 @@ from epsaudit.audits import (
     select_pairs,
 )
 from epsaudit.data import load_embeddings
-from epsaudit.pairs import identity_pairs
-from epsaudit.splits import split_identities
+from epsaudit.protocol import identity_pairs
+from epsaudit.protocol import split_identities
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_PAIRS = 79_800  # 400 identities: 400 * 399 / 2 candidate pairs per condition

@@ -15,7 +15,7 @@ The product Laplace rows draw the float-safe mechanism (outputs rounded to the g
 vectorised ``log``); this costs about 2.5 times the CPU time per output value of the earlier
 float32 sampler from 31-bit uniforms, which was not epsilon-DP as sampled (its output lattice
 differed between the two means beyond ~8 noise scales). The classifier is the library default,
-:func:`epsaudit.scorers.logistic_regression` (standardisation folded into the linear fast path);
+:func:`epsaudit.audits.scorers.logistic_regression` (standardisation folded into the linear fast path);
 ``--classifier paper`` uses the paper's plain logistic regression.
 
 "1 core" runs one row with the BLAS thread pool pinned to one thread; "2 cores" runs two rows at
@@ -62,7 +62,7 @@ from threadpoolctl import threadpool_limits
 
 import epsaudit
 from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, calibrate, prototype_set
-from epsaudit.scorers import classifier_name, logistic_regression, paper_logistic_regression
+from epsaudit.audits.scorers import classifier_name, logistic_regression, paper_logistic_regression
 from epsaudit.sniper import dp_sniper
 
 #: Classifier of every row (``--classifier``): the library default or the paper's learner.

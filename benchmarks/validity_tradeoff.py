@@ -69,8 +69,8 @@ from epsaudit.bounds import gaussian_epsilon, gaussian_tradeoff
 from epsaudit.condition import select_pairs, split_identities
 from epsaudit.data import load_embeddings
 from epsaudit.mechanisms import IsotropicGaussian, ProductLaplace, RandomizedResponse
-from epsaudit.pairs import identity_pairs
-from epsaudit.scorers import logistic_regression
+from epsaudit.protocol import identity_pairs
+from epsaudit.audits.scorers import logistic_regression
 
 DELTAS = np.array([1e-6, 1e-5, 1e-3, 1e-1])
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,28 +4,32 @@ Every audit returns an :class:`~epsaudit.results.EpsilonResult` that says whethe
 *diagnostic*, an *estimate* or a *certificate* (*Picture the Epsilon*, Table 1), with the route's
 secondary statistics as named fields (a :class:`~epsaudit.results.RouteStatistics`).
 
-The core knows no chapter:
+The auditing core knows no chapter and never imports the builder:
 
 - :mod:`epsaudit.results` -- the result type, route statistics and tables;
-- :mod:`epsaudit.bounds` -- Clopper-Pearson, ROC/TV/MMD/trade-off -> epsilon, the analytic Gaussian
-  mechanism, the sample-size planner;
+- :mod:`epsaudit.bounds` -- closed forms over counts: Clopper-Pearson, the exact joint certificate,
+  the anytime-valid (sequential) certificate, ROC/TV/MMD/trade-off -> epsilon, the analytic
+  Gaussian mechanism, the sample-size planners;
 - :mod:`epsaudit.audits` -- the routes (GaussMech, KDE-LR, MMD-TV, ROC-HT out-of-fold and reserved
-  test, trade-off and MMD certificates) and their one runner (:func:`epsaudit.audits.runner.map_pairs`);
-- :mod:`epsaudit.validation`, :mod:`epsaudit.seeds`, :mod:`epsaudit.splits`, :mod:`epsaudit.pairs`,
-  :mod:`epsaudit.scorers`, :mod:`epsaudit.grids` -- input checks, the one seed scheme
-  (``seeds.stream(*key)``), development/test splits, the pair protocol, classifiers, grid searches;
-- :mod:`epsaudit.settings`, :mod:`epsaudit.condition` -- the audit of one embedding table
-  (:func:`~epsaudit.condition.audit_condition`) and its settings;
-- :mod:`epsaudit.data` -- embedding tables (CSV loader, row filter, writer, manifests);
-- :mod:`epsaudit.leakage` -- membership-inference metrics (AUC, TPR at low FPR, CMC);
-- :mod:`epsaudit.mechanisms`, :mod:`epsaudit.sniper`, :mod:`epsaudit.operator` -- mechanisms with a
-  known epsilon, DP-Sniper, the affine operator model of a face swapper;
-- :mod:`epsaudit.build` -- the data builder, photographs to embeddings: LFW, encoders, generators,
-  the condition pipeline, the corpora builders (optional heavy dependencies, loaded on use; the
-  auditing core never imports it);
-- :mod:`epsaudit.plotting`, :mod:`epsaudit.cli` -- figures; the ``epsaudit`` command.
+  test), the certificates (reserved test, worst pair, trade-off, MMD, sampler audits), the learned
+  tests, membership metrics, and one pair runner (:func:`epsaudit.audits.runner.map_pairs`);
+- :mod:`epsaudit.mechanisms`, :mod:`epsaudit.sniper` -- mechanisms with an exactly known epsilon;
+  DP-Sniper;
+- :mod:`epsaudit.protocol`, :mod:`epsaudit.validation` -- the one seed scheme, development/test
+  splits and the shuffled pair order; input checks and the freshness of test rows.
 
-One study module per chapter lives in :mod:`epsaudit.studies`.
+Around it:
+
+- :mod:`epsaudit.condition`, :mod:`epsaudit.cli` -- the audit of one embedding table (what
+  ``epsaudit audit`` runs) and its settings; the ``epsaudit`` command;
+- :mod:`epsaudit.data` -- file formats and loaders: embedding tables, SHA-256 manifests, the
+  face-swap corpora;
+- :mod:`epsaudit.operator` -- the affine operator model of a face swapper (ridge fit, spectra,
+  stationary law);
+- :mod:`epsaudit.parallel` -- where work runs (local cores, a Dask cluster) and progress bars;
+- :mod:`epsaudit.build` -- the data builder, photographs to embeddings (optional heavy
+  dependencies, loaded on use);
+- :mod:`epsaudit.studies` -- one module per book page (its profiles, plumbing and figures).
 
 ``import epsaudit`` loads nothing but this module and :mod:`epsaudit.results` (no numpy, pandas,
 SciPy or scikit-learn); each submodule loads what it needs when it is imported.

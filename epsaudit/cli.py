@@ -22,7 +22,7 @@ until ``--timeout`` seconds pass without a new row) or from standard input, feed
 stop rule fires, with the exit status of its reason (:data:`EXIT_CODES`): 0 target reached, 3 claim
 refuted, 4 budget spent, 5 futile, 6 input ended without a stop.
 
-Start-up: the parser needs only :mod:`epsaudit.settings`; the audit machinery (scikit-learn, SciPy,
+Start-up: the parser needs only :mod:`epsaudit.condition`; the audit machinery (scikit-learn, SciPy,
 pandas) is imported by the subcommand that runs, so ``epsaudit --help`` answers at once.
 """
 
@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from . import __version__
 from .parallel import SCHEDULER_ENV, available_cores, running_on
-from .settings import AuditSettings, SettingsError, flag
+from .condition import AuditSettings, SettingsError, flag
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     Returns
     -------
     argparse.ArgumentParser
-        ``audit`` takes one flag per :class:`~epsaudit.settings.AuditSettings` field.
+        ``audit`` takes one flag per :class:`~epsaudit.condition.AuditSettings` field.
 
     Examples
     --------

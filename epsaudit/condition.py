@@ -6,12 +6,12 @@ the same numbers for the same table and seed:
 1. identities with at least ``min_rows`` rows (default 5, the ROC-HT fold count) form the groups;
    the others are left out and counted;
 2. the pair protocol: all unordered identity pairs shuffled once with ``seed``
-   (:func:`epsaudit.pairs.identity_pairs`); GaussMech and MMD-TV audit the first ``pairs`` (500),
+   (:func:`epsaudit.protocol.identity_pairs`); GaussMech and MMD-TV audit the first ``pairs`` (500),
    KDE-LR (alpha 0 and 0.01) the first ``kde_pairs`` (100), ROC-HT out-of-fold the first
    ``roc_pairs`` (200);
 3. reserved-test certificates for ``certificates`` pairs, chosen on development data only:
    each identity's rows are split *once* into development and test parts
-   (:func:`epsaudit.splits.split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
+   (:func:`epsaudit.protocol.split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
    out-of-fold AUC of the ROC-HT classifier on development rows (ties: the larger witness
    ``max(TPR - FPR)``, then the shuffled order; with ``prefer_certifiable`` ties in AUC first go
    to the pair whose test *sizes* allow the larger certificate, :func:`epsaudit.bounds.certifiable_cap`);
@@ -42,29 +42,456 @@ Freshness. Every certificate checks that its test rows do not repeat development
 (:func:`epsaudit.validation.check_fresh`). Where values repeat by design (a resampled mechanism:
 the same photograph encoded again gives the same embedding), give ``draw_ids`` (one id per row,
 split with the rows): the check then compares draws instead (:func:`epsaudit.validation.check_fresh_ids`).
+
+*Settings.* :class:`AuditSettings` is the single definition of what :func:`audit_condition` can be
+told: each field has its type, default and help text. From it come the function's ``settings``
+record, the ``epsaudit audit`` command-line flags (:meth:`AuditSettings.add_arguments`,
+:meth:`AuditSettings.from_namespace`, :meth:`AuditSettings.cli_args`) and the book's settings table
+(:meth:`AuditSettings.table`). Messages name the parameter (``min_rows``); only the command line
+translates it into its flag (``--min-rows``, :func:`flag`).
+
+*Summary.* :func:`summarize` turns the per-pair frame (or any batch of route results,
+:func:`epsaudit.results.results_frame`) into one row per route with its kind and median;
+:func:`not_computed_notes` says, per route, which pairs could not be computed and why, naming the
+source file and the identities (what the command line prints).
+
+Importing this module loads numpy only (the command line builds its parser from
+:class:`AuditSettings`); pandas, scikit-learn and the routes load when an audit runs.
 """
 
 from __future__ import annotations
 
+import argparse
 import math
-from dataclasses import dataclass, field
-from typing import Any, Hashable, Mapping
+from dataclasses import MISSING, asdict, dataclass, field, fields, replace
+from typing import TYPE_CHECKING, Any, Hashable, Mapping
 
 import numpy as np
-import pandas as pd
 
-from .audits import audit_pairs, reserved_test_pairs
-from .audits.tradeoff import TradeoffCertificate, curves_frame, summary_frame, tradeoff_certificate_pairs
-from .audits.worst_pair import WorstPairCertificate, certify_top_pairs, ranked_pairs, select_pairs
-from .bounds import bonferroni_alpha, certifiable_cap, required_test_size
-from .data import EmbeddingTable
-from .pairs import identity_pairs
-from .results import EpsilonResult, results_frame
-from .settings import ROC_FOLDS, AuditSettings
-from .splits import split_identities
-from .summary import SUMMARY_COLUMNS, ROUTE_NAMES, not_computed_notes, summarize
+from .protocol import PAIRS_PER_ROUTE, identity_pairs, split_identities
+from .results import BOUNDS, EpsilonResult, results_frame
 from .validation import as_draw_ids, as_groups
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .audits.tradeoff import TradeoffCertificate
+    from .audits.worst_pair import WorstPairCertificate
+    from .data import EmbeddingTable
+
+__all__ = ["SettingsError", "AuditSettings", "flag", "ROC_FOLDS", "SUMMARY_COLUMNS", "ROUTE_NAMES", "not_computed_notes",
+           "summarize", "ConditionAudit", "audit_condition"]
+
+
+#: ROC-HT folds (the paper's 5): a class needs at least one row per fold.
+ROC_FOLDS = 5
+
+
+class SettingsError(ValueError):
+    """A setting with a value it cannot take.
+
+    Attributes
+    ----------
+    parameter : str
+        The field of :class:`AuditSettings` (the command line shows its flag instead).
+    requirement : str
+        What the value must be, and what it was.
+
+    Examples
+    --------
+    >>> err = SettingsError("min_rows", "must be >= 5; got 2")
+    >>> str(err), flag(err.parameter)
+    ('min_rows must be >= 5; got 2', '--min-rows')
+    """
+
+    def __init__(self, parameter: str, requirement: str) -> None:
+        self.parameter = parameter
+        self.requirement = requirement
+        super().__init__(f"{parameter} {requirement}")
+
+
+def _setting(default: Any, help: str, metavar: str | None = None) -> Any:
+    return field(default=default, metadata={"help": help, "metavar": metavar})
+
+
+@dataclass(frozen=True)
+class AuditSettings:
+    """What one condition audit computes (*Picture the Epsilon*, Section IV; the book's methods chapter).
+
+    Every field is a number or a flag of the protocol; results do not depend on anything else
+    (parallel workers and progress bars are arguments of the run, not settings).
+
+    Raises
+    ------
+    SettingsError
+        (a ``ValueError``) For a value out of range, naming the parameter.
+
+    Examples
+    --------
+    >>> AuditSettings(pairs=50).pairs
+    50
+    >>> AuditSettings(min_rows=2)
+    Traceback (most recent call last):
+    ...
+    epsaudit.condition.SettingsError: min_rows must be >= 5, the ROC-HT fold count (a class needs one row per fold); got 2
+    """
+
+    pairs: int = _setting(PAIRS_PER_ROUTE["gaussmech"], "GaussMech and MMD-TV audit the first N shuffled pairs", "N")
+    kde_pairs: int = _setting(PAIRS_PER_ROUTE["kde_lr"], "KDE-LR audits the first N pairs", "N")
+    roc_pairs: int = _setting(PAIRS_PER_ROUTE["roc_oof"], "ROC-HT out-of-fold audits the first N pairs", "N")
+    certificates: int = _setting(5, "reserved-test certificates reported together (0 = none)", "K")
+    family_size: int | None = _setting(
+        None, "Bonferroni family size when these certificates are reported together with others (e.g. 60 = "
+              "5 per file x 12 files); default: the certificates of this file", "M")
+    prefer_certifiable: bool = _setting(
+        False, "among pairs with equal development AUC, prefer the one whose test sizes can certify more "
+               "(the cap, from the sizes alone)")
+    selection_pool: int = _setting(PAIRS_PER_ROUTE["common"], "certificates are chosen among the first N pairs", "N")
+    worst_pair: int = _setting(
+        0, "worst-pair certificate: certify the top K development-ranked pairs of the selection pool (Bonferroni "
+           "over K) and report the largest as a lower bound on the worst-case pairwise epsilon (0 = off)", "K")
+    tradeoff: bool = _setting(
+        False, "trade-off (f-DP) certificate of every certified pair on the same rows: a band at 4 development "
+               "thresholds certifies the trade-off curve, a lower bound on the Gaussian-DP mu and the best "
+               "single-point epsilon (with --out also PREFIX_tradeoff.csv)")
+    test_size: float = _setting(0.3, "fraction of each identity's rows reserved for the certificates' test", "F")
+    confidence: float = _setting(0.95, "family-wise confidence of the certificates", "P")
+    bound: str = _setting("joint", "bound of the reserved-test certificates: 'joint' (the exact joint test of both "
+                                   "error rates, one per pair at (1 - P) / K) or 'clopper-pearson' (the paper's two "
+                                   "one-sided bounds per pair at (1 - P) / 2K)", "NAME")
+    delta: float = _setting(1e-5, "delta of GaussMech and of the certificates (MMD-TV and ROC-HT "
+                                  "out-of-fold use pure DP)", "D")
+    kde_alphas: tuple[float, ...] = _setting((0.0, 0.01), "KDE-LR smoothing weights of the uniform mixture",
+                                             "A,B")
+    min_rows: int = _setting(ROC_FOLDS, "identities with fewer rows are left out and counted "
+                                        f"(at least the {ROC_FOLDS} ROC-HT folds)", "N")
+    seed: int = _setting(0, "base seed of the pair shuffle, folds, permutations and development/test split")
+    permutations: int = _setting(0, "MMD permutation-test size per pair (0 = no test; the paper uses 10000)", "B")
+
+    def __post_init__(self) -> None:
+        for name in ("pairs", "kde_pairs", "roc_pairs", "certificates", "selection_pool", "worst_pair", "permutations",
+                     "seed"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise SettingsError(name, f"must be an integer >= 0; got {value!r}")
+        if not isinstance(self.min_rows, int) or self.min_rows < ROC_FOLDS:
+            raise SettingsError("min_rows", f"must be >= {ROC_FOLDS}, the ROC-HT fold count (a class needs one row "
+                                            f"per fold); got {self.min_rows!r}")
+        if self.family_size is not None and (not isinstance(self.family_size, int)
+                                             or self.family_size < max(self.certificates, 1)):
+            raise SettingsError("family_size", f"must be >= certificates ({self.certificates}) and >= 1; "
+                                               f"got {self.family_size!r}")
+        for name, low_open in (("test_size", True), ("confidence", True), ("delta", False)):
+            value = getattr(self, name)
+            low_ok = value > 0 if low_open else value >= 0
+            if not isinstance(value, (int, float)) or not (low_ok and value < 1):
+                raise SettingsError(name, f"must be in {'(0, 1)' if low_open else '[0, 1)'}; got {value!r}")
+        if self.bound not in BOUNDS:
+            raise SettingsError("bound", f"must be one of {', '.join(BOUNDS)}; got {self.bound!r}")
+        alphas = tuple(float(a) for a in self.kde_alphas)
+        if not alphas or any(not 0 <= a <= 1 for a in alphas):
+            raise SettingsError("kde_alphas", f"must be one or more values in [0, 1]; got {self.kde_alphas!r}")
+        object.__setattr__(self, "kde_alphas", alphas)
+
+    # -- records -----------------------------------------------------------------------------
+    def record(self) -> dict[str, Any]:
+        """Every setting as a plain dict (JSON-ready; ``kde_alphas`` as a list).
+
+        Examples
+        --------
+        >>> AuditSettings().record()["kde_alphas"]
+        [0.0, 0.01]
+        """
+        out = asdict(self)
+        out["kde_alphas"] = list(self.kde_alphas)
+        return out
+
+    def replace(self, **changes: Any) -> "AuditSettings":
+        """A copy with some settings changed.
+
+        Raises
+        ------
+        SettingsError
+            For an unknown setting name (the known ones are listed) or a bad value.
+
+        Examples
+        --------
+        >>> AuditSettings().replace(certificates=0).certificates
+        0
+        """
+        unknown = sorted(set(changes) - {f.name for f in fields(self)})
+        if unknown:
+            raise SettingsError(unknown[0], f"is not an audit setting; the settings are "
+                                            f"{', '.join(f.name for f in fields(self))}")
+        return replace(self, **changes)
+
+    def table(self) -> "Any":
+        """The settings as a table for the book: ``setting``, ``flag``, ``value``, ``default``, ``meaning``.
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per setting.
+
+        Examples
+        --------
+        >>> AuditSettings(pairs=50).table().loc[0, ["setting", "flag", "value", "default"]].tolist()
+        ['pairs', '--pairs', '50', '500']
+        """
+        import pandas as pd
+
+        rows = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            rows.append({"setting": f.name, "flag": flag(f.name), "value": _text(value),
+                         "default": _text(f.default), "meaning": f.metadata["help"]})
+        return pd.DataFrame(rows)
+
+    # -- the command line --------------------------------------------------------------------
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        """Add one flag per setting to an argparse parser (defaults and help from the fields).
+
+        Parameters
+        ----------
+        parser : argparse.ArgumentParser or argument group
+
+        Examples
+        --------
+        >>> parser = argparse.ArgumentParser()
+        >>> AuditSettings.add_arguments(parser)
+        >>> AuditSettings.from_namespace(parser.parse_args(["--kde-alphas", "0,0.1"])).kde_alphas
+        (0.0, 0.1)
+        """
+        for f in fields(cls):
+            default = f.default if f.default is not MISSING else None
+            text = f"{f.metadata['help']} (default {_text(default)})"
+            if f.type in ("bool", bool):
+                parser.add_argument(flag(f.name), action="store_true", help=f.metadata["help"])
+            elif f.name == "bound":
+                parser.add_argument(flag(f.name), choices=BOUNDS, default=default, help=text)
+            elif f.name == "kde_alphas":
+                parser.add_argument(flag(f.name), type=_float_list, default=default, metavar=f.metadata["metavar"],
+                                    help=text)
+            else:
+                kind = float if "float" in str(f.type) else int
+                parser.add_argument(flag(f.name), type=kind, default=default, metavar=f.metadata["metavar"],
+                                    help=text)
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace) -> "AuditSettings":
+        """The settings parsed by :meth:`add_arguments`.
+
+        Raises
+        ------
+        SettingsError
+            For a value out of range.
+
+        Examples
+        --------
+        >>> parser = argparse.ArgumentParser()
+        >>> AuditSettings.add_arguments(parser)
+        >>> AuditSettings.from_namespace(parser.parse_args(["--pairs", "20"])).pairs
+        20
+        """
+        return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
+
+    def cli_args(self) -> list[str]:
+        """Flags of ``epsaudit audit`` that give these settings (only those that differ from the defaults).
+
+        Examples
+        --------
+        >>> AuditSettings(pairs=50, prefer_certifiable=True).cli_args()
+        ['--pairs', '50', '--prefer-certifiable']
+        """
+        out: list[str] = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value == f.default:
+                continue
+            if isinstance(value, bool):
+                out.append(flag(f.name))
+            else:
+                out += [flag(f.name), _text(value)]
+        return out
+
+
+def flag(parameter: str) -> str:
+    """The command-line flag of a setting: ``"min_rows"`` -> ``"--min-rows"``.
+
+    Parameters
+    ----------
+    parameter : str
+        A field of :class:`AuditSettings`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> flag("selection_pool")
+    '--selection-pool'
+    """
+    return "--" + parameter.replace("_", "-")
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, tuple):
+        return ",".join(f"{v:g}" for v in value)
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _float_list(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(v) for v in text.split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}") from None
+
+
+SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value", "max", "kde_alpha", "n_infinite",
+                   "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
+                   "alpha_per_bound", "bound", "cap")
+
+ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
+               "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate",
+               "tradeoff_reserved": "trade-off certificate"}
+
+
+def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limit: int = 4) -> list[str]:
+    """Lines naming, per route and reason, the pairs a route could not compute.
+
+    Parameters
+    ----------
+    per_pair : pandas.DataFrame
+        A per-pair frame (:func:`epsaudit.results.results_frame`) with a ``not_computed`` column.
+    source : str
+        The file audited, named in every line.
+    limit : int
+        Pairs listed per line (the rest are counted).
+
+    Returns
+    -------
+    list of str
+        Empty when every pair was computed.
+
+    Examples
+    --------
+    >>> from epsaudit.results import EpsilonResult, results_frame
+    >>> frame = results_frame([EpsilonResult(0.0, "diagnostic", "kde_lr", (5, 5), pair=("A", "B"),
+    ...                                      not_computed="coordinate 0 is constant within identity 'B'")])
+    >>> not_computed_notes(frame, source="t.csv")
+    ["t.csv: KDE-LR not computed for 1 of 1 pair(s): coordinate 0 is constant within identity 'B'; pairs ('A', 'B')"]
+    """
+    if "not_computed" not in per_pair or per_pair["not_computed"].isna().all():
+        return []
+    lines = []
+    for route, part in per_pair.groupby("route", sort=False):
+        total = len(part.drop_duplicates(["identity_a", "identity_b"]))
+        failed = part[part["not_computed"].notna()].drop_duplicates(["identity_a", "identity_b", "not_computed"])
+        for reason, rows in failed.groupby("not_computed", sort=False):
+            pairs = [f"({a!r}, {b!r})" for a, b in zip(rows["identity_a"], rows["identity_b"])]
+            shown = ", ".join(pairs[:limit]) + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
+            lines.append(f"{source}: {ROUTE_NAMES.get(route, route)} not computed for {len(pairs)} of {total} "
+                         f"pair(s): {reason}; pairs {shown}")
+    return lines
+
+
+def _route_row(frame: pd.DataFrame, route: str, kind: str, **extra: Any) -> dict[str, Any]:
+    import pandas as pd
+    done = frame[frame["not_computed"].isna()]
+    values = done["value"].to_numpy(dtype=float)
+    return {"route": route, "kind": kind, "statistic": "median", "pairs": len(values),
+            "not_computed": len(frame) - len(done),
+            "value": float(np.median(values)) if len(values) else pd.NA,
+            "max": float(np.max(values)) if len(values) else pd.NA, **extra}
+
+
+def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
+    """Condense a per-pair frame (as in :class:`ConditionAudit`) into the summary table.
+
+    Medians and maxima are over the pairs each route computed; ``pairs`` counts them and
+    ``not_computed`` counts the pairs it could not compute (their reasons are in the per-pair
+    frame's ``not_computed`` column and in :func:`not_computed_notes`).
+
+    Parameters
+    ----------
+    per_pair : pandas.DataFrame
+        :func:`epsaudit.results.results_frame` of the routes' results and the certificates.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable, or no pair
+        computed).
+
+    Examples
+    --------
+    >>> from epsaudit.audits import gaussmech_pairs
+    >>> from epsaudit.results import results_frame
+    >>> groups = {"A": [[0.0, 0.0], [0.0, 2.0]], "B": [[3.0, 0.0], [3.0, 2.0]], "C": [[1.0, 1.0], [1.0, 3.0]]}
+    >>> summary = summarize(results_frame(gaussmech_pairs(groups, [("A", "B"), ("A", "C")])))
+    >>> summary[["route", "statistic", "pairs"]].values.tolist(), round(float(summary["value"][0]), 4)
+    ([['gaussmech', 'median', 2]], 15.1222)
+    """
+    import pandas as pd
+    if "not_computed" not in per_pair.columns:
+        per_pair = per_pair.assign(not_computed=None)
+    rows = []
+    for route in ("gaussmech", "kde_lr", "mmd_tv", "roc_oof"):
+        part = per_pair[per_pair["route"] == route]
+        if part.empty:
+            continue
+        kind = part["kind"].iloc[0]
+        if route == "kde_lr":
+            for alpha, sub in part.groupby("setting_alpha", sort=True):
+                rows.append(_route_row(sub, route, kind, kde_alpha=float(alpha)))
+        elif route == "roc_oof":
+            done = part[part["not_computed"].isna()]
+            rows.append(_route_row(part, route, kind, n_infinite=int(done["infinite"].astype(bool).sum()),
+                                   median_auc=float(done["auc"].astype(float).median()) if len(done) else pd.NA))
+        else:
+            rows.append(_route_row(part, route, kind))
+    certs = per_pair[per_pair["route"] == "roc_reserved"]
+    for _, r in certs.iterrows():
+        failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
+        rows.append({"route": "roc_reserved", "kind": r["kind"], "statistic": "lower bound",
+                     "pairs": 0 if failed else 1, "not_computed": int(failed),
+                     "value": pd.NA if failed else float(r["value"]), "identity_a": r["identity_a"],
+                     "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
+                     "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
+                     "bound": r.get("bound", pd.NA), "cap": pd.NA if failed else float(r["cap"])})
+    rows += [_worst_row(r) for _, r in per_pair[per_pair["route"] == "worst_pair"].iterrows()]
+    for _, r in per_pair[per_pair["route"] == "tradeoff_reserved"].iterrows():
+        failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
+        rows.append({"route": "tradeoff_reserved", "kind": r["kind"], "statistic": "best-point lower bound",
+                     "pairs": 0 if failed else 1, "not_computed": int(failed),
+                     "value": pd.NA if failed else float(r["value"]), "identity_a": r["identity_a"],
+                     "identity_b": r["identity_b"], "n_test_a": int(r["n_a"]), "n_test_b": int(r["n_b"]),
+                     "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"])})
+    frame = pd.DataFrame(rows, columns=list(SUMMARY_COLUMNS))
+    dtypes = {"pairs": "Int64", "not_computed": "Int64", "value": "Float64", "max": "Float64", "kde_alpha": "Float64",
+              "n_infinite": "Int64", "median_auc": "Float64", "n_test_a": "Int64", "n_test_b": "Int64",
+              "confidence": "Float64", "alpha_per_bound": "Float64", "cap": "Float64"}
+    frame = frame.astype(dtypes)
+    for col in ("identity_a", "identity_b", "bound"):
+        frame[col] = frame[col].astype(object).where(frame[col].notna(), pd.NA)
+    return frame
+
+
+def _worst_row(r: pd.Series) -> dict[str, Any]:
+    import pandas as pd
+    failed = r["not_computed"] is not None and not pd.isna(r["not_computed"])
+    return {"route": "worst_pair", "kind": r["kind"], "statistic": "worst-case lower bound",
+            "pairs": 0 if failed else int(r["pairs_certified"]),
+            "not_computed": int(r["pairs_not_computed"]) if not failed else 1,
+            "value": pd.NA if failed else float(r["value"]),
+            "identity_a": pd.NA if failed else r["identity_a"], "identity_b": pd.NA if failed else r["identity_b"],
+            "n_test_a": pd.NA if failed else int(r["n_a"]), "n_test_b": pd.NA if failed else int(r["n_b"]),
+            "confidence": float(r["confidence"]), "alpha_per_bound": float(r["alpha_per_bound"]),
+            "bound": r.get("bound", pd.NA), "cap": pd.NA if failed else float(r["max_cap"])}
 
 
 @dataclass(frozen=True, eq=False)
@@ -177,6 +604,7 @@ class ConditionAudit:
             reserved-test certificate of the pair), ``correction_cost``, ``gain`` (best point minus
             reserved test), ``delta``, ``confidence``, ``alpha_per_bound``, ``not_computed``.
         """
+        from .audits.tradeoff import summary_frame
         return summary_frame(self.tradeoff)
 
     def tradeoff_points(self) -> pd.DataFrame:
@@ -191,6 +619,7 @@ class ConditionAudit:
             ``epsilon`` (at the audit's delta) and ``mu`` bounds. A pair's true trade-off curve lies
             on or below the lower convex hull of its points and ``(0, 1)``, ``(1, 0)``.
         """
+        from .audits.tradeoff import curves_frame
         return curves_frame([c for c in self.tradeoff if c.computed])
 
     def certificate_notes(self) -> list[str]:
@@ -227,6 +656,8 @@ class ConditionAudit:
         return [line]
 
     def _zero_notes(self) -> list[str]:
+        import pandas as pd
+        from .bounds import required_test_size
         certs = self.summary[(self.summary["route"] == "roc_reserved") & self.summary["value"].notna()]
         if certs.empty or (certs["value"] > 0).any():
             return []
@@ -270,6 +701,7 @@ def _worst_record(worst: WorstPairCertificate) -> dict[str, Any]:
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    import pandas as pd
     out = []
     for row in frame.astype(object).to_dict(orient="records"):
         out.append({k: (None if v is pd.NA or (isinstance(v, float) and np.isnan(v)) else v) for k, v in row.items()})
@@ -293,7 +725,7 @@ def audit_condition(
         Filtered, L2-normalised embeddings (e.g. from :func:`epsaudit.data.load_embeddings`).
     settings : AuditSettings, optional
         What to compute (pair counts, certificates, confidence, delta, seed, ...; see
-        :class:`epsaudit.settings.AuditSettings` for each field and its default).
+        :class:`epsaudit.condition.AuditSettings` for each field and its default).
     n_jobs : int, optional
         joblib workers; the numbers do not depend on it.
     progress : bool
@@ -312,7 +744,7 @@ def audit_condition(
 
     Raises
     ------
-    epsaudit.settings.SettingsError
+    epsaudit.condition.SettingsError
         (a ``ValueError``) An unknown setting or a value out of range, naming the parameter.
     ValueError
         Fewer than two identities with ``min_rows`` rows, invalid groups, or draw ids missing for
@@ -333,6 +765,7 @@ def audit_condition(
     >>> worst.pair, round(worst.value, 3), worst.result.statistics.k
     (('A', 'C'), 1.578, 2)
     """
+    from .audits import audit_pairs
     settings = (settings or AuditSettings()).replace(**changes)
     source, table_counts, groups, left_out, coordinate_names = _audited_groups(table, settings.min_rows)
     ids = _draw_ids(table, groups, draw_ids)
@@ -381,6 +814,7 @@ def _selection_rule(settings: AuditSettings) -> str:
 
 def _audited_groups(table, min_rows: int):
     """Source name, filter counts, groups with >= ``min_rows`` rows, labels left out, coordinate names."""
+    from .data import EmbeddingTable
     if isinstance(table, EmbeddingTable):
         source, table_counts, coordinate_names = table.source, table.counts, table.embedding_cols
         all_groups = table.groups(min_rows=1)
@@ -398,6 +832,7 @@ def _audited_groups(table, min_rows: int):
 
 def _draw_ids(table, groups, draw_ids) -> dict[Hashable, np.ndarray] | None:
     """The draw ids of every audited identity's rows (validated), or None."""
+    from .data import EmbeddingTable
     if draw_ids is None:
         return None
     if isinstance(draw_ids, str):
@@ -420,6 +855,10 @@ def _draw_ids(table, groups, draw_ids) -> dict[Hashable, np.ndarray] | None:
 
 def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_jobs, progress):
     """Split every identity once, rank pairs on development rows, certify the top ones on test rows."""
+    import pandas as pd
+    from .audits import reserved_test_pairs
+    from .audits.worst_pair import certify_top_pairs, ranked_pairs, select_pairs
+    from .bounds import bonferroni_alpha, certifiable_cap
     ranking = pd.DataFrame(columns=["rank", "identity_a", "identity_b", "order", "dev_auc", "dev_tv_witness",
                                     "selected", "not_computed"])
     if settings.certificates == 0 and settings.worst_pair == 0:
@@ -460,6 +899,7 @@ def _certify_selected(groups, shuffled, settings: AuditSettings, draw_ids, n_job
 def _tradeoff_bands(dev, test, selected, certificates, settings: AuditSettings, by_draw_ids: bool, n_jobs,
                     progress) -> list[TradeoffCertificate]:
     """Step 5 of the module docstring: the trade-off certificates of the certified pairs, on their rows."""
+    from .audits.tradeoff import TradeoffCertificate, tradeoff_certificate_pairs
     if not settings.tradeoff:
         return []
     bands = tradeoff_certificate_pairs(dev, selected, test_groups=test,

@@ -1,14 +1,14 @@
-"""Where the work runs: the cores of this machine, or a Dask cluster through joblib's backend interface.
+"""Where the work runs, and how a long loop shows it: local cores, a Dask cluster, progress bars.
 
 Every parallel loop of the library goes through joblib: the pair routes and certificate families
 (:func:`epsaudit.audits.runner.map_pairs`), DP-Sniper rows and synthetic settings (``joblib.Parallel``)
-and the face builders' batches (:func:`epsaudit.build.checkpoints.run_batches`). Outside any joblib
-context they run on local processes (``n_jobs``). Inside ``joblib.parallel_config(backend="dask")``
-with a ``dask.distributed`` client they all send their tasks to that cluster, whatever ``n_jobs``
-says; :func:`cluster` opens such a context from a scheduler address (what ``epsaudit audit
---scheduler ADDRESS`` and the ``EPSAUDIT_SCHEDULER`` environment variable do). Results do not
-depend on where the work ran: every task is seeded by its own key (:mod:`epsaudit.seeds`) and
-results are returned in task order.
+and the face builders' batches (:mod:`epsaudit.build`). Outside any joblib context they run on
+local processes (``n_jobs``). Inside ``joblib.parallel_config(backend="dask")`` with a
+``dask.distributed`` client they all send their tasks to that cluster, whatever ``n_jobs`` says;
+:func:`cluster` opens such a context from a scheduler address (what ``epsaudit audit --scheduler
+ADDRESS`` and the ``EPSAUDIT_SCHEDULER`` environment variable do). Results do not depend on where
+the work ran: every task is seeded by its own key (:func:`epsaudit.protocol.stream`) and results are
+returned in task order. Long loops over pairs or settings show a tqdm bar (:func:`progress_bar`).
 
 Dask is an optional dependency (``pip install 'epsaudit[scale]'``), imported only by :func:`cluster`.
 """
@@ -18,10 +18,11 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["SCHEDULER_ENV", "available_cores", "cluster", "cluster_backend_active", "imap", "running_on",
+__all__ = ["SCHEDULER_ENV", "available_cores", "cluster", "cluster_backend_active", "imap", "progress_bar", "running_on",
            "scheduler_address"]
+
 
 #: Environment variable naming the Dask scheduler the command line sends work to (``--scheduler``).
 SCHEDULER_ENV = "EPSAUDIT_SCHEDULER"
@@ -217,3 +218,35 @@ def imap(func: Callable[[Any], Any], items: Iterable[Any], *, ordered: bool = Tr
 
     runner = Parallel(return_as="generator" if ordered else "generator_unordered", batch_size=1)
     return iter(runner(delayed(func)(item) for item in items))
+
+
+T = TypeVar("T")
+
+
+def progress_bar(items: Iterable[T], enabled: bool, desc: str, total: int | None = None) -> Iterable[T]:
+    """Wrap ``items`` in a tqdm bar labelled ``desc`` when ``enabled``; otherwise return them unchanged.
+
+    Parameters
+    ----------
+    items : iterable
+    enabled : bool
+    desc : str
+        Label of the bar (stderr).
+    total : int, optional
+        Length of ``items`` when it has none (a generator).
+
+    Returns
+    -------
+    iterable
+        ``items`` itself when not ``enabled`` (tqdm is then not imported).
+
+    Examples
+    --------
+    >>> list(progress_bar(range(3), False, "demo"))
+    [0, 1, 2]
+    """
+    if not enabled:
+        return items
+    from tqdm import tqdm  # text bars: no ipywidgets needed; the book hides stderr
+
+    return tqdm(items, desc=desc, total=total)

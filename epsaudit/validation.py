@@ -14,7 +14,6 @@ from typing import Any, Hashable, Mapping
 
 import numpy as np
 
-from .seeds import stream
 
 
 def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
@@ -349,6 +348,8 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
     n = len(u)
     if n < 2:
         return []
+    from .protocol import stream  # protocol imports this module
+
     w = stream("near-pairs-direction").normal(size=u.shape[1])  # any fixed direction works
     p = u @ (w / np.linalg.norm(w))
     order = np.argsort(p, kind="stable")

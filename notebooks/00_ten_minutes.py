@@ -45,7 +45,7 @@ seed: int = 0  # base seed of every draw
 # %%
 import pandas as pd
 
-from epsaudit import plotting
+from epsaudit.studies.figures import set_style
 from epsaudit.audits import (gaussmech_epsilon, kde_lr_epsilon, mmd_tv_epsilon,
                              reserved_test_certificate, roc_oof_epsilon)
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, required_test_size
@@ -57,7 +57,7 @@ from epsaudit.studies.book import claim, show
 parameters.check(globals(), study.PARAMETERS, "Audit a mechanism in ten minutes")
 n = study.settings(profile, n)["n"]  # the profile's rows unless n is given
 sizes = study.settings(profile, n)["sizes"]  # test sizes of the cap figure
-plotting.set_style()
+set_style()
 print(f"profile {profile}: {mechanism} pair with exact epsilon {epsilon:g}, n = {n} rows")
 
 # %% [markdown]
@@ -232,7 +232,7 @@ caps = pd.DataFrame(
     index=pd.Index(sizes, name="test rows per identity"))
 
 # %% mystnb={"figure": {"name": "fig-ch0-cap", "caption": "**What a reserved test of this size can ever certify.** The cap (largest certifiable $\\varepsilon$, nats, 95%, zero test errors) against the test rows per identity (log scale), for one certificate and for a family of 40 reported together; solid: the joint certificate, dashed: the paper's Clopper-Pearson bound. The dashed black line is the page's exact $\\varepsilon$ (none at the exact null)."}}
-fig = plotting.quickstart.cap_against_test_size(caps, truth=epsilon if epsilon > 0 else None)
+fig = study.cap_against_test_size(caps, truth=epsilon if epsilon > 0 else None)
 
 # %% [markdown]
 # The cap grows only like $\log n$: a large $\varepsilon$ can only be certified by a large test.

@@ -75,7 +75,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from epsaudit import plotting
+from epsaudit.studies.figures import set_style
 from epsaudit.audits import (audit_pairs, certificate_with_bound, reserved_test_certificate,
                              reserved_test_pairs, tradeoff_certificate)
 from epsaudit.bounds import (bonferroni_alpha, certifiable_cap, gaussian_epsilon, gaussian_tradeoff,
@@ -84,7 +84,7 @@ from epsaudit.mechanisms import IsotropicGaussian, ProductLaplace, TextbookLapla
 from epsaudit.results import results_frame
 from epsaudit.studies.book import claim, reported, show
 
-plotting.set_style()
+set_style()
 P = study.settings(profile, sizes, epsilons, mechanisms)  # study.PROFILES with the parameters
 {k: P[k] for k in ("sizes", "epsilons", "pairs", "reps_null", "reps", "fig2_n")}
 
@@ -249,7 +249,7 @@ def optimal_auc(setting):
 auc_reference = pd.DataFrame([optimal_auc(s) for s in fig2_grid if s.rep == 0])
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch1-routes", "caption": "**Each route against the exact epsilon** (the paper's Figure 2). Top: the two diagnostics (GaussMech, KDE-LR at α = 0.01); bottom: the two estimates (MMD-TV, with its hockey-stick form dashed; the out-of-fold ROC AUC, with the population-optimal AUC dotted), against the exact median ε of each setting (nats). Lines: means over geometries and repetitions; bands: their range."}}
-fig = plotting.synthetic.routes_against_reference(fig2, auc_reference)
+fig = study.routes_against_reference(fig2, auc_reference)
 
 # %% [markdown]
 # The diagnostics do not measure the exact epsilon: GaussMech is large at the null and grows by less
@@ -381,7 +381,7 @@ fig3_certs = pd.concat([study.run(fig3_grid, certify_setting, test=test, n_jobs=
 fig3 = certification_summary(fig3_certs)
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch1-certified", "caption": "**How often and how much the reserved test certifies** (the paper's Figure 3, dispersed set). Top: the fraction of pairs certified above 0; bottom: the median certified ε (nats), against the exact median ε of each setting (log scale). Colour: test rows per identity; solid: logistic regression, dashed: the exact test; bold with markers: the joint certificate, thin and faded: the paper's Clopper-Pearson bound; dotted (dash-dotted): the caps of each test size."}}
-fig = plotting.synthetic.certification_curves(fig3)
+fig = study.certification_curves(fig3)
 
 # %% [markdown]
 # The exact test certifies at least as often as the learned logistic test everywhere, and far more
@@ -649,7 +649,7 @@ for n in P["gdp_sizes"]:
 curves, points = pd.concat(curves), pd.concat(points)
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch1-tradeoff", "caption": "**Certified trade-off curves of a Gaussian pair** (true μ = 2). False-negative rate β against false-positive rate α. Left: the certified upper envelope at each test size n per identity (dots: the certified points); right: the Gaussian-DP curve of the certified μ. Black: the exact curve; grey dotted: a test that cannot tell the identities apart."}}
-fig = plotting.synthetic.tradeoff_curves(curves, points)
+fig = study.tradeoff_curves(curves, points)
 
 # %% [markdown]
 # Every certified envelope lies on or above the exact curve, and the larger the test, the closer

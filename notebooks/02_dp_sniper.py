@@ -83,7 +83,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from epsaudit import plotting
+from epsaudit.studies.figures import set_style
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap
 from epsaudit.mechanisms import RandomizedResponse
 from epsaudit.results import results_frame
@@ -93,7 +93,7 @@ from epsaudit.studies.book import claim, reported, show
 P = study.settings(profile, calls)  # the profile's settings: study.PROFILES
 ALPHA = study.ALPHA  # each of the four one-sided bounds: 0.05 / 4
 learner = study.paper_logistic_regression  # the paper's classifier (a factory)
-plotting.set_style()
+set_style()
 print(f"profile {profile}: {P['calls']:,} calls per row, {P['pairs']} pair(s) x {P['reps']} rep(s)")
 
 # %% [markdown]
@@ -294,7 +294,7 @@ curves = pd.DataFrame({"calls": grid, "cap": attack_cap(final, ALPHA, DEFAULT_C)
                        "design_cap": design_cap(final, ALPHA, DEFAULT_C)})
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch2-budget", "caption": "**How the budget caps DP-Sniper's bound.** Raw bound (nats) against mechanism calls per pair (log scale) for one pair of each mechanism at requested $\\varepsilon = 8$ and 32: lines are medians, points the two directions. Solid black: the closed-form cap; dashed: an attack that fires with probability exactly $c$ under $a'$; dotted: $\\log(1/c)$."}}
-fig = plotting.sniper.bounds_against_budget(budget, curves, c=DEFAULT_C)
+fig = study.bounds_against_budget(budget, curves, c=DEFAULT_C)
 
 # %% [markdown]
 # Randomized response at $\varepsilon = 32$ sits on the closed-form cap at 100 calls (about 2.23)

@@ -79,16 +79,16 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from epsaudit import plotting
+from epsaudit.studies.figures import save_figure, set_style
 from epsaudit.audits import mmd_tv_pairs, reserved_test_certificate
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, certified_epsilon
 from epsaudit.condition import audit_condition
-from epsaudit.pairs import identity_pairs
-from epsaudit.splits import split_identities
+from epsaudit.protocol import identity_pairs
+from epsaudit.protocol import split_identities
 from epsaudit.studies.book import claim, reported, show
 
 P = study.choose_profile(profile)
-plotting.set_style()
+set_style()
 
 # %% [markdown]
 # ## The data
@@ -595,8 +595,8 @@ claim("the least Gaussian condition is dlib's ≥20-photo swaps", worst == "dlib
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch3-qq", "caption": "**Q-Q plots of the four least Gaussian residual coordinates** (the paper's Figure 4 analog), in the condition with the most Shapiro–Wilk rejections: sample quantiles of the residual (unit-norm embedding units) against standard normal quantiles; a Gaussian coordinate lies on the line."}}
 qq = study.qq_points(study.pooled_residuals(groups[worst]),
                      shapiro[worst]["coordinate"].head(4), seed=seed)
-fig = plotting.faces.qq_panels(qq, title=f"Least Gaussian residual coordinates: {worst}")
-files_saved = plotting.save_figure(fig, "ch3-figure4-qq", qq)
+fig = study.qq_panels(qq, title=f"Least Gaussian residual coordinates: {worst}")
+files_saved = save_figure(fig, "ch3-figure4-qq", qq)
 
 # %% [markdown]
 # The tails leave the line. GaussMech's Gaussian model is rejected on part of the coordinates, less

@@ -56,15 +56,15 @@ import pandas as pd
 from sklearn.metrics import roc_curve
 from tqdm import tqdm
 
-from epsaudit import plotting
+from epsaudit.studies.figures import save_figure, set_style
 from epsaudit.audits import mmd_certificate_pairs, tradeoff_certificate_pairs
 from epsaudit.condition import audit_condition
-from epsaudit.leakage import membership_metrics
-from epsaudit.splits import split_identities
+from epsaudit.audits.membership import membership_metrics
+from epsaudit.protocol import split_identities
 from epsaudit.studies.book import claim, reported, show
 
 P = study.choose_profile(profile)
-plotting.set_style()
+set_style()
 conditions = study.load_conditions(P, data, encoders=encoders, generators=generators)
 tables, donors = conditions.tables, conditions.donors
 
@@ -142,8 +142,8 @@ for e, s in full.items():
         "roc": {a: roc_curve(np.r_[np.ones(len(s)), np.zeros(len(s))],
                              np.r_[s[f"target_{a}"], s[f"non_member_{a}"]],
                              drop_intermediate=False)[:2] for a in ("median", "max")}}
-fig = plotting.faces.score_histograms(panels)
-files_saved = plotting.save_figure(fig, "ch3-swapfigure2-scores", pd.concat(full, names=["encoder"]))
+fig = study.score_histograms(panels)
+files_saved = save_figure(fig, "ch3-swapfigure2-scores", pd.concat(full, names=["encoder"]))
 
 # %% [markdown]
 # The swap lowers the target's mean score from about 0.69 to about 0.29 under dlib and from about
@@ -224,7 +224,7 @@ claim("dlib's AUC is lower with raw cosines; SFace's the same at 3 decimals",
       dlib_raw=centring.loc["dlib", "AUC raw"]);
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch3b-roc", "caption": "**ROC of the membership adversary** (the paper's Figure 3 analog): true-positive rate against the false-positive rate (log scale), median and max aggregation, one panel per encoder."}}
-fig = plotting.faces.membership_roc(panels)
+fig = study.membership_roc(panels)
 
 # %% [markdown]
 # **What carries over.** A single swap suppresses the target's similarity but does not erase it,
@@ -273,8 +273,8 @@ claim("dlib's max AUC falls from about 0.94 to about 0.92 with equal galleries, 
 if study.images_available():
     triplets = study.example_triplets(tables[f"{encoders[-1]}_large_swap"], conditions.donor_id,
                                       k=P["examples"], seed=seed)
-    fig = plotting.faces.image_triplets(triplets)
-    files_saved = plotting.save_figure(fig, "ch3-examples",
+    fig = study.image_triplets(triplets)
+    files_saved = save_figure(fig, "ch3-examples",
                          pd.DataFrame({"target_id": [t["target_id"] for t in triplets],
                                        "donor_id": conditions.donor_id}))
 
@@ -339,8 +339,8 @@ claim("the band's single-threshold certificate equals the audit's reserved test"
       largest_gap=(tradeoff.loc[done, "single"] - tradeoff.loc[done, "reserved"]).abs().max());
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch3b-tradeoff", "caption": "**Certified trade-off curves**, one panel per condition: upper limits on the false-negative rate against upper limits on the false-positive rate (both rates in [0, 1]). Filled markers certify something, hollow ones lie on or above the dotted diagonal (two identical distributions); lines are the envelopes, the dashed curve the Gaussian-DP curve of the panel's largest certified μ."}}
-fig = plotting.faces.tradeoff_curves(points, envelopes)
-files_saved = plotting.save_figure(fig, "ch3-tradeoff-curves", points)
+fig = study.tradeoff_curves(points, envelopes)
+files_saved = save_figure(fig, "ch3-tradeoff-curves", points)
 
 # %% [markdown]
 # In {numref}`fig-ch3b-tradeoff` the pairs are numbered by their rank on development data, as in the

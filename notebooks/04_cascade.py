@@ -73,16 +73,16 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from epsaudit import plotting
+from epsaudit.studies.figures import set_style
 from epsaudit.operator import (baseline_predictions, fit_affine_operator, penalty_determination,
                                penalty_sensitivity, prediction_quality, spectral_summary,
                                weak_directions)
-from epsaudit.seeds import generator
+from epsaudit.protocol import generator
 from epsaudit.studies import cascade as study
 from epsaudit.studies.book import claim, reported, show
 
 P = study.choose_profile(profile)  # the run's sizes
-plotting.set_style()
+set_style()
 threadpool_limits(1)  # two BLAS threads per small solve thrash two cores
 print(f"profile {profile}: {P['mc_reps']} Monte Carlo rollouts, size curve {P['sizes']}")
 
@@ -130,7 +130,7 @@ show(design.to_frame(), caption="The committed corpora")
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch4-chains", "caption": "**Two chains, re-created from their design rows** (the paper's Figure 15 analog): the original photograph, passes 1-5 and the fifth donor, for both variants; every image is 250 \u00d7 250 px. Drawn only where the LFW images are present."}}
 examples = study.example_chains(corpora[encoders[0]], VARIANTS)
 if examples:
-    plotting.cascade.example_chains(examples)
+    study.plot_example_chains(examples)
 
 # %% [markdown]
 # Where the images are present ({numref}`fig-ch4-chains`), one sees what the encoders see: the
@@ -268,7 +268,7 @@ curve = pd.DataFrame(curve).replace({"fit": {"hull, sface": "hull, SFace",
                                              "inner, sface": "inner, SFace"}})
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch4-size", "caption": "**The fitted spectra against the number of train triplets** (the paper's Figure 14 analog): $\\rho(B)$ and $b_u$ (unitless) against train triplets (log scale), one line per variant and encoder."}}
-plotting.cascade.spectra_against_size(curve);
+study.spectra_against_size(curve);
 
 # %%
 last_two = curve.groupby("fit").tail(2).groupby("fit")
@@ -324,7 +324,7 @@ determined = determination.pivot_table(index="quantity", columns=["variant", "en
 determined
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch4-penalty", "caption": "**How the fitted numbers move with the ridge penalty**: the cross-validated $R^2$, $\\rho(B)$ and $\\sigma_{\\max}(B)$ (unitless) against the penalty (log scale); dots mark the one-SE penalties, stars the chosen one."}}
-plotting.cascade.penalty_sensitivity(sensitivity);
+study.penalty_sensitivity(sensitivity);
 
 # %% tags=["remove-input"]
 always = determined.all(axis=1)
@@ -415,7 +415,7 @@ eigs = pd.concat([pd.DataFrame({"encoder": "SFace" if e == "sface" else e, "vari
 eigs.groupby(["variant", "encoder"])["modulus"].max().rename("rho(B)").round(3)
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch4-eigenvalues", "caption": "**The eigenvalues of every fitted $B$** in the complex plane (real and imaginary part, unitless), one panel per encoder, with the unit circle; $\\rho(B)$ is the largest modulus."}}
-plotting.cascade.eigenvalues(eigs);
+study.eigenvalues(eigs);
 
 # %% [markdown]
 # **Residual checks** (*Toward Interpretable Privacy Guarantees*, Section VI and Appendix D): is the

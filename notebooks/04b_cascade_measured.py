@@ -48,7 +48,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from epsaudit import plotting
+from epsaudit.studies.figures import set_style
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from epsaudit.condition import audit_condition
 from epsaudit.operator import (fit_affine_operator, penalty_determination, penalty_sensitivity,
@@ -57,7 +57,7 @@ from epsaudit.studies import cascade_measured as study
 from epsaudit.studies.book import claim, reported, show
 
 P = study.choose_profile(profile)
-plotting.set_style()
+set_style()
 threadpool_limits(1)  # two BLAS threads per small solve thrash two cores
 print(f"profile {profile}: per-pass audits {P['audit']}")
 
@@ -124,7 +124,7 @@ leakage = curves.rename(columns={"leakage": "measured", "predicted": "monte_carl
                                  "floor": "non_member"})
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch4b-leakage", "caption": "**Leakage per pass, measured and predicted** (the paper's Figure 6 analog): the median centred cosine to the target's gallery (unitless) against the pass, beside the Monte Carlo rollout and the non-member score; one panel per encoder."}}
-plotting.cascade.leakage_per_pass(leakage[["encoder", "variant", "pass", "measured", "monte_carlo",
+study.leakage_per_pass(leakage[["encoder", "variant", "pass", "measured", "monte_carlo",
                                            "non_member"]]);
 
 # %% [markdown]
@@ -132,7 +132,7 @@ plotting.cascade.leakage_per_pass(leakage[["encoder", "variant", "pass", "measur
 # rollout (dashed) gets the shape but not the level.
 
 # %% tags=["remove-input"] mystnb={"figure": {"name": "fig-ch4b-excess", "caption": "**The excess over the non-member floor per pass**, log scale, where a constant ratio is a straight line (the paper's Figure 7 analog), beside the slope $\\rho(B)$ drawn from pass 1; one panel per encoder."}}
-plotting.cascade.excess_per_pass(curves[["encoder", "variant", "pass", "excess", "rho_slope",
+study.excess_per_pass(curves[["encoder", "variant", "pass", "excess", "rho_slope",
                                          "rho_B"]]);
 
 # %% tags=["remove-input"]

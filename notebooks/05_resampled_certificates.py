@@ -64,12 +64,12 @@ n_jobs: int = 2  # parallel workers (the numbers do not depend on it)
 import numpy as np
 import pandas as pd
 
-from epsaudit import plotting
+from epsaudit.studies.figures import set_style
 from epsaudit.audits import (certify_sampler, certify_top_pairs, fit_sequential_test, ranked_pairs,
                              reserved_test_certificate, reserved_test_pairs, select_pairs)
 from epsaudit.bounds import (SequentialCertificate, bonferroni_alpha, certifiable_cap,
                              certified_epsilon, required_test_size)
-from epsaudit.pairs import identity_pairs
+from epsaudit.protocol import identity_pairs
 from epsaudit.studies import resampled_faces as study
 from epsaudit.studies.book import claim, reported, show
 from epsaudit.validation import unit_rows
@@ -79,7 +79,7 @@ P = study.choose_profile(profile, encoders=encoders, variants=variants)
 PASSES = study.PASSES  # 0 = the photographs, 1 and 5 swaps
 CP = "clopper-pearson"  # the paper's split bound; the default is the joint certificate
 table7 = reported("picture_table7").set_index("pass")  # Picture the Epsilon, Table 7
-plotting.set_style()
+set_style()
 print(f"profile {profile}: encoders {P['encoders']}, variants {P['variants']}, "
       f"{P['identities'] or 'all'} identities, {P['pairs']} certificates per pass")
 
@@ -381,7 +381,7 @@ if full_run:
 # %% mystnb={"figure": {"name": "fig-ch5-certificates", "caption": "**Certificates and same-person controls per pass.** Certified lower bounds on epsilon (nats, vertical) at passes 0, 1 and 5 (horizontal), one panel per encoder and swap variant: dots are certificates between two people (50 pairs), open triangles the same-person controls (one per identity), each design in its colour; solid bars are medians, dashed bars the cap of each test size. Black crosses are Table 7's medians, the dotted line its cap (the paper's Clopper-Pearson bound at 100 test rows and 250 certificates). The pool corpus has no `inner` swapper."}}
 tidy = pd.concat([per_pair.assign(kind="certificate"), controls.assign(kind="control")])
 tidy["condition"] = tidy["encoder"] + ", " + tidy["variant"]
-fig = plotting.resampled.certificates_and_controls(
+fig = study.certificates_and_controls(
     tidy, paper_medians=table7["median_lb"].to_dict(), paper_cap=table7["max_lb"].max())
 
 # %% [markdown]
@@ -619,7 +619,7 @@ show(streams, {"errors": 0, "rows to target": 0},
              f"fixed-size certificate on all of them (nats, family of {n_family}, 95%)")
 
 # %% mystnb={"figure": {"name": "fig-ch5-running", "caption": "**Render until certified.** The anytime-valid lower bound on epsilon (nats, vertical) of each of the ten pairs after each replayed test draw (horizontal, both identities counted), in rendering order; the dashed line is the target epsilon = 2 and the dotted line the test draws (both sides) the fixed plan needs for it with zero test errors."}}
-fig = plotting.resampled.running_bounds(paths, target=target, plan_rows=2 * plan)
+fig = study.running_bounds(paths, target=target, plan_rows=2 * plan)
 
 # %% [markdown]
 # Each bound stays at 0 for the first few draws, rises while the draws come without a test error,

@@ -56,17 +56,16 @@ def test_no_core_module_imports_the_builder():
     assert offenders == {}
 
 
-#: The public core API a notebook may import besides its study and ``plotting``: packages and
+#: The public core API a notebook may import besides its study: packages and
 #: modules whose ``__all__`` is the public surface (ARCHITECTURE.md). Nothing below them
 #: (``epsaudit.bounds.binomial``, ``epsaudit.audits.roc_reserved``) and no private name.
 PUBLIC_CORE = frozenset({
     "epsaudit", "epsaudit.audits", "epsaudit.bounds", "epsaudit.mechanisms", "epsaudit.data", "epsaudit.results",
-    "epsaudit.sniper", "epsaudit.leakage", "epsaudit.seeds", "epsaudit.splits", "epsaudit.pairs",
-    "epsaudit.settings", "epsaudit.summary", "epsaudit.condition", "epsaudit.corpora", "epsaudit.resampled",
+    "epsaudit.sniper", "epsaudit.audits.membership", "epsaudit.protocol", "epsaudit.condition", "epsaudit.data.corpora",
     "epsaudit.operator", "epsaudit.validation",
 })
 #: Study modules every chapter may import besides its own: the checked papermill parameters.
-SHARED_STUDIES = frozenset({"epsaudit.studies.parameters", "epsaudit.studies.book"})  # every page's parameters, claims, tables
+SHARED_STUDIES = frozenset({"epsaudit.studies.parameters", "epsaudit.studies.book", "epsaudit.studies.figures"})  # parameters, claims, tables, figure style
 
 
 def _notebook_imports(path: Path) -> list[tuple[str, tuple[str, ...]]]:
@@ -92,7 +91,7 @@ def _public_names(module: str) -> set[str]:
 
 
 @pytest.mark.parametrize("notebook", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
-def test_a_notebook_imports_its_study_plotting_and_the_public_api_only(notebook):
+def test_a_notebook_imports_its_study_and_the_public_api_only(notebook):
     studies, problems = set(), []
     for module, names in _notebook_imports(notebook):
         targets = [f"{module}.{n}" for n in names] if module in ("epsaudit", "epsaudit.studies") else [module]
@@ -100,9 +99,6 @@ def test_a_notebook_imports_its_study_plotting_and_the_public_api_only(notebook)
             if target.startswith("epsaudit.studies."):
                 if target not in SHARED_STUDIES:
                     studies.add(target)
-            elif target.startswith("epsaudit.plotting"):
-                if target not in ("epsaudit.plotting",):
-                    problems.append(f"{target}: import epsaudit.plotting itself")
             elif target in PUBLIC_CORE or (module == "epsaudit" and names):
                 if module == "epsaudit" and target not in PUBLIC_CORE:
                     public = _public_names("epsaudit")

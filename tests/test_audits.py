@@ -28,9 +28,9 @@ from epsaudit.audits import (
     split_dev_test,
 )
 from epsaudit.bounds import bonferroni_alpha
-from epsaudit.pairs import identity_pairs
+from epsaudit.protocol import identity_pairs
 from epsaudit.results import results_frame
-from epsaudit.scorers import shrinkage_lda
+from epsaudit.audits.scorers import shrinkage_lda
 
 
 def null_groups(noise: str, n: int, k: int = 20, d: int = 512, seed: int = 1):

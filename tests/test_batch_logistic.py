@@ -1,4 +1,4 @@
-"""Batched logistic regressions (:mod:`epsaudit.batch_logistic`): the same scores, AUCs and certificates as
+"""Batched logistic regressions (:mod:`epsaudit.audits._batched_logistic`): the same scores, AUCs and certificates as
 scikit-learn's per-pair fits, on synthetic problems and on the committed condition tables. Timing is in
 ``benchmarks/bench_routes.py``, not here."""
 
@@ -21,7 +21,7 @@ from epsaudit.audits import (
     select_pairs,
 )
 from epsaudit.audits.roc_oof import oof_design, out_of_fold_scores
-from epsaudit.batch_logistic import (
+from epsaudit.audits._batched_logistic import (
     Design,
     batched_scores,
     current_solver,
@@ -31,10 +31,10 @@ from epsaudit.batch_logistic import (
 )
 from epsaudit.condition import audit_condition
 from epsaudit.data import load_embeddings
-from epsaudit.pairs import identity_pairs
-from epsaudit.scorers import paper_logistic_regression
-from epsaudit.seeds import stream
-from epsaudit.splits import split_identities
+from epsaudit.protocol import identity_pairs
+from epsaudit.audits.scorers import paper_logistic_regression
+from epsaudit.protocol import stream
+from epsaudit.protocol import split_identities
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CONDITIONS = sorted(p.name for p in DATA.glob("*_*_*.csv") if p.stem.split("_")[-1] in ("none", "swap", "dp-pix")

@@ -221,7 +221,7 @@ def built_book(tmp_path_factory):
     (src / "_toc.yml").write_text(yaml.safe_dump(toc, sort_keys=False))
 
     kernel, env = _write_kernelspec(tmp / "jupyter")
-    # Figures saved by the chapters (plotting.save_figure) go into the copy, where the chapters'
+    # Figures saved by the chapters (studies.figures.save_figure) go into the copy, where the chapters'
     # download links (../../_build/figures/...) look for them, not into the working tree.
     env["EPSAUDIT_FIGURE_DIR"] = str(src / "_build" / "figures")
     scratch = tmp / "scratch"
@@ -578,13 +578,13 @@ def _png_dpi(built_book, page_path: Path, src: str) -> float:
 
 
 def _smallest_font_points() -> float:
-    """The smallest font size, in points, of the book's figure style (epsaudit.plotting.set_style)."""
+    """The smallest font size, in points, of the book's figure style (epsaudit.studies.figures.set_style)."""
     import matplotlib
     from matplotlib.font_manager import FontProperties
 
-    from epsaudit import plotting
+    from epsaudit.studies import figures
 
-    plotting.set_style()
+    figures.set_style()
     keys = ("font.size", "axes.labelsize", "axes.titlesize", "xtick.labelsize", "ytick.labelsize",
             "legend.fontsize", "legend.title_fontsize")
     sizes = [matplotlib.rcParams[k] for k in keys if matplotlib.rcParams.get(k) is not None]

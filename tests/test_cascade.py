@@ -1,7 +1,7 @@
 """Chapter 4's modules (*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*,
 Sections VI-VIII): loading and verifying the corpora, scores on a hand-computed gallery, recovery of a
 known affine operator from a synthetic corpus written in the on-disk format of
-:mod:`epsaudit.corpora`, model predictions, verdict rules, extrapolation."""
+:mod:`epsaudit.data.corpora`, model predictions, verdict rules, extrapolation."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit import corpora as fmt
+from epsaudit.data import corpora as fmt
 from epsaudit.operator import (AffineOperator, baseline_predictions, fit_affine_operator, penalty_determination,
                                penalty_sensitivity, prediction_quality, spectral_summary, weak_directions)
 from epsaudit.studies import cascade_measured as cs
@@ -36,7 +36,7 @@ def write_corpus(folder: Path, frames: dict[str, pd.DataFrame], passes: int, enc
     for key in fmt.EMBEDDING_KINDS:
         fmt.write_embedding_table(folder, encoder, key, frames[key])
     fmt.write_designs(folder, chains=frames["chains"], galleries=frames["galleries"], triplets=frames["triplets"])
-    fmt.write_manifest(folder, {"cascade": {"passes": passes, "lost": lost or []}}, {})
+    fmt.write_corpora_manifest(folder, {"cascade": {"passes": passes, "lost": lost or []}}, {})
     return folder
 
 
@@ -393,7 +393,7 @@ def test_passes_to_excess():
 def test_per_pass_audit_and_mmd_rejections(synthetic):
     from epsaudit.audits import mmd_tv_pairs
     from epsaudit.condition import audit_condition
-    from epsaudit.pairs import identity_pairs
+    from epsaudit.protocol import identity_pairs
 
     corpora, _, _ = synthetic
     groups = cs.pass_groups(corpora, "hull", 1)

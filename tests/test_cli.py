@@ -13,7 +13,7 @@ import pytest
 
 from epsaudit.cli import main
 from epsaudit.condition import SUMMARY_COLUMNS, audit_condition
-from epsaudit.splits import split_identities
+from epsaudit.protocol import split_identities
 from epsaudit.data import EmbeddingTable, load_embeddings, sha256_file, write_embeddings
 
 K, N, D = 8, 20, 16  # identities x rows x dimensions

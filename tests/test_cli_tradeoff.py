@@ -1,5 +1,5 @@
 """``epsaudit audit --tradeoff``: the trade-off (f-DP) certificate of every certified pair, declared once
-in :class:`epsaudit.settings.AuditSettings`; what the command prints and writes equals
+in :class:`epsaudit.condition.AuditSettings`; what the command prints and writes equals
 :func:`epsaudit.condition.audit_condition` with ``tradeoff=True``, and each band is compared with the
 reserved-test certificate of the same pair on the same rows at the same level."""
 
@@ -14,7 +14,7 @@ import pytest
 from epsaudit.cli import build_parser, main
 from epsaudit.condition import audit_condition
 from epsaudit.data import load_embeddings, write_embeddings
-from epsaudit.settings import AuditSettings
+from epsaudit.condition import AuditSettings
 
 K, N, D = 6, 60, 8  # identities x rows x dimensions: 18 test rows per identity at test_size 0.3
 CERT_ONLY = ["--pairs", "0", "--kde-pairs", "0", "--roc-pairs", "0", "--certificates", "3", "--selection-pool", "8",

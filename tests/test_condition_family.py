@@ -7,7 +7,7 @@ import pytest
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap
 from epsaudit.cli import main
 from epsaudit.condition import audit_condition
-from epsaudit.splits import split_identities
+from epsaudit.protocol import split_identities
 from epsaudit.data import load_embeddings, write_embeddings
 
 CERT_ONLY = dict(pairs=0, kde_pairs=0, roc_pairs=0, certificates=3, selection_pool=30)

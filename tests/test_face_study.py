@@ -19,7 +19,7 @@ from epsaudit.cli import build_parser, main
 from epsaudit.condition import audit_condition
 from epsaudit.data import EmbeddingTable, load_embeddings, sha256_file, verify_manifest
 from epsaudit.build import images as img
-from epsaudit.settings import AuditSettings, SettingsError
+from epsaudit.condition import AuditSettings, SettingsError
 from epsaudit.studies import PROFILE_NAMES
 from epsaudit.studies import face_membership as fm
 from epsaudit.studies import face_study as fs
@@ -119,7 +119,7 @@ def test_swap_membership_protocol():
     assert list(s["non_member"]) == fm.assign_non_members(len(s), ["n3", "n1", "n0", "n2"], seed=0)
     assert not set(s["non_member"]) & set(s["identity"])
     # a swap that keeps target identity: targets score above non-members, donor above both
-    from epsaudit.leakage import membership_metrics
+    from epsaudit.audits.membership import membership_metrics
 
     assert membership_metrics(s["target_median"], s["non_member_median"])["auc"] > 0.9
     assert s["donor_median"].mean() > s["target_median"].mean() > s["non_member_median"].mean()

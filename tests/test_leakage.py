@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from epsaudit.leakage import cmc, gallery_scores, membership_metrics, tpr_at_fpr
+from epsaudit.audits.membership import cmc, gallery_scores, membership_metrics, tpr_at_fpr
 
 
 def brute_force_tpr(pos, neg, max_fpr):

@@ -91,7 +91,7 @@ def test_ridge_cv_scores_equal_gridsearchcv():
     from sklearn.model_selection import GridSearchCV, GroupKFold
 
     from epsaudit.operator import fit_affine_operator
-    from epsaudit.ridge import DEFAULT_ALPHAS
+    from epsaudit.operator import DEFAULT_ALPHAS
 
     rng = np.random.default_rng(0)
     n, dim = 600, 12
@@ -187,8 +187,8 @@ def test_noiseless_data_leave_the_penalty_not_determined():
 def test_both_role_folds_are_identity_disjoint_in_either_role():
     from sklearn.model_selection import KFold
 
-    from epsaudit.ridge import cv_folds
-    from epsaudit.seeds import sklearn_seed
+    from epsaudit.operator import cv_folds
+    from epsaudit.protocol import sklearn_seed
 
     _, _, _, roles, _, _ = noisy_triplets(n=600, pool=50)
     cv = cv_folds(roles, roles="both", folds=5, seed=3)

@@ -17,7 +17,7 @@ from epsaudit.audits import (gaussmech_pairs, kde_lr_pairs, mmd_tv_pairs, reserv
                              reserved_test_pairs, roc_oof_pairs)
 from epsaudit.condition import audit_condition
 from epsaudit.results import EpsilonResult, results_frame
-from epsaudit.scorers import logistic_regression, paper_logistic_regression
+from epsaudit.audits.scorers import logistic_regression, paper_logistic_regression
 from epsaudit.validation import ReusedRowsError, check_fresh, shared_rows
 
 

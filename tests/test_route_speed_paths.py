@@ -18,7 +18,7 @@ from epsaudit.audits import (
 )
 from epsaudit.audits.gaussmech import GaussMechStatistics
 from epsaudit.results import EpsilonResult
-from epsaudit.seeds import stream
+from epsaudit.protocol import stream
 
 
 def groups_of(sizes, d: int, key: str, offset: float = 0.0) -> dict[str, np.ndarray]:

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from epsaudit.seeds import check_seed, generator, generators, key_int, seed_key, sklearn_seed, stream
+from epsaudit.protocol import check_seed, generator, generators, key_int, seed_key, sklearn_seed, stream
 
 
 def test_streams_of_different_keys_never_coincide():
@@ -51,8 +51,8 @@ def test_seed_arguments_are_ints_keys_or_generators():
 
 def test_the_library_draws_through_the_scheme():
     from epsaudit.audits.mmd import mmd_tv_pairs
-    from epsaudit.pairs import identity_pairs
-    from epsaudit.splits import split_identities
+    from epsaudit.protocol import identity_pairs
+    from epsaudit.protocol import split_identities
 
     labels = [f"id{i}" for i in range(6)]
     pairs = list(itertools.combinations(sorted(labels), 2))

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap
-from epsaudit.plotting import sniper as sniper_figures
+from epsaudit.studies import sniper_duel as sniper_figures
 from epsaudit.sniper import DEFAULT_C, attack_cap, design_cap, split_budget
 from epsaudit.studies import sniper_duel as study
 from epsaudit.studies.book import reported

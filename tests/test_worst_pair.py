@@ -14,8 +14,8 @@ from epsaudit.audits import (certify_top_pairs, ranked_pairs, reserved_test_pair
 from epsaudit.bounds import bonferroni_alpha
 from epsaudit.condition import SUMMARY_COLUMNS, audit_condition
 from epsaudit.mechanisms import ProductLaplace
-from epsaudit.settings import AuditSettings, SettingsError
-from epsaudit.splits import split_identities
+from epsaudit.condition import AuditSettings, SettingsError
+from epsaudit.protocol import split_identities
 
 
 def laplace_groups(n: int = 120, seed: int = 0):

@@ -49,7 +49,7 @@ def draw(table, confidence=CONFIDENCE, delta=DELTA):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from epsaudit.plotting.style import set_style
+    from epsaudit.studies.figures import set_style
 
     with plt.rc_context():  # the book's figure style, without changing the caller's settings
         set_style()
@@ -62,7 +62,7 @@ def _draw_on(ax, table, confidence, delta) -> None:
     from matplotlib.ticker import FixedLocator, FormatStrFormatter
 
     from epsaudit.bounds import certifiable_cap, required_test_size
-    from epsaudit.plotting.style import PALETTE
+    from epsaudit.studies.figures import PALETTE
 
     for colour, (m, family) in zip(PALETTE, table.groupby("family", sort=True)):
         alpha = float(family["alpha"].iloc[0])

@@ -82,7 +82,7 @@ def peeking(eps: float = PEEK_EPSILON, rows: int = PEEK_ROWS, runs: int = PEEK_R
 
     from epsaudit.bounds import clopper_pearson_lower, clopper_pearson_upper, joint_rejection_region
     from epsaudit.bounds.sequential import sequential_log_evalue
-    from epsaudit.seeds import generator
+    from epsaudit.protocol import generator
 
     rate = 1 / (1 + math.exp(eps))
     rng = generator(seed, "methods-peeking", eps)

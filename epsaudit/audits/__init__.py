@@ -18,7 +18,7 @@ The worst-pair route ranks candidate pairs on development rows (:func:`select_pa
 the top ``k`` with ROC-HT reserved tests and reports the largest: a lower bound on the worst-case
 pairwise epsilon, the quantity a DP claim is about (:mod:`~epsaudit.audits.worst_pair`). The
 sequential route draws test rows from two samplers until an anytime-valid bound stops
-(:mod:`~epsaudit.audits.sequential`).
+(:mod:`~epsaudit.audits.sampler_audit`).
 
 Definitions: *Picture the Epsilon*, Sections III-IV. Every many-pairs function runs its pairs
 through :func:`runner.map_pairs`: a pair a route cannot compute is recorded as *not computed* with
@@ -28,7 +28,7 @@ names by :func:`epsaudit.results.results_frame` (``EpsilonResult.details`` is a 
 them).
 """
 
-from ..splits import split_dev_test
+from ..protocol import split_dev_test
 from .batch import audit_pairs
 from .gaussmech import GaussMechStatistics, gaussmech_epsilon, gaussmech_pairs
 from .kde_lr import KDEStatistics, kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
@@ -38,7 +38,7 @@ from .mmd import (MMDCertificate, MMDCertificateStatistics, MMDStatistics, devel
 from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
 from .roc_reserved import (CertificateStatistics, certificate_with_bound, choose_threshold, reserved_test_certificate,
                            reserved_test_pairs)
-from .sequential import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test, mechanism_sampler
+from .sampler_audit import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test, mechanism_sampler
 from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
                        mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
 from .worst_pair import (WorstPairCertificate, WorstPairStatistics, certify_top_pairs, ranked_pairs, select_pairs,

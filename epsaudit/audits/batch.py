@@ -6,7 +6,7 @@ from typing import Any, Hashable, Mapping, Sequence
 
 import numpy as np
 
-from ..pairs import PAIRS_PER_ROUTE
+from ..protocol import PAIRS_PER_ROUTE
 from ..results import EpsilonResult
 from .gaussmech import gaussmech_pairs
 from .kde_lr import DEFAULT_ALPHAS, kde_lr_pairs
@@ -37,11 +37,11 @@ def audit_pairs(
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
-        The shuffled list (see :func:`epsaudit.pairs.identity_pairs`).
+        The shuffled list (see :func:`epsaudit.protocol.identity_pairs`).
     routes : sequence of str
         Subset of ``("gaussmech", "kde_lr", "mmd_tv", "roc_oof")``.
     pair_counts : mapping route -> int, optional
-        Prefix length per route; default :data:`epsaudit.pairs.PAIRS_PER_ROUTE` (500 / 100 / 500
+        Prefix length per route; default :data:`epsaudit.protocol.PAIRS_PER_ROUTE` (500 / 100 / 500
         / 200). Shorter lists are used whole.
     delta : float
         GaussMech's delta (the ROC-HT and MMD-TV conversions are pure DP, delta = 0).
@@ -49,7 +49,7 @@ def audit_pairs(
     permutations : int
         MMD permutation count (0 = none).
     classifier : estimator, optional
-        ROC-HT scorer (default: :func:`epsaudit.scorers.logistic_regression`).
+        ROC-HT scorer (default: :func:`epsaudit.audits.scorers.logistic_regression`).
     coordinate_names : sequence of str, optional
         Names of the embedding coordinates, for messages about a pair that cannot be computed.
     seed : int

@@ -73,7 +73,7 @@ import numpy as np
 from ..bounds import (epsilon_from_mmd_hockey_stick, epsilon_from_mmd_tv_chain, epsilon_from_tv_delta, mmd2_deviation,
                       tv_lower_from_mmd)
 from ..results import EpsilonResult, RouteStatistics
-from ..seeds import check_seed, stream
+from ..protocol import check_seed, stream
 from ..validation import as_dev_test, as_groups, as_pair, as_pairs, check_fresh, check_probability
 from .runner import (PAIR_ERRORS, PairFailure, family_size, map_certificates, map_pairs, not_computed, pair_parts,
                      split_test_sizes)
@@ -294,7 +294,7 @@ def mmd_statistics(
         Number of label permutations (0 = no test; the paper uses 10^4). The bandwidth, computed
         on the pooled sample, is the same under every permutation.
     seed : int or numpy Generator
-        An int seeds ``stream("mmd-permutations", seed)`` (:mod:`epsaudit.seeds`); a Generator is
+        An int seeds ``stream("mmd-permutations", seed)`` (:mod:`epsaudit.protocol`); a Generator is
         used as it is. Seed of the permutations.
 
     Returns
@@ -391,7 +391,7 @@ def mmd_tv_pairs(
     """MMD-TV for many pairs (joblib over tasks of pairs).
 
     The permutations of pair ``(A, B)`` use ``stream("mmd-permutations", seed, A, B)``
-    (:mod:`epsaudit.seeds`); within-identity distances are computed once per identity. Without
+    (:mod:`epsaudit.protocol`); within-identity distances are computed once per identity. Without
     permutations, pairs sharing an identity are computed together (its rows multiplied with all
     their partners' rows in one BLAS product), in tasks of 32 pairs; a pair with more than
     :data:`MAX_IN_MEMORY` pooled distances is computed in blocks (:func:`blocked_mmd2`).

@@ -10,10 +10,10 @@ TPR = 1 and FPR < 1) -- which happens at the exact null too. The AUC, the ``+inf
 stricter exact corner (FPR, TPR) = (0, 1) are reported separately.
 
 The default logistic regression (and the paper's, without standardisation) is fitted for many
-pairs at once (:mod:`epsaudit.batch_logistic`): the same objective and the same L-BFGS-B
+pairs at once (:mod:`epsaudit.audits._batched_logistic`): the same objective and the same L-BFGS-B
 iterations as scikit-learn, vectorised over folds and pairs, so the scores agree with the
 per-pair scikit-learn fits to rounding and the AUCs and values are the same. ``solver="sklearn"``
-(or :func:`epsaudit.batch_logistic.use_solver`) runs the per-pair scikit-learn fits instead, the
+(or :func:`epsaudit.audits._batched_logistic.use_solver`) runs the per-pair scikit-learn fits instead, the
 reference; any other classifier is always fitted pair by pair.
 """
 
@@ -27,11 +27,11 @@ from typing import Any
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
-from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
+from ._batched_logistic import Design, LogisticSpec, batched_scores, resolve_solver
 from ..bounds import roc_point_epsilon
 from ..results import EpsilonResult, RouteStatistics
-from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
-from ..seeds import check_seed, sklearn_seed
+from .scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings
+from ..protocol import check_seed, sklearn_seed
 from ..validation import as_groups, as_pair, as_pairs
 from .runner import PAIR_ERRORS, PairFailure, map_pairs, not_computed
 
@@ -169,7 +169,7 @@ def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: i
 
     Returns
     -------
-    epsaudit.batch_logistic.Design
+    epsaudit.audits._batched_logistic.Design
         Rows ``vstack([a, b])`` (kept as the two blocks); fit ``k`` trains on every fold but the ``k``-th
         and scores it.
 
@@ -208,7 +208,7 @@ def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray,
 
     Returns
     -------
-    epsaudit.batch_logistic.Design
+    epsaudit.audits._batched_logistic.Design
         One fit on ``vstack([dev_a, dev_b])`` (label 1 for A); it scores ``dev_a``, ``dev_b``,
         ``test_a`` and ``test_b`` in four groups, as :func:`epsaudit.audits.roc_reserved.fixed_score`
         scores them.
@@ -349,8 +349,8 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
         0 for the paper's pure-DP conversion.
     pair : tuple, optional
     solver : {"auto", "batched", "sklearn"}, optional
-        How the logistic regressions are fitted (:func:`epsaudit.batch_logistic.resolve_solver`;
-        None: :func:`epsaudit.batch_logistic.current_solver`, ``"auto"`` by default); the
+        How the logistic regressions are fitted (:func:`epsaudit.audits._batched_logistic.resolve_solver`;
+        None: :func:`epsaudit.audits._batched_logistic.current_solver`, ``"auto"`` by default); the
         numbers are the same.
 
     Returns

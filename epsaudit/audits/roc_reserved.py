@@ -24,7 +24,7 @@ counts wins (the middle one among ties); if no candidate certifies anything on d
 the one maximising ``|TPR - FPR|`` is used. When the development scores separate the classes, as
 they do for a linear classifier with fewer rows than dimensions, this is the middle of the gap.
 Choosing on in-sample scores can only cost power, never validity: the test rows are untouched.
-The default logistic regression is fitted for many pairs at once (:mod:`epsaudit.batch_logistic`:
+The default logistic regression is fitted for many pairs at once (:mod:`epsaudit.audits._batched_logistic`:
 scikit-learn's objective and L-BFGS-B iterations, vectorised over pairs, scores equal to rounding);
 ``solver="sklearn"`` fits it pair by pair with scikit-learn, the reference.
 
@@ -59,11 +59,11 @@ from scipy.stats import rankdata
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
 
-from ..batch_logistic import Design, LogisticSpec, batched_scores, resolve_solver
+from ._batched_logistic import Design, LogisticSpec, batched_scores, resolve_solver
 from ..bounds import (DEFAULT_BOUND, bonferroni_alpha, bound_level, certifiable_cap, certified_epsilon, check_bound,
                       clopper_pearson_epsilon, clopper_pearson_lower, clopper_pearson_upper, correction_label)
 from ..results import EpsilonResult, RouteStatistics
-from ..scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
+from .scorers import check_classifier, check_scores, classifier_name, count_convergence_warnings, positive_scores
 from ..validation import as_dev_test, as_draw_ids, as_groups, as_pairs, check_fresh, check_fresh_ids, check_probability
 from .roc_oof import certificate_design, pair_design
 from .runner import (PAIR_ERRORS, PairFailure, family_size, map_certificates, not_computed, pair_id_parts,
@@ -238,7 +238,7 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
     dev_a, dev_b : numpy.ndarray, shapes (n_A, d), (n_B, d)
         Development rows (the classifier is fitted on them; unused with ``score_function``).
     classifier : scikit-learn estimator, optional
-        Default :func:`epsaudit.scorers.logistic_regression`.
+        Default :func:`epsaudit.audits.scorers.logistic_regression`.
     score_function : callable ``(n, d) -> (n,)``, optional
         A fixed score; its output is checked (one number per row, no NaN; ``+/-inf`` allowed).
 
@@ -415,8 +415,8 @@ def reserved_test_certificate(
         (:func:`epsaudit.validation.check_fresh_ids`); equal *values* are allowed (outputs that
         repeat by design). Not with ``check_reuse=False``.
     solver : {"auto", "batched", "sklearn"}, optional
-        How a logistic-regression classifier is fitted (:func:`epsaudit.batch_logistic.resolve_solver`;
-        None: :func:`epsaudit.batch_logistic.current_solver`); the numbers are the same.
+        How a logistic-regression classifier is fitted (:func:`epsaudit.audits._batched_logistic.resolve_solver`;
+        None: :func:`epsaudit.audits._batched_logistic.current_solver`); the numbers are the same.
     bound : {"joint", "clopper-pearson"}
         The certificate: the exact joint test of both error rates (default,
         :func:`epsaudit.bounds.joint_epsilon`) or the paper's two one-sided Clopper-Pearson bounds
@@ -513,7 +513,7 @@ def reserved_test_pairs(
         Separate untouched test rows per identity (synthetic mechanisms draw fresh ones).
     test_size : float
         Fraction of each identity's rows reserved for testing when ``test_groups`` is None: each
-        identity is split once (:func:`epsaudit.splits.split_identities`).
+        identity is split once (:func:`epsaudit.protocol.split_identities`).
     classifier : estimator, optional
     score_functions : callable ``(A, B) -> score function``, optional
         Fixed tests, e.g. ``mechanism.exact_score`` (then nothing is learned).

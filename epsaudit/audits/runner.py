@@ -16,7 +16,7 @@ import numpy as np
 from joblib import Parallel, delayed
 
 from ..results import EpsilonResult
-from ..splits import MIN_PART, split_identities
+from ..protocol import MIN_PART, split_identities
 
 T = TypeVar("T")
 #: Errors that mean "this pair cannot be computed" rather than a bug: bad or degenerate data
@@ -155,7 +155,7 @@ def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hash
     """The development and test rows ``(dev_a, dev_b, test_a, test_b)`` of each pair of a certificate route.
 
     With ``test_groups`` (fresh draws), the development rows are ``groups`` and the test rows
-    ``test_groups``; otherwise each identity is split once (:func:`epsaudit.splits.split_identities`),
+    ``test_groups``; otherwise each identity is split once (:func:`epsaudit.protocol.split_identities`),
     so every pair that contains an identity sees the same development and test rows.
 
     Parameters
@@ -207,7 +207,7 @@ def pair_id_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[H
     """The draw ids of each pair's development and test rows, parted as :func:`pair_parts` parts the rows.
 
     Without ``test_groups`` the ids of ``groups`` are split with the same permutation as the rows
-    (:func:`epsaudit.splits.split_identities`), so every row keeps its id; with ``test_groups`` the
+    (:func:`epsaudit.protocol.split_identities`), so every row keeps its id; with ``test_groups`` the
     development ids are ``dev_ids`` and the test ids ``test_ids``.
 
     Parameters

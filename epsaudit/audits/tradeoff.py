@@ -77,7 +77,7 @@ from sklearn.metrics import roc_auc_score
 from ..bounds import (bonferroni_alpha, certified_epsilon, clopper_pearson_upper, dkw_margin, joint_epsilon,
                       tradeoff_delta, tradeoff_epsilon, tradeoff_mu)
 from ..results import EpsilonResult, RouteStatistics
-from ..scorers import check_classifier, classifier_name
+from .scorers import check_classifier, classifier_name
 from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
 from .roc_reserved import choose_threshold, fixed_score
@@ -971,7 +971,7 @@ def tradeoff_certificate(
     test_a, test_b : array_like, shapes (n_A, d), (n_B, d)
         Untouched test rows, never used for fitting or choosing.
     classifier : scikit-learn estimator, optional
-        Learned score (default :func:`epsaudit.scorers.logistic_regression`). Ignored when
+        Learned score (default :func:`epsaudit.audits.scorers.logistic_regression`). Ignored when
         ``score_function`` is given.
     score_function : callable ``(n, d) -> (n,)``, optional
         A fixed score, higher meaning "more A" (e.g. a mechanism's ``exact_score(a, b)``); its
@@ -1059,7 +1059,7 @@ def tradeoff_certificate_pairs(
         Separate untouched test rows per identity.
     test_size : float
         Fraction of each identity's rows reserved for testing when ``test_groups`` is None; pair
-        each identity is split once (:func:`epsaudit.splits.split_identities`), as for the reserved test.
+        each identity is split once (:func:`epsaudit.protocol.split_identities`), as for the reserved test.
     classifier, score_functions
         A learned score, or ``(A, B) -> score function`` (e.g. ``mechanism.exact_score``).
     method, n_thresholds, confidence, delta, deltas, check_reuse

@@ -39,7 +39,7 @@ import numpy as np
 
 from ..bounds import DEFAULT_BOUND, bonferroni_alpha, bound_level, check_bound, correction_label
 from ..results import EpsilonResult, RouteStatistics, results_frame
-from ..splits import split_identities
+from ..protocol import split_identities
 from ..validation import as_draw_ids, as_groups, as_pairs, check_probability
 from .roc_oof import DEFAULT_FOLDS, roc_oof_pairs
 from .roc_reserved import ScoreFunction, reserved_test_pairs
@@ -90,7 +90,7 @@ def select_pairs(
         of the test rows). When given, ties in development AUC go to the larger cap before the
         witness and the shuffled order are consulted, and the ranking gets a ``test_cap`` column.
     classifier : estimator, optional
-        The ROC-HT classifier (default :func:`epsaudit.scorers.logistic_regression`).
+        The ROC-HT classifier (default :func:`epsaudit.audits.scorers.logistic_regression`).
     solver : {"auto", "batched", "sklearn"}, optional
         How its folds are fitted, as in :func:`epsaudit.audits.roc_oof_pairs`.
 
@@ -430,10 +430,10 @@ def worst_pair_certificate(
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
         Development rows, or all rows (split once per identity with ``test_size`` and ``seed``,
-        :func:`epsaudit.splits.split_identities`) when ``test_groups`` is None.
+        :func:`epsaudit.protocol.split_identities`) when ``test_groups`` is None.
     candidates : sequence of (identity, identity)
         The pairs the worst case is looked for among (e.g. all pairs,
-        :func:`epsaudit.pairs.identity_pairs`); the claim itself is about all pairs.
+        :func:`epsaudit.protocol.identity_pairs`); the claim itself is about all pairs.
     k : int, >= 1
         Pairs certified (fewer if fewer candidates can be ranked).
     test_groups : mapping, optional

@@ -4,7 +4,7 @@
 adversary's embedding space as an affine stochastic operator ``s = A d + B t + c + e`` (Sections
 VI-VIII) and predicts from it how target identity fades when an image is swapped again and again. The
 page fits the operator in visible cells with :mod:`epsaudit.operator`; this module holds the run
-profiles, the loading of the corpora (:mod:`epsaudit.corpora`), the centred scores against galleries
+profiles, the loading of the corpora (:mod:`epsaudit.data.corpora`), the centred scores against galleries
 and the rollouts of the fitted operator. Section 4.1 (:mod:`epsaudit.studies.cascade_measured`) reuses
 all of it. Nothing here returns English: numbers, arrays and tables only.
 
@@ -26,19 +26,24 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..corpora import DESIGN_FILES, ROLES, Corpora, embedding_file, load_corpora, subset_corpora
+from ..data.corpora import DESIGN_FILES, ROLES, Corpora, embedding_file, load_corpora, subset_corpora
 from ..build.images import images_available
-from ..leakage import membership_metrics
+from ..audits.membership import membership_metrics
 from ..operator import AffineOperator, lyapunov_residual, rollout, stationary_law
-from ..seeds import generator
+from ..protocol import generator
 from ..validation import unit_rows
 from . import choose_profile as _choose_profile
 from . import parameters as _parameters
+from typing import Mapping, Sequence
+import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from .figures import PALETTE
 
 __all__ = ["PASSES", "ENCODERS", "PROFILES", "PARAMETERS", "check_parameters", "choose_profile",
            "load_chapter_corpora", "variants_of", "example_chains", "mean_direction", "centred_unit",
            "reference_centre", "chain_embeddings", "CentredScores", "centred_scores", "excess_ratios",
-           "operator_arrays", "same_person_photos", "residual_checks", "model_predictions"]
+           "operator_arrays", "same_person_photos", "residual_checks", "model_predictions", "plot_example_chains", "spectra_against_size", "penalty_sensitivity", "eigenvalues", "leakage_per_pass", "excess_per_pass"]
 
 #: Passes of the measured cascade, and passes the model predicts.
 PASSES = 5
@@ -98,8 +103,8 @@ def choose_profile(name: str) -> dict[str, Any]:
 
 def load_chapter_corpora(directory: str | Path, settings: Mapping[str, Any], *,
                          encoders: Sequence[str] = ENCODERS) -> dict[str, Corpora]:
-    """Each encoder's corpora (:func:`epsaudit.corpora.load_corpora`, hashes verified), sliced as the
-    profile says (:func:`epsaudit.corpora.subset_corpora`).
+    """Each encoder's corpora (:func:`epsaudit.data.corpora.load_corpora`, hashes verified), sliced as the
+    profile says (:func:`epsaudit.data.corpora.subset_corpora`).
 
     Parameters
     ----------
@@ -116,7 +121,7 @@ def load_chapter_corpora(directory: str | Path, settings: Mapping[str, Any], *,
     Raises
     ------
     FileNotFoundError, ValueError
-        As :func:`epsaudit.corpora.load_corpora`.
+        As :func:`epsaudit.data.corpora.load_corpora`.
     """
     folder = _parameters.data_folder(directory)
     corpora = {e: load_corpora(e, folder) for e in encoders}
@@ -502,3 +507,240 @@ def model_predictions(op: AffineOperator, corpora: Corpora, variant: str, *, pas
     out["lyapunov_floor"] = lyapunov_floor
     out["lyapunov_residual"] = lyapunov_residual(op.B, law[1], op.A @ d_cov @ op.A.T + op.residual_cov)
     return out
+
+
+# --- Figures --------------------------------------------------------------------------------------
+
+
+#: Width of every figure of the chapter (inches): the page's text column at 1280 px.
+WIDTH = 8.0
+
+
+#: Colour and marker of each fit ("<variant>, <encoder>"), the same in every figure.
+FIT_STYLE = {"hull, dlib": (PALETTE[0], "o"), "hull, SFace": (PALETTE[1], "s"),
+             "inner, dlib": (PALETTE[2], "^"), "inner, SFace": (PALETTE[3], "D")}
+
+
+#: Colour of each swap variant where the encoder is a panel of its own.
+VARIANT_COLOUR = {"hull": PALETTE[0], "inner": PALETTE[5]}
+
+
+def _fit_style(label: str, k: int) -> tuple[str, str]:
+    return FIT_STYLE.get(label, (PALETTE[k % len(PALETTE)], "o"))
+
+
+def _legend_below(fig, handles, labels, ncol: int) -> None:
+    fig.legend(handles, labels, loc="outside lower center", ncol=ncol, frameon=False)
+
+
+def plot_example_chains(examples: Sequence[Mapping]):
+    """Re-rendered example chains (the paper's Figure 15 analog): one block per chain, one row per
+    variant, the original photograph, passes 1-5 and the fifth pass's donor.
+
+    Parameters
+    ----------
+    examples : sequence of dict
+        ``identity`` and ``variants`` (variant -> (pass images, donor images), each an (H, W, 3)
+        uint8 array); :func:`epsaudit.studies.cascade.example_chains`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    n_var = max(len(ex["variants"]) for ex in examples)
+    fig = plt.figure(figsize=(WIDTH, 2.55 * len(examples) * n_var / 2 + 0.4 * len(examples)), layout="constrained")
+    blocks = fig.subfigures(len(examples), 1, squeeze=False)[:, 0]
+    for block, ex in zip(blocks, examples):
+        block.suptitle(f"target: {ex['identity'].replace('_', ' ')}", fontsize=12, x=0.02, ha="left")
+        axes = block.subplots(n_var, 7, squeeze=False)
+        for j, (variant, (passes_img, donors_img)) in enumerate(ex["variants"].items()):
+            for k, ax in enumerate(axes[j]):
+                ax.set_xticks([])
+                ax.set_yticks([])
+                for side in ax.spines.values():
+                    side.set_visible(False)
+                image = donors_img[-1] if k == 6 else (passes_img[k] if k < len(passes_img) else None)
+                if image is not None:
+                    ax.imshow(image)
+                if j == 0:
+                    ax.set_title("original" if k == 0 else ("donor 5" if k == 6 else f"pass {k}"), fontsize=11)
+            axes[j, 0].set_ylabel(variant, fontsize=12)
+    return fig
+
+
+def spectra_against_size(curve: pd.DataFrame):
+    """``rho(B)`` and ``b_u`` against the number of train triplets (the paper's Figure 14 analog).
+
+    Parameters
+    ----------
+    curve : pandas.DataFrame
+        Tidy: ``fit`` ("<variant>, <encoder>"), ``train_triplets``, ``rho_B``, ``b_u`` (dimensionless).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = plt.subplots(1, 2, figsize=(WIDTH, 3.9), layout="constrained")
+    handles = []
+    for k, (fit, g) in enumerate(curve.groupby("fit", sort=False)):
+        colour, marker = _fit_style(fit, k)
+        for ax, col in zip(axes, ("rho_B", "b_u")):
+            line, = ax.plot(g["train_triplets"], g[col], marker=marker, color=colour, label=fit)
+        handles.append(line)
+    sizes = sorted(set(curve["train_triplets"].astype(int)))
+    for ax, what in zip(axes, (r"spectral radius $\rho(B)$", r"mean Rayleigh gain $b_u$")):
+        ax.set_xscale("log")
+        ax.set_xticks(sizes, [f"{n:,}" for n in sizes])  # the sizes fitted, not powers of ten
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlabel("train triplets (single swaps, log scale)")
+        ax.set_ylabel(what)
+    _legend_below(fig, handles, [h.get_label() for h in handles], ncol=4)
+    return fig
+
+
+def penalty_sensitivity(sensitivity: pd.DataFrame):
+    """CV R^2, ``rho(B)`` and ``sigma_max(B)`` against the ridge penalty, one line per fit; dots mark
+    the penalties within one standard error of the best CV R^2, stars the chosen one.
+
+    Parameters
+    ----------
+    sensitivity : pandas.DataFrame
+        Tidy: ``fit`` and the columns of :func:`epsaudit.operator.penalty_sensitivity` (``alpha``,
+        ``cv_r2``, ``rho_B``, ``sigma_max_B``, ``within_one_se``, ``chosen``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, axes = plt.subplots(1, 3, figsize=(WIDTH, 4.2), layout="constrained")
+    handles = []
+    for k, (fit, sens) in enumerate(sensitivity.groupby("fit", sort=False)):
+        colour, _ = _fit_style(fit, k)
+        alpha = sens["alpha"].to_numpy(float)
+        near, chosen = sens["within_one_se"].to_numpy(bool), sens["chosen"].to_numpy(bool)
+        for ax, y in zip(axes, (sens["cv_r2"] - sens["cv_r2"].max(), sens["rho_B"], sens["sigma_max_B"])):
+            y = np.asarray(y, float)
+            line, = ax.plot(alpha, y, color=colour, label=fit)
+            ax.plot(alpha[near], y[near], "o", ms=4, color=colour)
+            ax.plot(alpha[chosen], y[chosen], "*", ms=13, color=colour, markeredgecolor="black", markeredgewidth=0.6)
+        handles.append(line)
+    for ax, what in zip(axes, ("CV $R^2$ minus its best", r"spectral radius $\rho(B)$",
+                               r"$\sigma_{\max}(B)$ (log scale)")):
+        ax.set_xscale("log")
+        ax.set_xlabel("ridge penalty (log)")
+        ax.set_ylabel(what)
+    axes[0].set_ylim(-0.05, 0.005)
+    axes[2].set_yscale("log")
+    handles += [Line2D([], [], color="0.3", marker="o", ls="", ms=4, label="within one SE of the best CV $R^2$"),
+                Line2D([], [], color="0.3", marker="*", ls="", ms=13, markeredgecolor="black", label="chosen")]
+    _legend_below(fig, handles, [h.get_label() for h in handles], ncol=3)
+    return fig
+
+
+def eigenvalues(eigs: pd.DataFrame):
+    """The eigenvalues of ``B`` in the complex plane with the unit circle (the paper's Figure 4
+    analog), one panel per encoder, the spectral radius of each variant in the panel.
+
+    Parameters
+    ----------
+    eigs : pandas.DataFrame
+        Tidy: ``encoder``, ``variant``, ``real``, ``imaginary``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    encoders = list(dict.fromkeys(eigs["encoder"]))
+    fig, axes = plt.subplots(1, len(encoders), figsize=(WIDTH, 4.4), sharex=True, sharey=True, squeeze=False,
+                             layout="constrained")
+    theta = np.linspace(0, 2 * np.pi, 400)
+    handles = {}
+    for ax, enc in zip(axes[0], encoders):
+        circle, = ax.plot(np.cos(theta), np.sin(theta), color="0.55", lw=1, label="unit circle")
+        handles["unit circle"] = circle
+        radii = []
+        for (v, g), marker in zip(eigs[eigs["encoder"] == enc].groupby("variant", sort=False), ("o", "x")):
+            handles[v] = ax.scatter(g["real"], g["imaginary"], s=16, marker=marker, color=VARIANT_COLOUR.get(v),
+                                    label=v, alpha=0.8)
+            radii.append(rf"{v} {np.hypot(g['real'], g['imaginary']).max():.3f}")
+        ax.text(-1.05, 1.05, r"$\rho(B)$: " + ", ".join(radii), fontsize=11, va="top")
+        ax.set_aspect("equal")
+        ax.set_title(f"{enc}: eigenvalues of $B$")
+        ax.set_xlabel("real part")
+    axes[0, 0].set_ylabel("imaginary part")
+    _legend_below(fig, list(handles.values()), list(handles), ncol=len(handles))
+    return fig
+
+
+def _per_encoder_axes(frame: pd.DataFrame, height: float):
+    encoders = list(dict.fromkeys(frame["encoder"]))
+    fig, axes = plt.subplots(1, len(encoders), figsize=(WIDTH, height), sharey=True, squeeze=False,
+                             layout="constrained")
+    return fig, list(zip(encoders, axes[0]))
+
+
+def leakage_per_pass(series: pd.DataFrame):
+    """Target leakage per pass, measured and predicted by the Monte Carlo rollout, with the measured
+    non-member score (the paper's Figure 6 analog); one panel per encoder.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        Tidy: ``encoder``, ``variant``, ``pass``, ``measured``, ``monte_carlo``, ``non_member`` (median
+        centred cosines, dimensionless).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, panels = _per_encoder_axes(series, 4.3)
+    for enc, ax in panels:
+        for v, g in series[series["encoder"] == enc].groupby("variant", sort=False):
+            colour = VARIANT_COLOUR.get(v)
+            ax.plot(g["pass"], g["measured"], "o-", color=colour, label=f"{v}: measured")
+            ax.plot(g["pass"], g["monte_carlo"], "s--", color=colour, mfc="white", label=f"{v}: Monte Carlo model")
+            ax.plot(g["pass"], g["non_member"], ":", color=colour, lw=2, label=f"{v}: non-member")
+        ax.set_title(enc)
+        ax.set_xlabel("pass (0 = original photograph)")
+    panels[0][1].set_ylabel("median centred cosine\nto the target's gallery")
+    handles, labels = panels[0][1].get_legend_handles_labels()
+    _legend_below(fig, handles, labels, ncol=2)
+    return fig
+
+
+def excess_per_pass(series: pd.DataFrame):
+    """The excess over the non-member floor per pass on a log scale, with the slope ``rho(B)`` drawn
+    from pass 1 (the paper's Figure 7 analog); one panel per encoder.
+
+    Parameters
+    ----------
+    series : pandas.DataFrame
+        Tidy: ``encoder``, ``variant``, ``pass``, ``excess`` (measured) and ``rho_slope`` (the pass-1
+        excess times ``rho(B)`` per later pass), ``rho_B``.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, panels = _per_encoder_axes(series, 4.1)
+    for enc, ax in panels:
+        for v, g in series[series["encoder"] == enc].groupby("variant", sort=False):
+            colour = VARIANT_COLOUR.get(v)
+            ex = g["excess"].astype(float)
+            ax.plot(g["pass"][ex > 0], ex[ex > 0], "o-", color=colour, label=f"{v}: measured excess")
+            slope = g.dropna(subset=["rho_slope"])
+            ax.plot(slope["pass"], slope["rho_slope"], "--", color=colour,
+                    label=rf"{v}: slope $\rho(B)$ from pass 1")
+            ax.text(slope["pass"].iloc[-1] + 0.1, slope["rho_slope"].iloc[-1], f"{g['rho_B'].iloc[0]:.2f}",
+                    color=colour, fontsize=11, va="center")
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xlim(-0.3, 5.8)
+        ax.set_title(enc)
+        ax.set_xlabel("pass (0 = original photograph)")
+    panels[0][1].set_ylabel("excess over the non-member\nfloor (log scale)")
+    handles, labels = panels[0][1].get_legend_handles_labels()
+    _legend_below(fig, handles, labels, ncol=2)
+    return fig

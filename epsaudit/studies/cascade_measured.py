@@ -20,18 +20,19 @@ import numpy as np
 import pandas as pd
 from scipy import linalg, stats
 
-from ..corpora import Corpora
-from ..leakage import cmc, membership_metrics
+from ..data.corpora import Corpora
+from ..audits.membership import cmc, membership_metrics
 from ..operator import AffineOperator
 from ..validation import unit_rows
 from .cascade import (ENCODERS, PARAMETERS, PASSES, PROFILES, CentredScores, centred_scores, centred_unit,
                       chain_embeddings, check_parameters, choose_profile, excess_ratios, load_chapter_corpora,
                       model_predictions, operator_arrays, reference_centre, variants_of, _nan_median)
+from .cascade import excess_per_pass, leakage_per_pass  # the page's figures (shared style with chapter 4)
 
 __all__ = ["ENCODERS", "PARAMETERS", "PASSES", "PROFILES", "check_parameters", "choose_profile",
            "load_chapter_corpora", "variants_of", "operator_arrays", "model_predictions", "chain_embeddings",
            "excess_ratios", "cascade_series", "pass_groups", "write_pass_csv", "dominant_subspace",
-           "persistent_directions", "SURVIVAL_MIN_PASS1", "mmd_rejections", "passes_to_excess"]
+           "persistent_directions", "SURVIVAL_MIN_PASS1", "mmd_rejections", "passes_to_excess", "excess_per_pass", "leakage_per_pass"]
 
 #: Prediction 4: survival ``target_K / target_1`` counts only chains whose pass-1 target score exceeds
 #: this (a ratio of near-zero scores carries no information).
@@ -67,7 +68,7 @@ def cascade_series(corpora: Corpora, variant: str, *, centre: np.ndarray | None 
         (median non-member score over passes 1..K: Table III's floor), ``excess`` (leakage minus the
         pooled floor), ``excess_ratio`` (between consecutive passes; ``<NA>`` at pass 0), ``auc``,
         ``tpr_at_fpr_1pct``, ``tpr_at_fpr_0.1pct`` (positives: target scores; negatives: non-member
-        scores; :func:`epsaudit.leakage.membership_metrics`), ``cmc_rank1`` (closed set over all target
+        scores; :func:`epsaudit.audits.membership.membership_metrics`), ``cmc_rank1`` (closed set over all target
         identities) and ``norm_median`` (median raw L2 norm).
 
     Raises
@@ -190,7 +191,7 @@ def mmd_rejections(groups: Mapping[str, np.ndarray], *, min_rows: int, permutati
         ``(0, 0)`` when ``permutations`` or ``pairs`` is 0.
     """
     from ..audits import mmd_tv_pairs
-    from ..pairs import identity_pairs
+    from ..protocol import identity_pairs
 
     if permutations <= 0 or pairs <= 0:
         return 0, 0

@@ -15,7 +15,7 @@ itself with the public API; this module holds what is plumbing:
   and the same-identity split-half controls.
 
 Random streams: every function that draws takes ``seed`` as a base seed or a stream key
-(:func:`epsaudit.seeds.generator`).
+(:func:`epsaudit.protocol.generator`).
 """
 
 from __future__ import annotations
@@ -36,14 +36,16 @@ from . import parameters as _parameters
 from ..audits import mmd_tv_pairs, roc_oof_pairs
 from ..data import EmbeddingTable, load_embeddings
 from ..results import results_frame
-from ..seeds import generator
-from ..settings import AuditSettings
+from ..protocol import generator
+from ..condition import AuditSettings
 from ..validation import as_groups
+import matplotlib.pyplot as plt
+from .figures import PALETTE
 
 __all__ = ["ENCODERS", "REGIMES", "GENERATORS", "CONDITIONS", "PROFILES", "PARAMETERS", "CERTIFICATES_PER_CONDITION",
            "condition_names", "check_parameters", "choose_profile", "StudyData", "subset_table", "load_conditions",
            "audit_settings", "pooled_residuals", "shapiro_wilk", "qq_points", "bandwidth_sweep", "witness_gap",
-           "classifier_sensitivity", "split_half_groups", "split_half_controls"]
+           "classifier_sensitivity", "split_half_groups", "split_half_controls", "qq_panels"]
 
 ENCODERS = ("dlib", "sface")
 REGIMES = ("large", "small")
@@ -394,3 +396,41 @@ def split_half_controls(groups, *, permutations: int = 1000, seed: int | tuple =
             "mean_auc": float(np.mean([r.details["auc"] for r in roc])),
             "exact_corners": int(sum(r.details["exact_corner"] for r in roc)),
             "infinite_roc": int(sum(np.isinf(r.value) for r in roc))}
+
+
+# --- Figures --------------------------------------------------------------------------------------
+
+
+def qq_panels(points: pd.DataFrame, *, title: str = ""):
+    """Normal Q-Q plots of residual coordinates (*Picture the Epsilon*, Figure 4 analog), two panels per row.
+
+    Parameters
+    ----------
+    points : pandas.DataFrame
+        :func:`epsaudit.studies.face_study.qq_points`: ``coordinate``, ``normal_quantile``,
+        ``residual_quantile`` (embedding units), ``slope``, ``intercept`` (the Gaussian reference line).
+    title : str
+        Figure title (none if empty).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    coordinates = list(dict.fromkeys(points["coordinate"]))
+    ncols = min(2, len(coordinates))
+    nrows = -(-len(coordinates) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 2.9 * nrows + 0.6), squeeze=False, layout="constrained")
+    for ax in axes.flat[len(coordinates):]:
+        ax.set_visible(False)
+    for ax, j in zip(axes.flat, coordinates):
+        p = points[points["coordinate"] == j]
+        x = p["normal_quantile"].to_numpy()
+        ax.scatter(x, p["residual_quantile"], s=6, alpha=0.6, color=PALETTE[0], label="residual quantiles")
+        ax.plot(x, p["slope"].iloc[0] * x + p["intercept"].iloc[0], color="black", lw=1.2, label="Gaussian reference")
+        ax.set_title(f"coordinate {j}")
+    axes.flat[0].legend(loc="upper left", fontsize=10)
+    fig.supxlabel("standard normal quantile")
+    fig.supylabel("residual quantile (unit-norm embedding units)")
+    if title:
+        fig.suptitle(title)
+    return fig

@@ -9,9 +9,9 @@ is the paper's exact learner (no standardisation), which the known-epsilon bench
 reproduces the paper's learned-test numbers; :func:`shrinkage_lda` is a whitening alternative.
 
 The two logistic regressions are fitted by the ROC-HT routes for many pairs at once
-(:mod:`epsaudit.batch_logistic`: scikit-learn's objective and L-BFGS-B iterations, vectorised over
+(:mod:`epsaudit.audits._batched_logistic`: scikit-learn's objective and L-BFGS-B iterations, vectorised over
 folds and pairs, the same scores to rounding); ``solver="sklearn"`` on a route, or
-``epsaudit.batch_logistic.use_solver("sklearn")``, fits them one by one with scikit-learn.
+``epsaudit.audits._batched_logistic.use_solver("sklearn")``, fits them one by one with scikit-learn.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from typing import Literal
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from .validation import as_sample
+from ..validation import as_sample
 
 Aggregate = Literal["median", "max"]
 

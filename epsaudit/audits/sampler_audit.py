@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from ..bounds import SequentialCertificate
-from ..scorers import check_classifier, classifier_name
-from ..seeds import generator
+from .scorers import check_classifier, classifier_name
+from ..protocol import generator
 from ..validation import as_draw_ids, as_pair
 from .roc_reserved import choose_threshold, fixed_score
 
