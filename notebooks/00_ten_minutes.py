@@ -45,14 +45,13 @@ seed: int = 0  # base seed of every draw
 # %%
 import pandas as pd
 
-from epsaudit.studies.figures import set_style
 from epsaudit.audits import (gaussmech_epsilon, kde_lr_epsilon, mmd_tv_epsilon,
                              reserved_test_certificate, roc_oof_epsilon)
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from epsaudit.results import results_frame
-from epsaudit.studies import parameters
-from epsaudit.studies import quickstart as study
+from epsaudit.studies import parameters, quickstart as study
 from epsaudit.studies.book import claim, show
+from epsaudit.studies.figures import set_style
 
 parameters.check(globals(), study.PARAMETERS, "Audit a mechanism in ten minutes")
 n = study.settings(profile, n)["n"]  # the profile's rows unless n is given

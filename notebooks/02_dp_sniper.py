@@ -71,8 +71,7 @@ seed: int = 0  # base seed: prototypes, pairs and every draw
 n_jobs: int = 2  # rows run in parallel; results do not depend on it
 
 # %%
-from epsaudit.studies import parameters
-from epsaudit.studies import sniper_duel as study
+from epsaudit.studies import parameters, sniper_duel as study
 
 parameters.check(globals(), study.PARAMETERS, "DP-Sniper on mechanisms with known epsilon");
 
@@ -83,12 +82,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from epsaudit.studies.figures import set_style
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap
 from epsaudit.mechanisms import RandomizedResponse
 from epsaudit.results import results_frame
 from epsaudit.sniper import DEFAULT_C, ROUTE, attack_cap, design_cap, dp_sniper, split_budget
 from epsaudit.studies.book import claim, reported, show
+from epsaudit.studies.figures import set_style
 
 P = study.settings(profile, calls)  # the profile's settings: study.PROFILES
 ALPHA = study.ALPHA  # each of the four one-sided bounds: 0.05 / 4

@@ -79,13 +79,12 @@ import numpy as np
 import pandas as pd
 from tqdm import tqdm
 
-from epsaudit.studies.figures import save_figure, set_style
 from epsaudit.audits import mmd_tv_pairs, reserved_test_certificate
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, certified_epsilon
 from epsaudit.condition import audit_condition
-from epsaudit.protocol import identity_pairs
-from epsaudit.protocol import split_identities
+from epsaudit.protocol import identity_pairs, split_identities
 from epsaudit.studies.book import claim, reported, show
+from epsaudit.studies.figures import save_figure, set_style
 
 P = study.choose_profile(profile)
 set_style()

@@ -73,13 +73,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from epsaudit.studies.figures import set_style
 from epsaudit.operator import (baseline_predictions, fit_affine_operator, penalty_determination,
                                penalty_sensitivity, prediction_quality, spectral_summary,
                                weak_directions)
 from epsaudit.protocol import generator
 from epsaudit.studies import cascade as study
 from epsaudit.studies.book import claim, reported, show
+from epsaudit.studies.figures import set_style
 
 P = study.choose_profile(profile)  # the run's sizes
 set_style()

@@ -48,13 +48,13 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from epsaudit.studies.figures import set_style
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, required_test_size
 from epsaudit.condition import audit_condition
 from epsaudit.operator import (fit_affine_operator, penalty_determination, penalty_sensitivity,
                                spectral_summary)
 from epsaudit.studies import cascade_measured as study
 from epsaudit.studies.book import claim, reported, show
+from epsaudit.studies.figures import set_style
 
 P = study.choose_profile(profile)
 set_style()

@@ -64,7 +64,6 @@ n_jobs: int = 2  # parallel workers (the numbers do not depend on it)
 import numpy as np
 import pandas as pd
 
-from epsaudit.studies.figures import set_style
 from epsaudit.audits import (certify_sampler, certify_top_pairs, fit_sequential_test, ranked_pairs,
                              reserved_test_certificate, reserved_test_pairs, select_pairs)
 from epsaudit.bounds import (SequentialCertificate, bonferroni_alpha, certifiable_cap,
@@ -72,6 +71,7 @@ from epsaudit.bounds import (SequentialCertificate, bonferroni_alpha, certifiabl
 from epsaudit.protocol import identity_pairs
 from epsaudit.studies import resampled_faces as study
 from epsaudit.studies.book import claim, reported, show
+from epsaudit.studies.figures import set_style
 from epsaudit.validation import unit_rows
 
 study.check_parameters(globals())
