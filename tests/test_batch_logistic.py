@@ -85,6 +85,17 @@ def test_the_solver_switch_and_its_errors():
                                ((np.arange(4),),))], logistic_spec(None))
 
 
+@pytest.mark.parametrize("value, expected", [("sklearn", "sklearn"), ("", "auto"), ("newton", "must be one of")])
+def test_the_environment_sets_the_default_solver(value, expected):
+    import subprocess
+    import sys
+
+    code = "from epsaudit.audits._batched_logistic import current_solver; print(current_solver())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**__import__("os").environ, "EPSAUDIT_SOLVER": value})
+    assert expected in (out.stdout if out.returncode == 0 else out.stderr)
+
+
 # -------------------------------------------------------------------------------------------------
 # the scores themselves, against scikit-learn fit by fit
 

@@ -48,6 +48,7 @@ scikit-learn's own, one pair at a time.
 from __future__ import annotations
 
 import copy
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -509,7 +510,19 @@ def logistic_spec(classifier: Any) -> LogisticSpec | None:
 #: The ways the learned tests can be fitted: ``"auto"`` (batched where :func:`logistic_spec` recognises
 #: the classifier, else scikit-learn pair by pair), ``"batched"`` (required), ``"sklearn"`` (the reference).
 SOLVERS = ("auto", "batched", "sklearn")
-_SOLVER: ContextVar[str] = ContextVar("epsaudit_logistic_solver", default="auto")
+#: The one switch: the solver outside any :func:`use_solver` block (``"auto"`` unless set), e.g.
+#: ``EPSAUDIT_SOLVER=sklearn make book`` runs every learned test with scikit-learn's own fits.
+SOLVER_ENV = "EPSAUDIT_SOLVER"
+
+
+def _default_solver() -> str:
+    solver = os.environ.get(SOLVER_ENV, "auto") or "auto"
+    if solver not in SOLVERS:
+        raise ValueError(f"${SOLVER_ENV} must be one of {SOLVERS}, got {solver!r}")
+    return solver
+
+
+_SOLVER: ContextVar[str] = ContextVar("epsaudit_logistic_solver", default=_default_solver())
 
 
 @contextmanager
@@ -532,8 +545,6 @@ def use_solver(solver: str) -> Iterator[None]:
     >>> with use_solver("sklearn"):
     ...     current_solver()
     'sklearn'
-    >>> current_solver()
-    'auto'
     """
     token = _SOLVER.set(_check_solver(solver))
     try:
@@ -547,8 +558,8 @@ def current_solver() -> str:
 
     Examples
     --------
-    >>> current_solver()
-    'auto'
+    >>> current_solver() == os.environ.get(SOLVER_ENV, "auto")
+    True
     """
     return _SOLVER.get()
 
