@@ -111,3 +111,56 @@ def test_a_notebook_imports_its_study_and_the_public_api_only(notebook):
                 problems.append(f"{target}: below the public API")
     assert problems == [], f"{notebook.name} imports library internals: {problems}"
     assert len(studies) == 1, f"{notebook.name} should import exactly one study module, got {sorted(studies)}"
+
+
+# ---------------------------------------------------------------------------------------------
+# The map in ARCHITECTURE.md and the layout rules it states
+
+
+def _modules() -> set[str]:
+    return {p.relative_to(ROOT).as_posix() for p in PACKAGE.rglob("*.py")
+            if p.name not in ("__init__.py", "__main__.py") and "__pycache__" not in p.parts}
+
+
+def _map() -> dict[str, str]:
+    """``path -> layer`` of every line in the map's text block of ARCHITECTURE.md."""
+    text = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    block = text.split("## Map", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    rows = [line.split() for line in block.strip().splitlines()]
+    return {row[0]: row[1] for row in rows}
+
+
+def test_the_map_is_the_tree():
+    listed, tree = set(_map()), _modules()
+    assert (sorted(tree - listed), sorted(listed - tree)) == ([], []), "(not in the map, not in the tree)"
+
+
+def test_the_map_names_each_modules_layer_and_the_layers_import_downwards():
+    layers = _map()
+    assert set(layers.values()) <= {"core", "around", "build", "book"}
+    rank = {"core": 0, "around": 1, "build": 2, "book": 3}
+    offenders = []
+    for path, layer in layers.items():
+        for module in _imported_modules(ROOT / path):
+            target = module.replace(".", "/") + ".py"
+            if target in layers and rank[layers[target]] > rank[layer]:
+                offenders.append(f"{path} ({layer}) imports {target} ({layers[target]})")
+    assert offenders == []
+
+
+def test_one_name_one_module_and_at_most_eight_top_level_modules():
+    names = [Path(m).name for m in _modules()]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+    top = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert len(top) <= 8, top
+
+
+def test_no_module_imports_another_modules_private_name():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                private = [a.name for a in node.names if a.name.startswith("_") and not a.name.startswith("__")]
+                if private:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {private}")
+    assert offenders == []

@@ -261,7 +261,7 @@ def _galleries(corpora: Corpora, chains: pd.DataFrame, centre: np.ndarray) -> _G
                       start=np.array([pos[i] for i in chains["start"]]))
 
 
-def _nan_median(x: np.ndarray) -> np.ndarray:
+def nan_median(x: np.ndarray) -> np.ndarray:
     """Median over the last axis ignoring NaN padding (every row holds at least one number)."""
     srt = np.sort(x, axis=-1)
     n = np.sum(~np.isnan(x), axis=-1, keepdims=True)
@@ -273,7 +273,7 @@ def _median_scores(probes: np.ndarray, vectors: np.ndarray, index: np.ndarray) -
     """Median cosine of probes (P, m, d) to per-chain galleries ``vectors[index[i]]`` -> (P, m)."""
     sims = np.einsum("pmd,mgd->pmg", probes, vectors[np.where(index < 0, 0, index)])
     pad = index < 0
-    return _nan_median(np.where(pad[None], np.nan, sims)) if pad.any() else np.median(sims, axis=2)
+    return nan_median(np.where(pad[None], np.nan, sims)) if pad.any() else np.median(sims, axis=2)
 
 
 @dataclass(frozen=True)

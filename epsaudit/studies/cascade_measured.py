@@ -26,7 +26,7 @@ from ..operator import AffineOperator
 from ..validation import unit_rows
 from .cascade import (ENCODERS, PARAMETERS, PASSES, PROFILES, CentredScores, centred_scores, centred_unit,
                       chain_embeddings, check_parameters, choose_profile, excess_ratios, load_chapter_corpora,
-                      model_predictions, operator_arrays, reference_centre, variants_of, _nan_median)
+                      model_predictions, operator_arrays, reference_centre, variants_of, nan_median)
 from .cascade import excess_per_pass, leakage_per_pass  # the page's figures (shared style with chapter 4)
 
 __all__ = ["ENCODERS", "PARAMETERS", "PASSES", "PROFILES", "check_parameters", "choose_profile",
@@ -50,7 +50,7 @@ def _closed_set_rank1(sc: CentredScores) -> np.ndarray:
     out = np.empty(probes.shape[0])
     for p in range(probes.shape[0]):
         block = np.where(mask, np.nan, (probes[p] @ g.vectors[columns].T)[:, where])
-        out[p] = cmc(_nan_median(block), g.truth, max_rank=1)[0]
+        out[p] = cmc(nan_median(block), g.truth, max_rank=1)[0]
     return out
 
 
