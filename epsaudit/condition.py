@@ -367,9 +367,9 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
     ----------
     per_pair : pandas.DataFrame
         A per-pair frame (:func:`epsaudit.results.results_frame`) with a ``not_computed`` column.
-    source : str
+    source : str, default="<groups>"
         The file audited, named in every line.
-    limit : int
+    limit : int, default=4
         Pairs listed per line (the rest are counted).
 
     Returns
@@ -723,14 +723,14 @@ def audit_condition(
     ----------
     table : EmbeddingTable or mapping identity -> ndarray (n_i, d)
         Filtered, L2-normalised embeddings (e.g. from :func:`epsaudit.data.load_embeddings`).
-    settings : AuditSettings, optional
+    settings : AuditSettings, default=None
         What to compute (pair counts, certificates, confidence, delta, seed, ...; see
         :class:`epsaudit.condition.AuditSettings` for each field and its default).
-    n_jobs : int, optional
+    n_jobs : int, default=None
         joblib workers; the numbers do not depend on it.
-    progress : bool
+    progress : bool, default=False
         tqdm bars (on stderr).
-    draw_ids : mapping identity -> array_like, or "image_ids", optional
+    draw_ids : mapping identity -> array_like, or "image_ids", default=None
         One draw id per row of each audited identity (in the order of the groups' rows; for a
         table, :meth:`epsaudit.data.EmbeddingTable.groups`), split with the rows; ``"image_ids"``
         takes them from the table's image-id column. Then the certificates' freshness check

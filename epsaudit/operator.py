@@ -248,13 +248,13 @@ def grid_record(parameter: str, grid: Sequence[float], scores: Sequence[float], 
         Strictly increasing.
     scores : sequence of float, shape (g,)
         Finite.
-    maximise : bool
+    maximise : bool, default=True
         Higher is better (else lower is).
-    score_se : sequence of float, shape (g,), optional
-    initial_grid : sequence of float, optional
+    score_se : sequence of float, shape (g,), default=None
+    initial_grid : sequence of float, default=None
         The grid before widening (default: ``grid``).
-    widenings : int
-    stopped : str, optional
+    widenings : int, default=0
+    stopped : str, default=None
         Default: ``"fixed"`` for a one-value grid, ``"interior"`` for an interior choice, else
         ``"not widened"``.
 
@@ -460,15 +460,15 @@ def cv_folds(groups, *, roles: str = "both", folds: int = 5, seed: Any = 0) -> C
     groups : array_like, shape (n,) or (n, 2)
         One identity key per triplet (grouped with ``GroupKFold``: ``roles`` is ignored and reported
         as ``"key"``), or the donor identity and the target identity of each triplet (columns 0, 1).
-    roles : ``"both"`` or ``"target"``
+    roles : ``"both"`` or ``"target"``, default="both"
         For two columns: ``"both"`` assigns each identity to one fold (``KFold(shuffle=True)`` over
         the sorted distinct identities of both columns, seeded by the stream key
         ``("operator-folds", seed)``) and validates fold ``k`` on the triplets with both identities
         in fold ``k``, training on those with neither identity in it (the others are excluded from
         fold ``k``); ``"target"`` groups by the target identity alone (``GroupKFold``; donors are
         shared across folds).
-    folds : int >= 2
-    seed : int or tuple
+    folds : int >= 2, default=5
+    seed : int or tuple, default=0
         Identity-to-fold assignment of ``roles="both"``: a base seed or a stream key
         (:func:`epsaudit.protocol.seed_key`).
 
@@ -670,12 +670,12 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
         Outputs (swap embeddings).
     splits : sequence of (train, validation) index arrays
         E.g. ``cv_folds(...).splits``.
-    alphas : sequence of float > 0
+    alphas : sequence of float > 0, default=DEFAULT_ALPHAS
         Initial grid (log-spaced).
-    widen : int >= 0
+    widen : int >= 0, default=5
         Maximum number of widenings (0: score the given grid only).
-    widen_decades : float > 0
-    flat_tol : float >= 0
+    widen_decades : float > 0, default=2.0
+    flat_tol : float >= 0, default=1e-9
 
     Returns
     -------
@@ -815,13 +815,13 @@ def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[floa
     groups : array_like, shape (n, 2) or (n,)
         Donor identity and target identity of each triplet (folds per ``roles``), or one identity
         key per triplet (``GroupKFold`` on it). See :func:`epsaudit.operator.cv_folds`.
-    alphas : sequence of float
+    alphas : sequence of float, default=DEFAULT_ALPHAS
         Initial ridge penalty grid (widened by :func:`epsaudit.operator.ridge_penalty_search`).
-    folds : int
+    folds : int, default=5
         Number of folds (paper: 5).
-    roles : ``"both"`` or ``"target"``
+    roles : ``"both"`` or ``"target"``, default="both"
         Fold design for two-column ``groups`` (:func:`epsaudit.operator.cv_folds`).
-    seed : int or tuple
+    seed : int or tuple, default=0
         Identity-to-fold assignment (``roles="both"``): a base seed or a stream key.
     widen, widen_decades, flat_tol
         Grid widening (:func:`epsaudit.operator.ridge_penalty_search`; ``widen=0`` scores ``alphas`` only).
@@ -882,7 +882,7 @@ def weak_directions(donors, targets, *, ratio: float = WEAK_DIRECTION_RATIO) -> 
     Parameters
     ----------
     donors, targets : array_like, shape (n, d)
-    ratio : float
+    ratio : float, default=1e-6
         Variance threshold relative to the largest input variance.
 
     Returns
@@ -969,7 +969,7 @@ def penalty_determination(sensitivity: pd.DataFrame, *, rel_tol: float = DETERMI
     ----------
     sensitivity : pandas.DataFrame
         :func:`penalty_sensitivity` (rows in increasing penalty).
-    rel_tol : float
+    rel_tol : float, default=0.1
         A quantity is determined if ``(high - low) <= rel_tol * |value|``.
 
     Returns
@@ -1059,7 +1059,7 @@ def baseline_predictions(train: tuple, test: tuple, *, k: int = 10) -> dict[str,
     Parameters
     ----------
     train, test : tuple of (donors, targets, swaps) arrays, shapes (n, d) and (m, d)
-    k : int
+    k : int, default=10
         Neighbours of the kNN baseline (``sklearn.neighbors.KNeighborsRegressor``).
 
     Returns
@@ -1125,9 +1125,9 @@ def rollout(op: AffineOperator, start, donors_per_pass, *, noise: bool = False, 
     donors_per_pass : array_like, shape (K, m, d) or (K, d)
         Donor embedding of each pass (per chain, or shared, e.g. the donor mean for the noiseless
         expectation).
-    noise : bool
+    noise : bool, default=False
         Add ``e_k ~ N(0, residual_cov)`` (Monte Carlo rollout).
-    seed : int, tuple or Generator
+    seed : int, tuple or Generator, default=0
         Of the noise (stream key ``("rollout", seed)`` for an int; a Generator is used as it is).
 
     Returns

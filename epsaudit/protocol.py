@@ -209,7 +209,7 @@ def split_rows(x: Any, *, test_size: float, key: tuple, min_part: int = MIN_PART
         Fraction of rows in the test part (rounded; at least ``min_part`` in each part).
     key : tuple
         Stream key of the permutation (:func:`epsaudit.protocol.stream`).
-    min_part : int
+    min_part : int, default=2
 
     Returns
     -------
@@ -248,9 +248,9 @@ def split_identities(
     Parameters
     ----------
     groups : mapping identity -> array_like, shape (n_L, d)
-    test_size : float in (0, 1)
-    seed : int
-    min_part : int
+    test_size : float in (0, 1), default=0.3
+    seed : int, default=0
+    min_part : int, default=2
         Fewest rows in each part; identities with fewer than ``2 * min_part`` rows are not split.
 
     Returns
@@ -293,8 +293,8 @@ def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0)
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d), n >= 4
-    test_size : float in (0, 1)
-    seed : int
+    test_size : float in (0, 1), default=0.3
+    seed : int, default=0
 
     Returns
     -------
@@ -339,7 +339,7 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
     ----------
     identities : iterable of hashable
         Identity labels; duplicates are ignored.
-    seed : int
+    seed : int, default=0
         Seed of the one shuffle, a permutation by ``stream("pair-order", seed)``
         (:mod:`epsaudit.protocol`).
 

@@ -25,8 +25,8 @@ def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
         Embeddings of one identity, one row per generated output.
     name : str
         Argument name used in error messages.
-    min_rows : int
-        Fewest rows accepted (default 2: a class with one row has no spread).
+    min_rows : int, default=2
+        Fewest rows accepted (a class with one row has no spread).
 
     Returns
     -------
@@ -74,7 +74,7 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d) and (n_B, d)
-    min_rows : int
+    min_rows : int, default=2
         Fewest rows accepted per class.
 
     Returns
@@ -108,7 +108,7 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
     Parameters
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
-    min_rows : int
+    min_rows : int, default=2
         Fewest rows accepted per identity.
 
     Returns
@@ -223,7 +223,7 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
     value : float
     name : str
         Argument name used in the message.
-    open_interval : bool
+    open_interval : bool, default=True
         Refuse 0 (default) or accept it.
 
     Returns
@@ -293,7 +293,7 @@ def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
     Parameters
     ----------
     x : array_like, shape (n, d)
-    normalised : bool
+    normalised : bool, default=True
         True (default): the key of the L2-normalised row quantised to :data:`ROW_KEY_RESOLUTION`,
         so rows that differ only in scale share a key. False: the exact bytes of the row.
 
@@ -329,9 +329,9 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
     ----------
     u : numpy.ndarray, shape (n, d)
         Rows to compare (L2-normalised rows for the duplicate checks).
-    tol : float
+    tol : float, default=ROW_TOLERANCE
         Distance within which two rows are a pair.
-    block : int
+    block : int, default=65536
         Candidate pairs checked at a time (bounds memory).
 
     Returns

@@ -38,24 +38,24 @@ def audit_pairs(
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
         The shuffled list (see :func:`epsaudit.protocol.identity_pairs`).
-    routes : sequence of str
+    routes : sequence of str, default=ROUTES
         Subset of ``("gaussmech", "kde_lr", "mmd_tv", "roc_oof")``.
-    pair_counts : mapping route -> int, optional
+    pair_counts : mapping route -> int, default=None
         Prefix length per route; default :data:`epsaudit.protocol.PAIRS_PER_ROUTE` (500 / 100 / 500
         / 200). Shorter lists are used whole.
-    delta : float
+    delta : float, default=1e-5
         GaussMech's delta (the ROC-HT and MMD-TV conversions are pure DP, delta = 0).
-    kde_alphas : sequence of float
-    permutations : int
+    kde_alphas : sequence of float, default=DEFAULT_ALPHAS
+    permutations : int, default=0
         MMD permutation count (0 = none).
-    classifier : estimator, optional
+    classifier : estimator, default=None
         ROC-HT scorer (default: :func:`epsaudit.audits.scorers.logistic_regression`).
-    coordinate_names : sequence of str, optional
+    coordinate_names : sequence of str, default=None
         Names of the embedding coordinates, for messages about a pair that cannot be computed.
-    seed : int
+    seed : int, default=0
         Fold and permutation seed.
-    n_jobs : int, optional
-    progress : bool
+    n_jobs : int, default=None
+    progress : bool, default=False
 
     Returns
     -------

@@ -146,9 +146,9 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
         Embeddings of identities A and B (L2-normalised for face data).
-    delta : float
-        The delta in the calibration formula (default 1e-5).
-    pair : tuple, optional
+    delta : float, default=1e-5
+        The delta in the calibration formula.
+    pair : tuple, default=None
         Identity labels recorded in the result.
 
     Returns
@@ -195,7 +195,7 @@ def gaussmech_pairs(
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
-    delta : float
+    delta : float, default=1e-5
 
     Returns
     -------

@@ -99,11 +99,11 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
-    alphas : iterable of float in [0, 1]
+    alphas : iterable of float in [0, 1], default=DEFAULT_ALPHAS
         Smoothing weights of the uniform mixture.
-    names : (str, str)
+    names : (str, str), default=("x_a", "x_b")
         What to call the two samples in error messages (e.g. ``"identity 'A'"``).
-    coordinate_names : sequence of str, length d, optional
+    coordinate_names : sequence of str, length d, default=None
         Names of the coordinates in error messages (e.g. the file's columns ``e0 .. e127``);
         default ``coordinate 0 .. d-1``.
 
@@ -193,9 +193,9 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
-    alpha : float in [0, 1]
+    alpha : float in [0, 1], default=0.01
         Weight of the uniform mixture (the paper reports 0 and 0.01).
-    pair : tuple, optional
+    pair : tuple, default=None
 
     Returns
     -------
@@ -235,12 +235,12 @@ def kde_lr_pairs(
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
-    alphas : iterable of float
-    coordinate_names : sequence of str, length d, optional
+    alphas : iterable of float, default=DEFAULT_ALPHAS
+    coordinate_names : sequence of str, length d, default=None
         Coordinate names for messages (e.g. the file's embedding columns).
-    n_jobs : int, optional
+    n_jobs : int, default=None
         joblib workers (``None`` = 1, ``-1`` = all cores). Deterministic: no randomness.
-    progress : bool
+    progress : bool, default=False
         Show a tqdm bar.
 
     Returns

@@ -36,7 +36,7 @@ def gallery_scores(probes, gallery, aggregate: Aggregate = "median") -> np.ndarr
         Released outputs (e.g. swap embeddings).
     gallery : array_like, shape (g, d)
         A candidate identity's photographs (embeddings), g >= 1.
-    aggregate : {"median", "max"}
+    aggregate : {"median", "max"}, default="median"
 
     Returns
     -------
@@ -167,7 +167,7 @@ def cmc(scores, true_index, max_rank: int = 10) -> np.ndarray:
         Score of each probe against each of C candidate galleries.
     true_index : array_like of int, shape (m,)
         Column of the true candidate per probe.
-    max_rank : int
+    max_rank : int, default=10
 
     Returns
     -------

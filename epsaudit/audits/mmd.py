@@ -146,9 +146,9 @@ def cross_squared_distances(x: np.ndarray, y: np.ndarray, sq_x=None, sq_y=None, 
     Parameters
     ----------
     x, y : numpy.ndarray, shapes (m, d), (n, d)
-    sq_x, sq_y : numpy.ndarray, shapes (m,), (n,), optional
+    sq_x, sq_y : numpy.ndarray, shapes (m,), (n,), default=None
         The rows' squared norms, when already known.
-    product : numpy.ndarray, shape (m, n), optional
+    product : numpy.ndarray, shape (m, n), default=None
         ``x @ y.T``, when already known (it is not modified).
 
     Returns
@@ -288,12 +288,12 @@ def mmd_statistics(
     Parameters
     ----------
     x_a, x_b : array_like, shapes (m, d), (n, d)
-    bandwidth_scale : float
+    bandwidth_scale : float, default=1.0
         Multiplier of the median-heuristic bandwidth (the paper's sweep uses 0.5 ... 2).
-    permutations : int
+    permutations : int, default=0
         Number of label permutations (0 = no test; the paper uses 10^4). The bandwidth, computed
         on the pooled sample, is the same under every permutation.
-    seed : int or numpy Generator
+    seed : int or numpy Generator, default=0
         An int seeds ``stream("mmd-permutations", seed)`` (:mod:`epsaudit.protocol`); a Generator is
         used as it is. Seed of the permutations.
 
@@ -355,7 +355,7 @@ def mmd_tv_epsilon(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int 
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
     bandwidth_scale, permutations, seed
         See :func:`mmd_statistics`.
-    pair : tuple, optional
+    pair : tuple, default=None
 
     Returns
     -------
@@ -400,11 +400,14 @@ def mmd_tv_pairs(
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
-    bandwidth_scale, permutations : see :func:`mmd_statistics`
-    seed : int
+    bandwidth_scale : float, default=1.0
+        See :func:`mmd_statistics`.
+    permutations : int, default=0
+        See :func:`mmd_statistics`.
+    seed : int, default=0
         Base seed; results do not depend on ``n_jobs``.
-    n_jobs : int, optional
-    progress : bool
+    n_jobs : int, default=None
+    progress : bool, default=False
 
     Returns
     -------
@@ -572,9 +575,9 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
     ----------
     a, b : numpy.ndarray, shapes (m, d), (n, d)
         Validated samples (at least 2 rows each).
-    bandwidth_scale : float
+    bandwidth_scale : float, default=1.0
         Multiplier of the median distance.
-    block_rows : int
+    block_rows : int, default=1024
         Rows per distance block (memory about ``block_rows^2`` floats per temporary).
 
     Returns
@@ -678,7 +681,7 @@ def development_bandwidth(dev_a, dev_b, bandwidth_scales: Sequence[float] = DEFA
     Parameters
     ----------
     dev_a, dev_b : array_like, shapes (m, d), (n, d)
-    bandwidth_scales : sequence of float, > 0
+    bandwidth_scales : sequence of float, > 0, default=DEFAULT_BANDWIDTH_SCALES
 
     Returns
     -------
@@ -727,7 +730,7 @@ def mmd_lower_bound(mmd2_u, n_a, n_b, alpha, kernel_bound: float = 1.0) -> tuple
         Unbiased statistic(s) on test rows with a kernel fixed beforehand.
     n_a, n_b : int or array_like, >= 2
     alpha : float in (0, 1)
-    kernel_bound : float
+    kernel_bound : float, default=1.0
         Upper end of the kernel's range (1 for RBF).
 
     Returns
@@ -1040,20 +1043,20 @@ def mmd_certificate(
         Development rows: fix the kernel bandwidth.
     test_a, test_b : array_like, shapes (m, d), (n, d)
         Untouched test rows: the unbiased statistic.
-    bandwidth_scales : sequence of float
+    bandwidth_scales : sequence of float, default=DEFAULT_BANDWIDTH_SCALES
         Multiples of the development median heuristic tried on development rows (default
         0.25 ... 4); ``(1.0,)`` is the plain median heuristic.
-    tv_link : {"sqrt2", "2"}
+    tv_link : {"sqrt2", "2"}, default="sqrt2"
         ``TV >= MMD / sqrt(2)`` (default; kernel in [0, 1]) or the MMD-TV chain ``TV >= MMD / 2``.
-    n_certificates : int
+    n_certificates : int, default=1
         Family size ``m``: each bound is at ``(1 - confidence) / m``.
-    confidence : float in (0, 1)
-    delta : float in [0, 1)
-        Delta of the headline ``epsilon`` (default 1e-5).
-    deltas : sequence of float in [0, 1)
+    confidence : float in (0, 1), default=0.95
+    delta : float in [0, 1), default=1e-5
+        Delta of the headline ``epsilon``.
+    deltas : sequence of float in [0, 1), default=DEFAULT_DELTAS
         Deltas of the reported epsilon curve (``delta`` is added).
-    pair : tuple, optional
-    check_reuse : bool
+    pair : tuple, default=None
+    check_reuse : bool, default=True
         Compare every test row with every development row and refuse copies (default); False
         only when values repeat by design or rows differing only in scale are different outputs,
         and the test rows are fresh draws (as :func:`reserved_test_certificate`).
@@ -1109,15 +1112,15 @@ def mmd_certificate_pairs(
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
-    test_groups : mapping, optional
-    test_size : float
+    test_groups : mapping, default=None
+    test_size : float, default=0.3
     bandwidth_scales, tv_link, confidence, delta, deltas, check_reuse
         As in :func:`mmd_certificate`.
-    n_certificates : int, optional
+    n_certificates : int, default=None
         Family size; defaults to ``len(pairs)``; must be at least that.
-    seed : int
-    n_jobs : int, optional
-    progress : bool
+    seed : int, default=0
+    n_jobs : int, default=None
+    progress : bool, default=False
 
     Returns
     -------

@@ -99,11 +99,11 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
-    classifier : scikit-learn estimator, optional
+    classifier : scikit-learn estimator, default=None
         Any estimator with ``predict_proba`` or ``decision_function`` (default logistic regression).
-    folds : int
+    folds : int, default=5
         Number of stratified folds (the paper uses 5); needs ``folds <= min(n_A, n_B)``.
-    seed : int
+    seed : int, default=0
         Base seed of the shuffled folds (``random_state = sklearn_seed("roc-folds", seed)``); the
         same seed gives the same folds for every pair and every classifier (used by the
         random-forest sensitivity check).
@@ -164,7 +164,9 @@ def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: i
     ----------
     a, b : numpy.ndarray, shapes (n_A, d), (n_B, d)
         Validated samples.
-    folds, seed : int
+    folds : int, default=5
+        As in :func:`out_of_fold_scores`.
+    seed : int, default=0
         As in :func:`out_of_fold_scores`.
 
     Returns
@@ -290,7 +292,7 @@ def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[s
     ----------
     y : ndarray of {0, 1}, shape (N,)
     scores : ndarray, shape (N,)
-    delta : float
+    delta : float, default=0.0
 
     Returns
     -------
@@ -344,11 +346,16 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
-    classifier, folds, seed : see :func:`out_of_fold_scores`
-    delta : float
+    classifier : scikit-learn estimator, default=None
+        See :func:`out_of_fold_scores`.
+    folds : int, default=5
+        See :func:`out_of_fold_scores`.
+    seed : int, default=0
+        See :func:`out_of_fold_scores`.
+    delta : float, default=0.0
         0 for the paper's pure-DP conversion.
-    pair : tuple, optional
-    solver : {"auto", "batched", "sklearn"}, optional
+    pair : tuple, default=None
+    solver : {"auto", "batched", "sklearn"}, default=None
         How the logistic regressions are fitted (:func:`epsaudit.audits._batched_logistic.resolve_solver`;
         None: :func:`epsaudit.audits._batched_logistic.current_solver`, ``"auto"`` by default); the
         numbers are the same.
@@ -405,11 +412,11 @@ def roc_oof_pairs(
     pairs : sequence of (identity, identity)
     classifier, folds, seed, delta
         As in :func:`roc_oof_epsilon`.
-    n_jobs : int, optional
+    n_jobs : int, default=None
         joblib workers (``None`` = 1, ``-1`` = all cores).
-    progress : bool
+    progress : bool, default=False
         Show a tqdm bar.
-    solver : {"auto", "batched", "sklearn"}, optional
+    solver : {"auto", "batched", "sklearn"}, default=None
         As in :func:`roc_oof_epsilon`.
 
     Returns

@@ -133,7 +133,7 @@ def freshness_label(check_reuse: bool, ids_given: bool = False) -> str:
     ----------
     check_reuse : bool
         Whether the caller asked for a check.
-    ids_given : bool
+    ids_given : bool, default=False
         Whether draw ids were given (then the ids are checked, not the values).
 
     Returns
@@ -157,11 +157,11 @@ def check_freshness(dev_a, dev_b, test_a, test_b, names: tuple = ("A", "B"), che
     ----------
     dev_a, dev_b, test_a, test_b : numpy.ndarray
         The pair's development and test rows.
-    names : tuple
+    names : tuple, default=("A", "B")
         The identities, named in the message.
-    check_reuse : bool
+    check_reuse : bool, default=True
         Without ids: compare values (True) or skip the check (False).
-    ids : tuple of four arrays, optional
+    ids : tuple of four arrays, default=None
         Draw ids of ``dev_a, dev_b, test_a, test_b`` (validated: one per row).
 
     Raises
@@ -237,9 +237,9 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
     ----------
     dev_a, dev_b : numpy.ndarray, shapes (n_A, d), (n_B, d)
         Development rows (the classifier is fitted on them; unused with ``score_function``).
-    classifier : scikit-learn estimator, optional
+    classifier : scikit-learn estimator, default=None
         Default :func:`epsaudit.audits.scorers.logistic_regression`.
-    score_function : callable ``(n, d) -> (n,)``, optional
+    score_function : callable ``(n, d) -> (n,)``, default=None
         A fixed score; its output is checked (one number per row, no NaN; ``+/-inf`` allowed).
 
     Returns
@@ -387,37 +387,37 @@ def reserved_test_certificate(
         Development rows: used to fit the classifier and choose the threshold.
     test_a, test_b : array_like, shapes (n1, d), (n0, d)
         Untouched test rows: used only to count errors at the fixed threshold.
-    classifier : scikit-learn estimator, optional
+    classifier : scikit-learn estimator, default=None
         Learned test (default logistic regression). Ignored when ``score_function`` is given.
-    score_function : callable, optional
+    score_function : callable, default=None
         A fixed score ``(n, d) -> (n,)``, higher meaning "more A" (e.g. the exact likelihood
         ratio of a synthetic mechanism); then nothing is learned. Its output must have shape
         ``(n,)`` and no NaN; ``+inf``/``-inf`` are allowed.
-    n_certificates : int
+    n_certificates : int, default=1
         How many certificates are reported together (the Bonferroni family size ``m``).
-    confidence : float
-        Family-wise confidence (default 0.95); each certificate is at error level
+    confidence : float, default=0.95
+        Family-wise confidence; each certificate is at error level
         ``(1 - confidence) / m``.
-    delta : float
-        The delta of (epsilon, delta)-DP (default 1e-5).
-    pair : tuple, optional
-    check_reuse : bool
+    delta : float, default=1e-5
+        The delta of (epsilon, delta)-DP.
+    pair : tuple, default=None
+    check_reuse : bool, default=True
         Compare every test row with every development row, bit for bit and after
         L2-normalisation, and refuse copies (default). Set False only when values repeat by
         design (a discrete mechanism) or rows that differ only in scale are different outputs,
         the test rows are fresh draws and no draw ids are at hand; the certificate's settings
         record it.
-    dev_ids, test_ids : pair of array_like, optional
+    dev_ids, test_ids : pair of array_like, default=None
         Draw ids of the rows: ``dev_ids = (ids of dev_a, ids of dev_b)``, ``test_ids = (ids of
         test_a, ids of test_b)``, one hashable id per row (give both or neither). Then the
         freshness check compares draws, not values: a test draw id equal to a development draw
         id (of either identity), or a test draw id used twice, is refused
         (:func:`epsaudit.validation.check_fresh_ids`); equal *values* are allowed (outputs that
         repeat by design). Not with ``check_reuse=False``.
-    solver : {"auto", "batched", "sklearn"}, optional
+    solver : {"auto", "batched", "sklearn"}, default=None
         How a logistic-regression classifier is fitted (:func:`epsaudit.audits._batched_logistic.resolve_solver`;
         None: :func:`epsaudit.audits._batched_logistic.current_solver`); the numbers are the same.
-    bound : {"joint", "clopper-pearson"}
+    bound : {"joint", "clopper-pearson"}, default="joint"
         The certificate: the exact joint test of both error rates (default,
         :func:`epsaudit.bounds.joint_epsilon`) or the paper's two one-sided Clopper-Pearson bounds
         (*Picture the Epsilon*, Section IV-C). Recorded as ``result.bound``.
@@ -450,7 +450,7 @@ def reserved_test_certificate(
     >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3), cert.bound
     (2.972, True, 2.972, 'joint')
 
-The paper's split Clopper-Pearson bound on the same rows, zero errors in 30 + 30 test rows:
+    The paper's split Clopper-Pearson bound on the same rows, zero errors in 30 + 30 test rows:
 
     >>> round(reserved_test_certificate(a[:30], b[:30], a[30:], b[30:], bound="clopper-pearson").value, 3)
     2.034
@@ -509,37 +509,39 @@ def reserved_test_pairs(
     groups : mapping identity -> array_like, shape (n_i, d)
         Development rows (or all rows, split with ``test_size`` when ``test_groups`` is None).
     pairs : sequence of (identity, identity)
-    test_groups : mapping, optional
+    test_groups : mapping, default=None
         Separate untouched test rows per identity (synthetic mechanisms draw fresh ones).
-    test_size : float
+    test_size : float, default=0.3
         Fraction of each identity's rows reserved for testing when ``test_groups`` is None: each
         identity is split once (:func:`epsaudit.protocol.split_identities`).
-    classifier : estimator, optional
-    score_functions : callable ``(A, B) -> score function``, optional
+    classifier : estimator, default=None
+    score_functions : callable ``(A, B) -> score function``, default=None
         Fixed tests, e.g. ``mechanism.exact_score`` (then nothing is learned).
-    n_certificates : int, optional
+    n_certificates : int, default=None
         Bonferroni family size; defaults to ``len(pairs)`` (every certificate of this call is
         reported together).
-    confidence, delta : float
+    confidence : float, default=0.95
         As in :func:`reserved_test_certificate`.
-    seed : int
+    delta : float, default=1e-5
+        As in :func:`reserved_test_certificate`.
+    seed : int, default=0
         Seed of the development/test splits.
-    n_jobs : int, optional
+    n_jobs : int, default=None
         joblib workers; results do not depend on it.
-    progress : bool
-    check_reuse : bool
+    progress : bool, default=False
+    check_reuse : bool, default=True
         As in :func:`reserved_test_certificate`.
-    dev_ids : mapping identity -> array_like, optional
+    dev_ids : mapping identity -> array_like, default=None
         Draw ids of the rows of ``groups`` (one per row, for every identity in ``pairs``). Without
         ``test_groups`` they are split with the rows (the same permutation), so each part keeps
         its ids; with ``test_groups`` give ``test_ids`` too. Then the freshness check compares
         draws, not values (as in :func:`reserved_test_certificate`).
-    test_ids : mapping identity -> array_like, optional
+    test_ids : mapping identity -> array_like, default=None
         Draw ids of the rows of ``test_groups``.
-    solver : {"auto", "batched", "sklearn"}, optional
+    solver : {"auto", "batched", "sklearn"}, default=None
         As in :func:`reserved_test_certificate`: the default classifier of all pairs is fitted
         in batches unless ``"sklearn"``.
-    bound : {"joint", "clopper-pearson"}
+    bound : {"joint", "clopper-pearson"}, default="joint"
         As in :func:`reserved_test_certificate`: one joint test per pair at ``(1 - confidence) / m``
         (default), or the paper's two one-sided bounds per pair at ``(1 - confidence) / (2 m)``.
 

@@ -72,14 +72,14 @@ def map_pairs(
         The arguments of each call.
     desc : str
         Label of the tqdm bar.
-    n_jobs : int, optional
+    n_jobs : int, default=None
         joblib workers (``None`` = 1, ``-1`` = all cores); results do not depend on it. Inside a
         cluster context (``joblib.parallel_config(backend="dask")``, :func:`epsaudit.parallel.cluster`)
         the pairs go to the cluster's workers whatever ``n_jobs`` says. Jobs that run in this process
         use one BLAS thread.
-    progress : bool
+    progress : bool, default=False
         Show a tqdm bar on stderr that counts *completed* pairs.
-    prefer : {"threads", "processes"}, optional
+    prefer : {"threads", "processes"}, default=None
         joblib's backend hint (threads for cheap numpy-bound jobs: no pickling).
 
     Returns

@@ -93,14 +93,16 @@ def fit_sequential_test(dev_a, dev_b, *, classifier: Any = None, score_function:
     ----------
     dev_a, dev_b : array_like, shapes (n_A, d), (n_B, d)
         Development outputs of A and of B (never test rows).
-    classifier : scikit-learn estimator, optional
+    classifier : scikit-learn estimator, default=None
         Fitted on the development rows (default logistic regression); ignored with ``score_function``.
-    score_function : callable ``(n, d) -> (n,)``, optional
+    score_function : callable ``(n, d) -> (n,)``, default=None
         A fixed score (e.g. a mechanism's exact likelihood ratio); nothing is learned.
-    alpha, delta : float
-        Level and delta of the split bound the threshold maximises on development scores (power
-        only: the test rows are untouched).
-    dev_ids : pair of array_like, optional
+    alpha : float, default=0.05
+        Level of the split bound the threshold maximises on development scores (power only: the
+        test rows are untouched).
+    delta : float, default=0.0
+        Delta of that split bound.
+    dev_ids : pair of array_like, default=None
         Draw ids of the development rows ``(ids of dev_a, ids of dev_b)``: test draws that repeat
         them are refused.
 
@@ -146,7 +148,7 @@ class MechanismSampler:
     ----------
     mechanism : epsaudit.mechanisms.Mechanism
     identity : int
-    seed : int
+    seed : int, default=0
 
     Examples
     --------
@@ -217,28 +219,28 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
     test : FittedTest or callable
         The test fixed beforehand on development draws (:func:`fit_sequential_test`), or a score
         function ``(r, d) -> (r,)`` with ``threshold`` ("A" when score > threshold).
-    threshold : float, optional
+    threshold : float, default=None
         Only with a score function.
-    alpha : float
+    alpha : float, default=0.05
         Family-wise error level (confidence ``1 - alpha``).
-    delta : float
-    prior : str, optional
+    delta : float, default=0.0
+    prior : str, default=None
         The certificate's prior (default ``"B"``); fixed before the first row.
-    family : int
+    family : int, default=1
         Pairs certified together (this one at ``alpha / family``).
-    target, claim : float, optional
+    target, claim : float, default=None
         Stop when the bound reaches ``target`` / exceeds ``claim``.
-    budget : int
-        Most test rows to draw (both sides; default 10,000).
-    seed : int
+    budget : int, default=10_000
+        Most test rows to draw (both sides).
+    seed : int, default=0
         Seed of the side allocation (``"random"``).
-    allocation : {"alternate", "random"}
+    allocation : {"alternate", "random"}, default="alternate"
         A then B then A ..., or a fair coin per row.
-    dev_ids : optional
+    dev_ids : pair of array_like, default=None
         Development draw ids (default: the FittedTest's); test draws repeating them are refused.
-    test_hash : str, optional
+    test_hash : str, default=None
         Default: the FittedTest's hash.
-    progress : bool
+    progress : bool, default=True
         A tqdm bar on stderr showing rows and the running bound.
 
     Returns

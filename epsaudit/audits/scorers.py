@@ -157,7 +157,7 @@ def check_scores(scores: Any, n_rows: int, what: str, *, allow_infinite: bool = 
     what : str
         What produced the scores, for the message (e.g. ``"score_function on the test rows of
         identity 'A'"``).
-    allow_infinite : bool
+    allow_infinite : bool, default=False
         Accept ``+inf``/``-inf`` (a likelihood ratio may be infinite where one distribution has
         no mass); NaN is never accepted.
 

@@ -123,11 +123,11 @@ def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAU
     ----------
     dev_scores_a, dev_scores_b : array_like, shapes (n_A,), (n_B,)
         Development scores, higher meaning "more A".
-    n_thresholds : int, >= 1
-    alpha : float in (0, 1)
+    n_thresholds : int, >= 1, default=4
+    alpha : float in (0, 1), default=0.025
         Level of the single-threshold reserved test whose threshold is included (its
         ``(1 - confidence) / (2 m)``).
-    delta : float in [0, 1)
+    delta : float in [0, 1), default=1e-5
 
     Returns
     -------
@@ -179,8 +179,8 @@ def tradeoff_band(test_scores_a, test_scores_b, *, alpha: float, method: str = "
     alpha : float in (0, 1), or array_like of the leading shape (one level per band)
         ``"bonferroni"``: level of *each* one-sided Clopper-Pearson bound (the caller divides by
         ``2 k m``). ``"dkw"``: failure probability of *each* identity's two-sided band.
-    method : {"bonferroni", "dkw"}
-    thresholds : array_like, shape (k,) or (..., k)
+    method : {"bonferroni", "dkw"}, default="bonferroni"
+    thresholds : array_like, shape (k,) or (..., k), default=None
         Thresholds fixed before the test rows were seen (no NaN). Required for ``"bonferroni"``;
         for ``"dkw"`` they are added to the thresholds at every distinct test score.
 
@@ -970,27 +970,27 @@ def tradeoff_certificate(
         Development rows: fit the classifier and fix the thresholds.
     test_a, test_b : array_like, shapes (n_A, d), (n_B, d)
         Untouched test rows, never used for fitting or choosing.
-    classifier : scikit-learn estimator, optional
+    classifier : scikit-learn estimator, default=None
         Learned score (default :func:`epsaudit.audits.scorers.logistic_regression`). Ignored when
         ``score_function`` is given.
-    score_function : callable ``(n, d) -> (n,)``, optional
+    score_function : callable ``(n, d) -> (n,)``, default=None
         A fixed score, higher meaning "more A" (e.g. a mechanism's ``exact_score(a, b)``); its
         output must be one number per row without NaN (``+inf``/``-inf`` allowed).
-    method : {"bonferroni", "dkw"}
+    method : {"bonferroni", "dkw"}, default="bonferroni"
         Simultaneous construction (module docstring); Bonferroni is the more powerful default.
-    n_thresholds : int
-        Thresholds of the Bonferroni band (default 4); ``1`` reproduces the single-threshold
+    n_thresholds : int, default=4
+        Thresholds of the Bonferroni band; ``1`` reproduces the single-threshold
         reserved-test certificate exactly.
-    n_certificates : int
+    n_certificates : int, default=1
         How many certificates are reported together (family size ``m``).
-    confidence : float in (0, 1)
-        Family-wise confidence (default 0.95).
-    delta : float in [0, 1)
-        Delta of ``best_epsilon`` (default 1e-5, as the reserved test).
-    deltas : sequence of float in [0, 1)
+    confidence : float in (0, 1), default=0.95
+        Family-wise confidence.
+    delta : float in [0, 1), default=1e-5
+        Delta of ``best_epsilon`` (as the reserved test).
+    deltas : sequence of float in [0, 1), default=DEFAULT_DELTAS
         Deltas of the reported epsilon curve (``delta`` is added).
-    pair : tuple, optional
-    check_reuse : bool
+    pair : tuple, default=None
+    check_reuse : bool, default=True
         Compare every test row with every development row, bit for bit and after
         L2-normalisation, and refuse copies (default). Set False only when values repeat by
         design (a discrete mechanism, one-hot rows) or rows that differ only in scale are
@@ -1055,21 +1055,21 @@ def tradeoff_certificate_pairs(
     groups : mapping identity -> array_like, shape (n_i, d)
         Development rows (or all rows, split with ``test_size`` when ``test_groups`` is None).
     pairs : sequence of (identity, identity)
-    test_groups : mapping, optional
+    test_groups : mapping, default=None
         Separate untouched test rows per identity.
-    test_size : float
+    test_size : float, default=0.3
         Fraction of each identity's rows reserved for testing when ``test_groups`` is None; pair
         each identity is split once (:func:`epsaudit.protocol.split_identities`), as for the reserved test.
     classifier, score_functions
         A learned score, or ``(A, B) -> score function`` (e.g. ``mechanism.exact_score``).
     method, n_thresholds, confidence, delta, deltas, check_reuse
         As in :func:`tradeoff_certificate`.
-    n_certificates : int, optional
+    n_certificates : int, default=None
         Family size; defaults to ``len(pairs)``; must be at least that.
-    seed : int
-    n_jobs : int, optional
+    seed : int, default=0
+    n_jobs : int, default=None
         joblib workers; results do not depend on it.
-    progress : bool
+    progress : bool, default=False
 
     Returns
     -------

@@ -85,13 +85,13 @@ def select_pairs(
         How many pairs to select (fewer if fewer candidates qualify).
     seed, folds, n_jobs, progress
         As in :func:`epsaudit.audits.roc_oof_pairs`.
-    test_caps : mapping (identity, identity) -> float, optional
+    test_caps : mapping (identity, identity) -> float, default=None
         The largest bound each pair's *test size* can certify (a function of the sizes only, never
         of the test rows). When given, ties in development AUC go to the larger cap before the
         witness and the shuffled order are consulted, and the ranking gets a ``test_cap`` column.
-    classifier : estimator, optional
+    classifier : estimator, default=None
         The ROC-HT classifier (default :func:`epsaudit.audits.scorers.logistic_regression`).
-    solver : {"auto", "batched", "sklearn"}, optional
+    solver : {"auto", "batched", "sklearn"}, default=None
         How its folds are fitted, as in :func:`epsaudit.audits.roc_oof_pairs`.
 
     Returns
@@ -358,7 +358,7 @@ def certify_top_pairs(
     classifier, score_functions, confidence, delta, seed, dev_ids, test_ids, check_reuse, n_jobs, progress, solver, bound
         As in :func:`epsaudit.audits.reserved_test_pairs` (``dev_ids``/``test_ids``: draw ids of the
         rows of ``dev_groups``/``test_groups``).
-    selection_rule : str
+    selection_rule : str, default=SELECTION_RULE
         How ``ranked`` was ranked (recorded in the settings).
 
     Returns
@@ -436,36 +436,36 @@ def worst_pair_certificate(
         :func:`epsaudit.protocol.identity_pairs`); the claim itself is about all pairs.
     k : int, >= 1
         Pairs certified (fewer if fewer candidates can be ranked).
-    test_groups : mapping, optional
+    test_groups : mapping, default=None
         Separate untouched test rows per identity (fresh draws).
-    test_size : float
+    test_size : float, default=0.3
         Fraction of each identity's rows reserved for testing when ``test_groups`` is None.
-    classifier : estimator, optional
+    classifier : estimator, default=None
         Ranks the pairs and, without ``score_functions``, is the test of every certificate.
-    score_functions : callable ``(A, B) -> score function``, optional
+    score_functions : callable ``(A, B) -> score function``, default=None
         Fixed tests of the certificates (e.g. ``mechanism.exact_score``); the ranking still uses
         the classifier.
-    confidence : float
-        Probability that the bound holds (default 0.95); each of the ``k`` certificates is at
+    confidence : float, default=0.95
+        Probability that the bound holds; each of the ``k`` certificates is at
         error level ``(1 - confidence) / k``.
-    delta : float
+    delta : float, default=1e-5
         The delta of (epsilon, delta)-DP.
-    seed : int
+    seed : int, default=0
         Seed of the split, of the ranking's folds and recorded with the certificates.
-    folds : int
+    folds : int, default=5
         Out-of-fold folds of the ranking (an identity needs that many development rows).
-    dev_ids, test_ids : mapping identity -> array_like, optional
+    dev_ids, test_ids : mapping identity -> array_like, default=None
         Draw ids of the rows, as in :func:`epsaudit.audits.reserved_test_pairs` (without
         ``test_groups``, ``dev_ids`` are the ids of ``groups``' rows and are split with them): the
         freshness check then compares draws, not values.
-    check_reuse : bool
+    check_reuse : bool, default=True
         As in :func:`epsaudit.audits.reserved_test_certificate`.
     n_jobs, progress
         joblib workers and progress bars; results do not depend on them.
-    solver : {"auto", "batched", "sklearn"}, optional
+    solver : {"auto", "batched", "sklearn"}, default=None
         How the logistic regressions are fitted (:func:`epsaudit.audits.roc_oof_pairs`); the
         numbers are the same.
-    bound : {"joint", "clopper-pearson"}
+    bound : {"joint", "clopper-pearson"}, default="joint"
         The certificates' bound (:func:`epsaudit.audits.reserved_test_certificate`): one joint test
         per pair at ``(1 - confidence) / k`` (default) or the paper's split bound.
 
