@@ -56,9 +56,8 @@ import pandas as pd
 from sklearn.metrics import roc_curve
 from tqdm import tqdm
 
-from epsaudit.audits import mmd_certificate_pairs, tradeoff_certificate_pairs
+from epsaudit.audits import membership_metrics, mmd_certificate_pairs, tradeoff_certificate_pairs
 from epsaudit.condition import audit_condition
-from epsaudit.audits.membership import membership_metrics
 from epsaudit.protocol import split_identities
 from epsaudit.studies.book import claim, reported, show
 from epsaudit.studies.figures import save_figure, set_style

@@ -32,12 +32,14 @@ from ..protocol import split_dev_test
 from .batch import audit_pairs
 from .gaussmech import GaussMechStatistics, gaussmech_epsilon, gaussmech_pairs
 from .kde_lr import KDEStatistics, kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
+from .membership import cmc, gallery_scores, membership_metrics, tpr_at_fpr
 from .mmd import (MMDCertificate, MMDCertificateStatistics, MMDStatistics, development_bandwidth, mmd_certificate,
                   mmd_certificate_pairs, mmd_lower_bound, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs,
                   rbf_mmd2_unbiased)
 from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
 from .roc_reserved import (CertificateStatistics, certificate_with_bound, choose_threshold, reserved_test_certificate,
                            reserved_test_pairs)
+from .scorers import logistic_regression, paper_logistic_regression, shrinkage_lda
 from .sampler_audit import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test, mechanism_sampler
 from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
                        mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
@@ -63,17 +65,21 @@ __all__ = [
     "certify_sampler",
     "certify_top_pairs",
     "choose_threshold",
+    "cmc",
     "curves_frame",
     "development_bandwidth",
     "development_thresholds",
     "epsilon_curve",
     "fit_sequential_test",
+    "gallery_scores",
     "gaussmech_epsilon",
     "gaussmech_pairs",
     "kde_lr_coordinates",
     "kde_lr_epsilon",
     "kde_lr_pairs",
+    "logistic_regression",
     "mechanism_sampler",
+    "membership_metrics",
     "mmd_certificate",
     "mmd_certificate_pairs",
     "mmd_lower_bound",
@@ -82,6 +88,7 @@ __all__ = [
     "mmd_tv_pairs",
     "mu_lower_bound",
     "out_of_fold_scores",
+    "paper_logistic_regression",
     "ranked_pairs",
     "rbf_mmd2_unbiased",
     "reserved_test_certificate",
@@ -90,7 +97,9 @@ __all__ = [
     "roc_oof_pairs",
     "roc_summary",
     "select_pairs",
+    "shrinkage_lda",
     "split_dev_test",
+    "tpr_at_fpr",
     "tradeoff_band",
     "tradeoff_certificate",
     "tradeoff_certificate_pairs",
