@@ -97,6 +97,11 @@ class SettingsError(ValueError):
     requirement : str
         What the value must be, and what it was.
 
+    See Also
+    --------
+    AuditSettings : the settings whose values it refuses.
+    flag : the command-line flag it names.
+
     Examples
     --------
     >>> err = SettingsError("min_rows", "must be >= 5; got 2")
@@ -125,6 +130,12 @@ class AuditSettings:
     ------
     SettingsError
         (a ``ValueError``) For a value out of range, naming the parameter.
+
+    See Also
+    --------
+    audit_condition : the audit it configures.
+    summarize : the summary table under these settings.
+    SettingsError : what a bad value raises.
 
     Examples
     --------
@@ -328,6 +339,11 @@ def flag(parameter: str) -> str:
     -------
     str
 
+    See Also
+    --------
+    AuditSettings : the settings it names flags of.
+    SettingsError : the error that shows the flag.
+
     Examples
     --------
     >>> flag("selection_pool")
@@ -376,6 +392,11 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
     -------
     list of str
         Empty when every pair was computed.
+
+    See Also
+    --------
+    summarize : the summary table beside these notes.
+    epsaudit.audits.runner.not_computed : the result of a pair a route could not compute.
 
     Examples
     --------
@@ -426,6 +447,13 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     pandas.DataFrame
         Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable, or no pair
         computed).
+
+    See Also
+    --------
+    audit_condition : the audit whose per-pair frame it condenses.
+    ConditionAudit : what holds the frame and its summary.
+    not_computed_notes : the pairs that could not be computed.
+    epsaudit.results.results_frame : the per-pair table of results.
 
     Examples
     --------
@@ -538,6 +566,12 @@ class ConditionAudit:
         With ``tradeoff``: one trade-off certificate per reserved-test certificate, same pairs and
         order (their best points are also the ``"tradeoff_reserved"`` rows of ``per_pair`` and
         ``summary``); empty otherwise.
+
+    See Also
+    --------
+    audit_condition : computes it.
+    summarize : its summary table.
+    AuditSettings : the settings it was computed with.
 
     Examples
     --------
@@ -749,6 +783,14 @@ def audit_condition(
     ValueError
         Fewer than two identities with ``min_rows`` rows, invalid groups, or draw ids missing for
         an audited identity or not one per row.
+
+    See Also
+    --------
+    AuditSettings : what it computes.
+    ConditionAudit : what it returns.
+    summarize : the summary table of the per-pair frame.
+    epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
+    epsaudit.audits.reserved_test_pairs : the reserved-test certificates it adds.
 
     Examples
     --------

@@ -120,6 +120,11 @@ class GridSearchRecord:
     ValueError
         Grid and scores of different lengths, an unknown ``edge``, or ``chosen`` not in the grid.
 
+    See Also
+    --------
+    grid_record : builds it.
+    ridge_penalty_search : the search it records.
+
     Examples
     --------
     >>> rec = grid_record("ridge penalty", [0.1, 1.0, 10.0], [0.5, 0.7, 0.68], criterion="held-out R^2",
@@ -269,6 +274,11 @@ def grid_record(parameter: str, grid: Sequence[float], scores: Sequence[float], 
         An empty grid, lengths that differ, a grid that is not strictly increasing, or NaN/inf
         scores (named by grid value).
 
+    See Also
+    --------
+    GridSearchRecord : what it returns.
+    widen_log_grid : widening a grid whose choice sits at an edge.
+
     Examples
     --------
     >>> rec = grid_record("bandwidth scale", [0.5, 1.0, 2.0], [0.1, 0.2, 0.3], criterion="MMD^2")
@@ -317,6 +327,11 @@ def widen_log_grid(grid: Sequence[float], side: str, decades: float) -> np.ndarr
     ------
     ValueError
         A non-positive grid or ``decades``, or an unknown side.
+
+    See Also
+    --------
+    ridge_penalty_search : the search that widens its grid.
+    grid_record : where the choice sits in the grid.
 
     Examples
     --------
@@ -372,6 +387,11 @@ class CVFolds:
         Triplets.
     seed : int, tuple or None
         Of the identity-to-fold assignment (``None``: ``GroupKFold`` is deterministic).
+
+    See Also
+    --------
+    cv_folds : builds them.
+    ridge_cv_r2 : the held-out R^2 over them.
 
     Examples
     --------
@@ -483,6 +503,12 @@ def cv_folds(groups, *, roles: str = "both", folds: int = 5, seed: Any = 0) -> C
         validation part has fewer than 2 triplets or whose training part is empty (too few
         identities for identity-disjoint folds in both roles; the fold table is in the message).
 
+    See Also
+    --------
+    CVFolds : what it returns.
+    ridge_penalty_search : the search over these folds.
+    fit_affine_operator : the fit that uses them.
+
     Examples
     --------
     >>> pairs = [[f"I{i % 20}", f"I{(i * 7 + 3) % 20}"] for i in range(200)]
@@ -524,6 +550,11 @@ class RidgePath:
     vt : ndarray, shape (r, p)
         Right singular vectors.
 
+    See Also
+    --------
+    ridge_path : builds it.
+    ridge_cv_r2 : the held-out R^2 of such paths.
+
     Examples
     --------
     >>> x = np.array([[0.0], [1.0], [2.0], [3.0]])
@@ -553,6 +584,11 @@ class RidgePath:
 def ridge_path(x, s) -> RidgePath:
     """The :class:`RidgePath` of inputs ``x`` (n, p) and outputs ``s`` (n, k) (``scipy.linalg.svd``
     of the centred inputs, as ``Ridge(solver="svd")``).
+
+    See Also
+    --------
+    RidgePath : what it returns.
+    ridge_cv_r2 : held-out R^2 over folds.
 
     Examples
     --------
@@ -605,6 +641,12 @@ def ridge_cv_r2(x, s, groups, alphas: Sequence[float], folds: int) -> np.ndarray
     Returns
     -------
     ndarray, shape (g,)
+
+    See Also
+    --------
+    ridge_path : the path of one fold's fit.
+    ridge_penalty_search : the search that scores its grid with it.
+    cv_folds : the folds.
 
     Examples
     --------
@@ -692,6 +734,13 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
     ValueError
         Non-positive penalties, fewer than two folds, or a negative ``widen``.
 
+    See Also
+    --------
+    ridge_cv_r2 : the scores of its grid.
+    widen_log_grid : how the grid widens.
+    grid_record : the record of the choice.
+    fit_affine_operator : the fit that runs it.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -771,6 +820,12 @@ class AffineOperator:
     cv : CVFolds or None
         The folds the penalty was chosen on.
 
+    See Also
+    --------
+    fit_affine_operator : fits it.
+    spectral_summary : its spectra.
+    rollout, stationary_law : the cascade it models and its stationary law.
+
     Examples
     --------
     >>> op = AffineOperator(A=0.5 * np.eye(2), B=0.25 * np.eye(2), c=np.ones(2), residual_cov=np.eye(2), alpha=0.0)
@@ -839,6 +894,14 @@ def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[floa
         Mismatched shapes, NaN/inf, too few distinct identities for the folds
         (:func:`epsaudit.operator.cv_folds`), or bad search settings.
 
+    See Also
+    --------
+    AffineOperator : what it returns.
+    ridge_penalty_search : the penalty search it runs.
+    cv_folds : its identity-disjoint folds.
+    prediction_quality, baseline_predictions : the fit's held-out quality and the baselines.
+    spectral_summary, rollout, stationary_law : what the fitted operator implies.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -890,6 +953,11 @@ def weak_directions(donors, targets, *, ratio: float = WEAK_DIRECTION_RATIO) -> 
     int
         In ``0 .. 2 d``.
 
+    See Also
+    --------
+    penalty_sensitivity : the fitted quantities across penalties (what such directions can move).
+    fit_affine_operator : the fit on these inputs.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -929,6 +997,12 @@ def penalty_sensitivity(op: AffineOperator, train: tuple, test: tuple) -> pd.Dat
     ------
     ValueError
         ``op`` without a search record, or ``train`` of another size than ``op.n_train``.
+
+    See Also
+    --------
+    penalty_determination : which quantities the data determine.
+    ridge_penalty_search : the search grid.
+    weak_directions : input directions that the penalty, not the data, fixes.
 
     Examples
     --------
@@ -988,6 +1062,11 @@ def penalty_determination(sensitivity: pd.DataFrame, *, rel_tol: float = DETERMI
     ValueError
         Not exactly one chosen penalty.
 
+    See Also
+    --------
+    penalty_sensitivity : the quantities at every penalty, which it ranges over.
+    ridge_penalty_search : the cross-validated search that defines the one-standard-error penalties.
+
     Examples
     --------
     >>> sens = pd.DataFrame({"alpha": [0.1, 1.0, 10.0], "within_one_se": [False, True, True],
@@ -1041,6 +1120,11 @@ def prediction_quality(predicted, swaps) -> dict[str, float]:
     dict
         ``mean_cosine``, ``r2`` and ``residual_fraction`` (``r2 = 1 - residual_fraction``).
 
+    See Also
+    --------
+    baseline_predictions : the baselines to compare with.
+    fit_affine_operator : the fit whose predictions are measured.
+
     Examples
     --------
     >>> prediction_quality([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]])
@@ -1072,6 +1156,11 @@ def baseline_predictions(train: tuple, test: tuple, *, k: int = 10) -> dict[str,
     ValueError
         Mismatched shapes or NaN/inf.
 
+    See Also
+    --------
+    prediction_quality : the quality of these predictions.
+    fit_affine_operator : the operator they are compared with.
+
     Examples
     --------
     >>> x = np.arange(12.0).reshape(6, 2)
@@ -1098,6 +1187,12 @@ def spectral_summary(op: AffineOperator, unit_targets) -> dict[str, float]:
     -------
     dict
         ``rho_B``, ``sigma_max_B``, ``b_u``, ``rho_A`` (paper, Section VII and Table II).
+
+    See Also
+    --------
+    stationary_law : the stationary law, which exists when ``rho(B) < 1``.
+    rollout : the cascade ``B`` drives.
+    AffineOperator : the operator summarised.
 
     Examples
     --------
@@ -1138,6 +1233,11 @@ def rollout(op: AffineOperator, start, donors_per_pass, *, noise: bool = False, 
     ------
     ValueError
         ``donors_per_pass`` of a shape that does not match ``start``.
+
+    See Also
+    --------
+    stationary_law : the law the cascade settles to.
+    spectral_summary : the spectra that govern it (``rho(B)``).
 
     Examples
     --------
@@ -1182,6 +1282,12 @@ def stationary_law(op: AffineOperator, donor_mean, donor_cov) -> tuple[np.ndarra
         symmetrised solution's :func:`lyapunov_residual` exceeds :data:`LYAPUNOV_RESIDUAL_TOL`
         (the solve is numerically unreliable).
 
+    See Also
+    --------
+    rollout : the cascade it is the limit of.
+    lyapunov_residual : the check of its covariance.
+    spectral_summary : whether the law exists (``rho(B) < 1``).
+
     Examples
     --------
     >>> op = AffineOperator(A=np.eye(1), B=0.5 * np.eye(1), c=np.ones(1), residual_cov=np.eye(1), alpha=0.0)
@@ -1218,6 +1324,10 @@ def lyapunov_residual(B, cov, forcing) -> float:
     Returns
     -------
     float
+
+    See Also
+    --------
+    stationary_law : the covariance it checks.
 
     Examples
     --------

@@ -60,6 +60,11 @@ def key_int(*key: Any) -> int:
     int
         In ``[0, 2**63)``.
 
+    See Also
+    --------
+    seed_sequence : the SeedSequence of the same key.
+    stream : a Generator of the same key.
+
     Examples
     --------
     >>> key_int("split", 0, "A") == key_int("split", 0, "A")
@@ -75,6 +80,11 @@ def key_int(*key: Any) -> int:
 
 def seed_sequence(*key: Any) -> np.random.SeedSequence:
     """The :class:`numpy.random.SeedSequence` of a stream key (entropy :func:`key_int`).
+
+    See Also
+    --------
+    key_int : the entropy of the key.
+    stream : a Generator of the same key.
 
     Examples
     --------
@@ -97,6 +107,12 @@ def stream(*key: Any) -> np.random.Generator:
     numpy.random.Generator
         PCG64 seeded by :func:`seed_sequence` of the key.
 
+    See Also
+    --------
+    seed_sequence : the SeedSequence behind it.
+    generator, generators : streams derived from a base seed and a purpose.
+    sklearn_seed : a ``random_state`` of the same key for scikit-learn.
+
     Examples
     --------
     >>> a = stream("demo", 0).random(3)
@@ -109,6 +125,11 @@ def stream(*key: Any) -> np.random.Generator:
 
 def sklearn_seed(*key: Any) -> int:
     """A 32-bit ``random_state`` for scikit-learn, derived from a stream key.
+
+    See Also
+    --------
+    stream : a Generator of the same key.
+    key_int : the key's 63-bit integer.
 
     Examples
     --------
@@ -125,6 +146,11 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     ------
     ValueError
         If ``seed`` is not a non-negative integer (``bool`` is refused).
+
+    See Also
+    --------
+    seed_key : the stream key of a checked seed.
+    epsaudit.validation.check_probability : the check of a probability.
 
     Examples
     --------
@@ -149,6 +175,11 @@ def seed_key(seed: Any, purpose: str) -> tuple:
     ValueError
         If ``seed`` is neither a non-negative int nor a non-empty tuple.
 
+    See Also
+    --------
+    check_seed : the check of an int seed.
+    generator, generators : the streams of the key.
+
     Examples
     --------
     >>> seed_key(3, "prototypes"), seed_key(("cell", 0, "dev"), "prototypes")
@@ -167,6 +198,12 @@ def generator(seed: Any, purpose: str, *parts: Any) -> np.random.Generator:
     A :class:`numpy.random.Generator` passed as ``seed`` is used as it is (``parts`` ignored): the
     caller then owns the stream.
 
+    See Also
+    --------
+    generators : one Generator per label.
+    seed_key : the key it derives from.
+    stream : a Generator of any key.
+
     Examples
     --------
     >>> generator(0, "demo").random() == stream("demo", 0).random()
@@ -181,6 +218,11 @@ def generators(seed: Any, purpose: str, labels: Any) -> list[np.random.Generator
     """One Generator per label: ``stream(*seed_key(seed, purpose), label)``.
 
     For a :class:`numpy.random.Generator` seed, its ``spawn`` children (fresh on every call).
+
+    See Also
+    --------
+    generator : one Generator for one purpose.
+    seed_key : the key they derive from.
 
     Examples
     --------
@@ -220,6 +262,11 @@ def split_rows(x: Any, *, test_size: float, key: tuple, min_part: int = MIN_PART
     ------
     ValueError
         If ``test_size`` is outside (0, 1) or ``x`` has fewer than ``2 * min_part`` rows.
+
+    See Also
+    --------
+    split_identities : the split of every identity.
+    split_dev_test : the split of one pair's two samples.
 
     Examples
     --------
@@ -265,6 +312,12 @@ def split_identities(
     ValueError
         If ``test_size`` is outside (0, 1) or ``seed`` is not a non-negative integer.
 
+    See Also
+    --------
+    split_rows : the split of one identity's rows.
+    split_dev_test : the split of one pair's two samples.
+    epsaudit.audits.runner.pair_parts : each pair's parts from this split.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -305,6 +358,12 @@ def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0)
     ------
     ValueError
         If ``test_size`` is outside (0, 1) or a sample has fewer than 4 rows.
+
+    See Also
+    --------
+    split_identities : the split of every identity.
+    split_rows : the split of one identity's rows.
+    epsaudit.audits.reserved_test_certificate : a certificate from the two parts.
 
     Examples
     --------
@@ -353,6 +412,11 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
     ValueError
         If fewer than two distinct identities are given, or ``seed`` is not a non-negative integer.
 
+    See Also
+    --------
+    route_pairs : the prefix each route audits.
+    epsaudit.validation.as_pairs : the check of a given pair list.
+
     Examples
     --------
     >>> identity_pairs(["C", "A", "B"], seed=0)
@@ -390,6 +454,11 @@ def route_pairs(pairs: Sequence[tuple[Hashable, Hashable]], route: str) -> list[
     ------
     ValueError
         If ``route`` is unknown.
+
+    See Also
+    --------
+    identity_pairs : the shuffled list it cuts.
+    epsaudit.audits.audit_pairs : the routes on their prefixes.
 
     Examples
     --------

@@ -51,6 +51,11 @@ class RouteStatistics:
     :meth:`record` flattens it to ``{column: value}`` for tables, in field order. Subclasses whose
     fields are not scalars (an epsilon curve) override :meth:`record`.
 
+    See Also
+    --------
+    EpsilonResult : the result that holds one in ``statistics``.
+    results_frame : the table whose columns its fields become.
+
     Examples
     --------
     >>> from dataclasses import dataclass
@@ -166,6 +171,11 @@ class EpsilonResult:
         ``details`` entry contradicts the field of ``statistics`` of the same name.
     TypeError
         If ``statistics`` is not a :class:`RouteStatistics`.
+
+    See Also
+    --------
+    RouteStatistics : the type of its ``statistics``.
+    results_frame : many results as a table.
 
     Examples
     --------
@@ -398,6 +408,12 @@ def results_frame(results: Iterable[EpsilonResult]) -> "pd.DataFrame":
     ------
     TypeError
         If an element is not an :class:`EpsilonResult`.
+
+    See Also
+    --------
+    EpsilonResult : the rows of the table.
+    epsaudit.audits.tradeoff.summary_frame, epsaudit.audits.curves_frame : the tables of trade-off certificates.
+    epsaudit.condition.summarize : the summary table of a condition audit.
 
     Examples
     --------

@@ -38,6 +38,11 @@ def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
         If ``x`` is empty, not two-dimensional, has fewer than ``min_rows`` rows or zero
         columns, or holds NaN or infinite values (the first offending row and column are named).
 
+    See Also
+    --------
+    as_pair : the two samples of one pair.
+    as_groups : a mapping of identities to samples.
+
     Examples
     --------
     >>> as_sample([[1, 2], [3, 4]], "x_a").dtype
@@ -86,6 +91,12 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
     ValueError
         From :func:`as_sample`, or if the two samples have different dimensions ``d``.
 
+    See Also
+    --------
+    as_sample : one sample.
+    as_dev_test : the four parts of a reserved test.
+    as_groups : a mapping of identities to samples.
+
     Examples
     --------
     >>> as_pair(np.zeros((3, 2)), np.zeros((3, 4)))
@@ -119,6 +130,11 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
     ------
     ValueError
         If the mapping is empty, an identity's sample is invalid (named), or dimensions differ.
+
+    See Also
+    --------
+    as_pairs : the pairs of these identities.
+    as_sample, as_pair : one sample, one pair.
 
     Examples
     --------
@@ -159,6 +175,11 @@ def as_dev_test(dev_a: Any, dev_b: Any, test_a: Any, test_b: Any) -> tuple[np.nd
     ValueError
         From :func:`as_pair`, or if development and test rows have different dimensions.
 
+    See Also
+    --------
+    as_pair : the two samples of one pair.
+    check_fresh : the freshness of the test parts.
+
     Examples
     --------
     >>> rows = as_dev_test([[0.0, 1.0], [1.0, 0.0]], [[1.0, 1.0], [2.0, 0.0]], [[0.5, 0.5], [1.0, 2.0]], [[3.0, 1.0], [0.0, 0.0]])
@@ -189,6 +210,11 @@ def as_pairs(pairs: Any, groups: Mapping[Hashable, Any]) -> list[tuple[Hashable,
     ValueError
         If ``pairs`` is empty, an element is not a pair of two distinct identities, or an
         identity is missing from ``groups``.
+
+    See Also
+    --------
+    as_groups : the identities the pairs name.
+    epsaudit.protocol.identity_pairs : the shuffled pair list.
 
     Examples
     --------
@@ -235,6 +261,11 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
     ValueError
         If it does not.
 
+    See Also
+    --------
+    as_sample : the check of a sample.
+    epsaudit.protocol.check_seed : the check of a seed.
+
     Examples
     --------
     >>> check_probability(0.0, "delta", open_interval=False)
@@ -276,6 +307,11 @@ def unit_rows(x: Any) -> np.ndarray:
     -------
     numpy.ndarray, shape (n, d), float64
 
+    See Also
+    --------
+    row_keys : keys of normalised rows.
+    shared_rows : test rows that repeat development rows, after normalisation too.
+
     Examples
     --------
     >>> unit_rows([[3.0, 4.0], [0.0, 0.0]])
@@ -300,6 +336,12 @@ def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of bytes, shape (n,)
+
+    See Also
+    --------
+    unit_rows : the normalisation it keys.
+    near_pairs : rows within a distance of each other.
+    shared_rows : test rows that repeat development rows.
 
     Notes
     -----
@@ -338,6 +380,11 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
     -------
     list of (int, int)
         ``(i, j)`` with ``i < j``.
+
+    See Also
+    --------
+    row_keys : keys of exactly equal rows.
+    shared_rows : test rows that repeat development rows.
 
     Examples
     --------
@@ -384,6 +431,11 @@ def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
         dimension normalisation keeps only the sign, and in two two fresh draws among a few
         hundred share a direction to within the tolerance a few times in a hundred samples.
 
+    See Also
+    --------
+    check_fresh : refuses a reserved test with shared rows.
+    row_keys, near_pairs : how rows are compared.
+
     Examples
     --------
     >>> dev = [[1.0, 2.0, 0.5], [0.5, 0.1, 0.2]]
@@ -410,6 +462,11 @@ class ReusedRowsError(ValueError):
 
     Raised by :func:`check_fresh` (and so by every certificate route); a ``ValueError``, so a
     many-pairs run records the pair as *not computed* with the message.
+
+    See Also
+    --------
+    check_fresh : raises it for repeated rows.
+    check_fresh_ids : raises it for repeated draw ids.
 
     Examples
     --------
@@ -439,6 +496,12 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
     ReusedRowsError
         (a ``ValueError``) Naming how many test rows repeat a development row (exactly and after
         L2-normalisation), of which identities, and the first such row.
+
+    See Also
+    --------
+    check_fresh_ids : the same check by draw ids.
+    shared_rows : the repeated rows it counts.
+    ReusedRowsError : what it raises.
 
     Examples
     --------
@@ -508,6 +571,11 @@ def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
         If ``ids`` is not one-dimensional, its length is not ``n_rows``, or an id is missing
         (``None`` or NaN; the first is named).
 
+    See Also
+    --------
+    check_fresh_ids : the freshness check by these ids.
+    as_sample : the check of the rows themselves.
+
     Examples
     --------
     >>> as_draw_ids(["d0", "d1"], 2, "dev_ids['A']").tolist()
@@ -551,6 +619,12 @@ def check_fresh_ids(development: Mapping[Hashable, Any], test: Mapping[Hashable,
         (a ``ValueError``) Naming how many test draw ids repeat a development draw id, of which
         identities, and the first such id (and whose development rows it is in); or the first
         test id that occurs twice among the test rows.
+
+    See Also
+    --------
+    check_fresh : the same check by values.
+    as_draw_ids : the check of each identity's ids.
+    ReusedRowsError : what it raises.
 
     Examples
     --------

@@ -854,11 +854,11 @@ def batched_scores(designs: Sequence[Design], spec: LogisticSpec, *, n_jobs: int
         All with the same number of fits ``K`` and dimension ``d``.
     spec : LogisticSpec
         The estimator reproduced (:func:`logistic_spec`).
-    n_jobs : int, optional
+    n_jobs : int, default=None
         joblib threads over chunks of designs; the numbers do not depend on it.
-    progress : bool
+    progress : bool, default=False
         A tqdm bar counting finished designs.
-    desc : str
+    desc : str, default="logistic fits"
         Its label.
 
     Returns

@@ -31,6 +31,11 @@ class GaussMechStatistics(RouteStatistics):
     sigma_a, sigma_b : float
         Root-mean-square within-identity residual per coordinate of A and B (:func:`residual_scale`).
 
+    See Also
+    --------
+    gaussmech_epsilon, gaussmech_pairs : the values these statistics come with.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+
     Examples
     --------
     >>> GaussMechStatistics(mean_distance=1.0, sigma_a=0.5, sigma_b=0.25).record()
@@ -59,6 +64,11 @@ def residual_scale(x: np.ndarray) -> float:
     -------
     float
         In the units of the embedding; 0 for a constant sample.
+
+    See Also
+    --------
+    gaussmech_epsilon : the diagnostic that calibrates against this scale.
+    gaussmech_pairs : the same diagnostic for many pairs.
 
     Examples
     --------
@@ -163,6 +173,13 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
         Fewer than 2 rows per class, mismatched dimensions, NaN/inf, empty input, delta outside
         (0, 1), or both samples constant (zero residual scale).
 
+    See Also
+    --------
+    gaussmech_pairs : the same diagnostic for many pairs, vectorised.
+    residual_scale : the per-coordinate noise scale it calibrates against.
+    epsaudit.audits.kde_lr_epsilon : the other diagnostic route (per-coordinate density ratios).
+    epsaudit.audits.mmd_tv_epsilon, epsaudit.audits.roc_oof_epsilon : the estimate routes.
+
     Examples
     --------
     >>> r = gaussmech_epsilon([[0.0, 0.0], [0.0, 2.0]], [[3.0, 0.0], [3.0, 2.0]], delta=1e-5)
@@ -207,6 +224,13 @@ def gaussmech_pairs(
     ------
     ValueError
         Invalid groups or pairs, or ``delta`` outside (0, 1).
+
+    See Also
+    --------
+    gaussmech_epsilon : the same diagnostic for one pair.
+    epsaudit.audits.kde_lr_pairs, epsaudit.audits.mmd_tv_pairs, epsaudit.audits.roc_oof_pairs : the other routes
+        over many pairs.
+    epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples
     --------

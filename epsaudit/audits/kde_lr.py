@@ -43,6 +43,12 @@ class KDEStatistics(RouteStatistics):
         Coordinates whose largest log-ratio sits at an end of the evaluation grid, where it
         depends on the grid's margin (three bandwidths) rather than on the data.
 
+    See Also
+    --------
+    kde_lr_epsilon, kde_lr_pairs : the values these statistics come with.
+    kde_lr_coordinates : the per-coordinate values whose maxima they locate.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+
     Examples
     --------
     >>> KDEStatistics(grid_edge_coordinates=2).record()
@@ -63,6 +69,11 @@ def silverman_bandwidth(x: np.ndarray) -> np.ndarray:
     -------
     ndarray, shape (d,)
         Bandwidth per coordinate (embedding units); 0 for a constant coordinate.
+
+    See Also
+    --------
+    kde_lr_coordinates : the per-coordinate log-ratios computed with this bandwidth.
+    kde_lr_epsilon : the diagnostic of one pair.
 
     Examples
     --------
@@ -118,6 +129,12 @@ def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
         Bad samples (see :func:`epsaudit.validation.as_pair`), an alpha outside [0, 1], or a
         coordinate that is constant within a class (zero Silverman bandwidth): the message names
         the sample, the first such coordinate and how many there are.
+
+    See Also
+    --------
+    kde_lr_epsilon : the largest of these values at one smoothing weight.
+    silverman_bandwidth : the bandwidth of each coordinate's density estimate.
+    kde_lr_pairs : the diagnostic for many pairs.
 
     Examples
     --------
@@ -209,6 +226,13 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
     ValueError
         See :func:`kde_lr_coordinates`.
 
+    See Also
+    --------
+    kde_lr_pairs : the same diagnostic for many pairs at several smoothing weights.
+    kde_lr_coordinates : the per-coordinate values it maximises.
+    epsaudit.audits.gaussmech_epsilon : the other diagnostic route (calibrated Gaussian noise).
+    epsaudit.audits.mmd_tv_epsilon, epsaudit.audits.roc_oof_epsilon : the estimate routes.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -254,6 +278,13 @@ def kde_lr_pairs(
     ------
     ValueError
         Invalid ``groups`` or ``pairs``.
+
+    See Also
+    --------
+    kde_lr_epsilon : the same diagnostic for one pair.
+    epsaudit.audits.gaussmech_pairs, epsaudit.audits.mmd_tv_pairs, epsaudit.audits.roc_oof_pairs : the other
+        routes over many pairs.
+    epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples
     --------

@@ -48,6 +48,12 @@ def gallery_scores(probes, gallery, aggregate: Aggregate = "median") -> np.ndarr
     ValueError
         Bad arrays, mismatched dimensions, zero-norm rows or an unknown ``aggregate``.
 
+    See Also
+    --------
+    membership_metrics : threshold-test metrics of these scores (members against non-members).
+    tpr_at_fpr : one TPR at a bounded FPR.
+    cmc : closed-set identification rates by rank.
+
     Examples
     --------
     >>> gallery_scores([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]).round(4)
@@ -89,6 +95,11 @@ def tpr_at_fpr(positive, negative, max_fpr: float) -> float:
     ValueError
         Empty inputs, NaN/inf scores, or ``max_fpr`` outside [0, 1).
 
+    See Also
+    --------
+    membership_metrics : AUC, TPR at two FPRs and the best balanced accuracy, in one call.
+    gallery_scores : the scores of probes against a gallery.
+
     Examples
     --------
     >>> tpr_at_fpr([0.9, 0.8, 0.3], [0.1, 0.2, 0.5, 0.85], max_fpr=0.25)
@@ -129,6 +140,12 @@ def membership_metrics(positive, negative) -> dict[str, float]:
     ------
     ValueError
         Empty inputs or NaN/inf scores.
+
+    See Also
+    --------
+    tpr_at_fpr : the TPR at one FPR it reports twice.
+    gallery_scores : the scores of probes against a gallery.
+    cmc : closed-set identification rates by rank.
 
     Examples
     --------
@@ -178,6 +195,11 @@ def cmc(scores, true_index, max_rank: int = 10) -> np.ndarray:
     ------
     ValueError
         Shape mismatch, an index out of range, NaN scores.
+
+    See Also
+    --------
+    gallery_scores : probe-to-gallery similarities, aggregated per gallery.
+    membership_metrics : metrics of a membership threshold test.
 
     Examples
     --------

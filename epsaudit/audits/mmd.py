@@ -124,6 +124,12 @@ class MMDStatistics(RouteStatistics):
     epsilon_hockey_stick : float
         The hockey-stick form ``2 artanh(MMD / sqrt 2)``, reported beside the value.
 
+    See Also
+    --------
+    mmd_statistics : computes them.
+    mmd_tv_epsilon, mmd_tv_pairs : the values they come with.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+
     Examples
     --------
     >>> s = MMDStatistics(mmd2_u=0.25, mmd=0.5, bandwidth=1.0, p_value=float("nan"), permutations=0,
@@ -155,6 +161,11 @@ def cross_squared_distances(x: np.ndarray, y: np.ndarray, sq_x=None, sq_y=None, 
     -------
     numpy.ndarray, shape (m, n)
         ``||x_i - y_j||^2``, clipped at 0 (rounding).
+
+    See Also
+    --------
+    rbf_mmd2_unbiased : the RBF statistic built on these distances.
+    blocked_mmd2 : the statistic and bandwidth over blocks of rows.
 
     Examples
     --------
@@ -312,6 +323,12 @@ def mmd_statistics(
         :data:`MAX_IN_MEMORY` pooled distances (computed in blocks, exactly, without the kernel
         matrix a permutation test needs).
 
+    See Also
+    --------
+    mmd_tv_epsilon : the value of one pair from these statistics.
+    blocked_mmd2 : the statistic and bandwidth without the permutation test.
+    rbf_mmd2_unbiased : the statistic at a fixed bandwidth.
+
     Examples
     --------
     >>> stats = mmd_statistics([[0.0], [0.0]], [[1.0], [1.0]])
@@ -368,6 +385,14 @@ def mmd_tv_epsilon(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int 
     ValueError
         See :func:`mmd_statistics`.
 
+    See Also
+    --------
+    mmd_tv_pairs : the same estimate for many pairs.
+    mmd_statistics : the statistics it converts.
+    mmd_certificate : a certified lower bound from separate development and test rows.
+    epsaudit.audits.roc_oof_epsilon : the other estimate route.
+    epsaudit.audits.gaussmech_epsilon, epsaudit.audits.kde_lr_epsilon : the diagnostic routes.
+
     Examples
     --------
     >>> r = mmd_tv_epsilon([[0.0], [0.0]], [[1.0], [1.0]])
@@ -420,6 +445,14 @@ def mmd_tv_pairs(
     ValueError
         Invalid ``groups``/``pairs``, a non-positive ``bandwidth_scale``, negative
         ``permutations`` or a bad ``seed``.
+
+    See Also
+    --------
+    mmd_tv_epsilon : the same estimate for one pair.
+    mmd_certificate_pairs : certified lower bounds for many pairs.
+    epsaudit.audits.roc_oof_pairs : the other estimate route over many pairs.
+    epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs : the diagnostic routes over many pairs.
+    epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples
     --------
@@ -592,6 +625,12 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
     ValueError
         A zero median distance (most pooled points coincide).
 
+    See Also
+    --------
+    mmd_statistics : the same statistic with a permutation p-value.
+    rbf_mmd2_unbiased : the statistic at a fixed bandwidth.
+    cross_squared_distances : the distances of each block.
+
     References
     ----------
     *Picture the Epsilon*, Section III (the MMD-TV route, Eq. 14); Gretton et al. (2012), A kernel
@@ -650,6 +689,12 @@ def rbf_mmd2_unbiased(x_a, x_b, bandwidth: float) -> float:
     ValueError
         Bad samples (see :func:`epsaudit.validation.as_pair`) or a non-positive bandwidth.
 
+    See Also
+    --------
+    blocked_mmd2 : the statistic at the median-heuristic bandwidth, in blocks.
+    development_bandwidth : the bandwidth a certificate fixes on development rows.
+    mmd_lower_bound : the confidence bound on the population MMD from this statistic.
+
     Examples
     --------
     >>> round(rbf_mmd2_unbiased([[0.0], [0.0]], [[1.0], [1.0]], 1.0), 6)  # 1 + 1 - 2 exp(-1/2)
@@ -695,6 +740,12 @@ def development_bandwidth(dev_a, dev_b, bandwidth_scales: Sequence[float] = DEFA
         Bad samples, an empty or non-positive scale list, or a zero median distance (most pooled
         points coincide).
 
+    See Also
+    --------
+    mmd_certificate : the certificate that fixes its bandwidth with it.
+    rbf_mmd2_unbiased : the test statistic at that bandwidth.
+    blocked_mmd2 : the median heuristic it scales.
+
     Examples
     --------
     >>> out = development_bandwidth([[0.0], [0.1]], [[1.0], [1.1]], bandwidth_scales=(1.0,))
@@ -737,6 +788,12 @@ def mmd_lower_bound(mmd2_u, n_a, n_b, alpha, kernel_bound: float = 1.0) -> tuple
     -------
     mmd2_lower, mmd_lower : numpy.ndarray or float
 
+    See Also
+    --------
+    rbf_mmd2_unbiased : the statistic it bounds.
+    mmd_certificate : the certificate built on it.
+    epsaudit.bounds.mmd2_deviation : the deviation bound it uses.
+
     Examples
     --------
     >>> [round(float(v), 4) for v in mmd_lower_bound(1.0, 100, 100, 0.05)]
@@ -768,6 +825,12 @@ class MMDCertificateStatistics(RouteStatistics):
         The certified epsilon curve; :meth:`record` writes it as ``epsilon_at_delta_<delta>``.
     dev_mmd2_u, median_distance, n_dev_a, n_dev_b : float or int, optional
         Development statistics (:data:`DEVELOPMENT_FIELDS`); left out of the record when None.
+
+    See Also
+    --------
+    MMDCertificate : the certificate whose result carries them.
+    mmd_certificate, mmd_certificate_pairs : compute them.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
     --------
@@ -856,6 +919,13 @@ class MMDCertificate:
     ValueError
         If ``kind`` is not ``"certificate"``, a level is outside (0, 1), the curve arrays differ
         in length or ``tv_link`` is unknown.
+
+    See Also
+    --------
+    mmd_certificate, mmd_certificate_pairs : build it for one or many pairs.
+    MMDCertificateStatistics : the statistics of its result.
+    epsaudit.audits.TradeoffCertificate : the trade-off route's certificate.
+    epsaudit.audits.WorstPairCertificate : the worst-pair route's certificate.
 
     Examples
     --------
@@ -966,6 +1036,11 @@ class MMDCertificate:
 def correction_label(n_certificates: int) -> str:
     """Text of the multiplicity correction recorded on each certificate.
 
+    See Also
+    --------
+    epsaudit.audits.tradeoff.correction_label : the same label for trade-off certificates.
+    epsaudit.bounds.correction_label : the same label for reserved-test certificates.
+
     Examples
     --------
     >>> correction_label(5)
@@ -1072,6 +1147,16 @@ def mmd_certificate(
     epsaudit.validation.ReusedRowsError
         (a ``ValueError``) Test rows that repeat development rows.
 
+    See Also
+    --------
+    mmd_certificate_pairs : the same certificate for many pairs with a Bonferroni family.
+    development_bandwidth, mmd_lower_bound : its two steps (bandwidth on development rows, bound on test rows).
+    mmd_tv_epsilon : the MMD-TV estimate on one sample.
+    epsaudit.audits.reserved_test_certificate : the reserved-test certificate (a classifier at one threshold).
+    epsaudit.audits.tradeoff_certificate : a trade-off curve from several thresholds.
+    epsaudit.audits.worst_pair_certificate : a bound on the worst pair.
+    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -1133,6 +1218,13 @@ def mmd_certificate_pairs(
     ValueError
         As :func:`mmd_certificate`, plus invalid ``groups``/``pairs`` or ``n_certificates``
         below the number of pairs.
+
+    See Also
+    --------
+    mmd_certificate : the same certificate for one pair.
+    mmd_tv_pairs : the MMD-TV estimate for many pairs.
+    epsaudit.audits.reserved_test_pairs, epsaudit.audits.tradeoff_certificate_pairs : the other certificates for
+        many pairs.
 
     Examples
     --------

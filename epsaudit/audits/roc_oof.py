@@ -58,6 +58,12 @@ class RocStatistics(RouteStatistics):
     convergence_warnings : int
         Fits that stopped at ``max_iter`` (one per fold at most).
 
+    See Also
+    --------
+    roc_summary : computes them.
+    roc_oof_epsilon, roc_oof_pairs : the values they come with.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+
     Examples
     --------
     >>> RocStatistics(auc=1.0, infinite=True, exact_corner=True, tv_witness=1.0, operating_points=3).record()["auc"]
@@ -83,6 +89,11 @@ def pair_design(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     -------
     X : numpy.ndarray, shape (n_A + n_B, d)
     y : numpy.ndarray of int, shape (n_A + n_B,)
+
+    See Also
+    --------
+    out_of_fold_scores : the out-of-fold fits on this design.
+    oof_design : the same fits as one batched design.
 
     Examples
     --------
@@ -117,6 +128,13 @@ def out_of_fold_scores(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT
     ------
     ValueError
         Bad samples, a bad classifier, or fewer rows per class than folds.
+
+    See Also
+    --------
+    roc_summary : the ROC and epsilon of these scores.
+    roc_oof_epsilon : the value of one pair from these scores.
+    oof_design : the same folds as one batched design.
+    pair_design : the labelled design it splits.
 
     Examples
     --------
@@ -180,6 +198,12 @@ def oof_design(a: np.ndarray, b: np.ndarray, folds: int = DEFAULT_FOLDS, seed: i
     ValueError
         Fewer rows per class than folds.
 
+    See Also
+    --------
+    out_of_fold_scores : the same fits with scikit-learn, one fold at a time.
+    certificate_design : a reserved test's fit as a batched design.
+    pair_design : the labelled design of one pair.
+
     References
     ----------
     *Picture the Epsilon*, Section III (Eq. 15) and Section IV ("ROC-HT configuration"): 5-fold
@@ -214,6 +238,11 @@ def certificate_design(dev_a: np.ndarray, dev_b: np.ndarray, test_a: np.ndarray,
         One fit on ``vstack([dev_a, dev_b])`` (label 1 for A); it scores ``dev_a``, ``dev_b``,
         ``test_a`` and ``test_b`` in four groups, as :func:`epsaudit.audits.roc_reserved.fixed_score`
         scores them.
+
+    See Also
+    --------
+    oof_design : the out-of-fold fits as a batched design.
+    epsaudit.audits.reserved_test_certificate : the certificate whose fit this is.
 
     References
     ----------
@@ -302,6 +331,12 @@ def roc_summary(y: np.ndarray, scores: np.ndarray, delta: float = 0.0) -> dict[s
         (``max(TPR - FPR)``, a lower bound on total variation for a fixed score) and
         ``operating_points``: the value and the fields of :class:`RocStatistics`.
 
+    See Also
+    --------
+    out_of_fold_scores : the scores it summarises.
+    roc_oof_epsilon : the value of one pair.
+    epsaudit.bounds.roc_point_epsilon : the epsilon of one ROC point.
+
     Examples
     --------
     >>> out = roc_summary(np.array([1, 1, 0, 0]), np.array([0.9, 0.4, 0.6, 0.1]))
@@ -372,6 +407,14 @@ def roc_oof_epsilon(x_a, x_b, *, classifier: Any = None, folds: int = DEFAULT_FO
     ValueError
         See :func:`out_of_fold_scores`.
 
+    See Also
+    --------
+    roc_oof_pairs : the same estimate for many pairs.
+    out_of_fold_scores, roc_summary : its two steps.
+    epsaudit.audits.reserved_test_certificate : a certificate from untouched test rows.
+    epsaudit.audits.mmd_tv_epsilon : the other estimate route.
+    epsaudit.audits.gaussmech_epsilon, epsaudit.audits.kde_lr_epsilon : the diagnostic routes.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -430,6 +473,15 @@ def roc_oof_pairs(
     ------
     ValueError
         Invalid ``groups``/``pairs`` or a classifier without ``predict_proba``/``decision_function``.
+
+    See Also
+    --------
+    roc_oof_epsilon : the same estimate for one pair.
+    epsaudit.audits.reserved_test_pairs : reserved-test certificates for many pairs.
+    epsaudit.audits.mmd_tv_pairs : the other estimate route over many pairs.
+    epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs : the diagnostic routes over many pairs.
+    epsaudit.audits.select_pairs : ranks pairs by out-of-fold AUC on development rows.
+    epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples
     --------

@@ -97,6 +97,12 @@ class CertificateStatistics(RouteStatistics):
     convergence_warnings : int
         Fits that stopped at ``max_iter``.
 
+    See Also
+    --------
+    reserved_test_certificate, reserved_test_pairs : the certificates they come with.
+    certificate_with_bound : the same test's certificate by another bound.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+
     Examples
     --------
     >>> s = CertificateStatistics(threshold=0.5, tp=30, fp=0, tpr_lower=0.9, fpr_upper=0.1, test_auc=1.0,
@@ -141,6 +147,10 @@ def freshness_label(check_reuse: bool, ids_given: bool = False) -> str:
     str
         One of :data:`FRESHNESS`.
 
+    See Also
+    --------
+    check_freshness : the check whose label this is.
+
     Examples
     --------
     >>> freshness_label(True, ids_given=True)
@@ -168,6 +178,12 @@ def check_freshness(dev_a, dev_b, test_a, test_b, names: tuple = ("A", "B"), che
     ------
     epsaudit.validation.ReusedRowsError
         Test rows (or test draws) that repeat development rows (draws).
+
+    See Also
+    --------
+    freshness_label : what a certificate records of this check.
+    epsaudit.validation.check_fresh : the check by values.
+    epsaudit.validation.check_fresh_ids : the check by draw ids.
 
     Examples
     --------
@@ -204,6 +220,12 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
         all scores coincide). Infinite scores are allowed: between the largest finite score and
         ``+inf`` the threshold is the largest float, so "score > t" means "score is +inf" (and
         between ``-inf`` and the smallest finite score it is minus the largest float).
+
+    See Also
+    --------
+    fixed_score : the score it thresholds.
+    reserved_test_certificate : the certificate that uses both on development rows.
+    epsaudit.audits.development_thresholds : several thresholds for a trade-off band.
 
     Examples
     --------
@@ -254,6 +276,12 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
     ValueError
         A classifier without ``predict_proba``/``decision_function``; from ``score``: output of
         the wrong shape or with NaN.
+
+    See Also
+    --------
+    choose_threshold : the threshold chosen on its development scores.
+    reserved_test_certificate : the certificate that fixes its score with it.
+    epsaudit.audits.fit_sequential_test : the same fixed test for a sampler audit.
 
     Examples
     --------
@@ -442,6 +470,18 @@ def reserved_test_certificate(
         (a ``ValueError``) Test rows that repeat development rows, or with ids test draws that
         are development draws (counted and located).
 
+    See Also
+    --------
+    reserved_test_pairs : the same certificate for many pairs with a Bonferroni family.
+    epsaudit.audits.worst_pair_certificate : the largest of several reserved-test certificates, a bound on the
+        worst pair.
+    certificate_with_bound : the same test's certificate by another bound.
+    epsaudit.audits.tradeoff_certificate : several thresholds, a certified trade-off curve.
+    epsaudit.audits.mmd_certificate : a certified lower bound through the MMD.
+    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
+    epsaudit.audits.roc_oof_epsilon : the out-of-fold estimate on one sample.
+    epsaudit.bounds.joint_epsilon : the bound it uses by default.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -561,6 +601,16 @@ def reserved_test_pairs(
         missing for an identity, not one per row, given without their counterpart
         (``test_ids`` without ``test_groups``, ...) or with ``check_reuse=False``.
 
+    See Also
+    --------
+    reserved_test_certificate : the same certificate for one pair.
+    epsaudit.audits.worst_pair_certificate : the largest of several reserved-test certificates, a bound on the
+        worst pair.
+    epsaudit.audits.tradeoff_certificate_pairs, epsaudit.audits.mmd_certificate_pairs : the other certificates
+        for many pairs.
+    epsaudit.audits.roc_oof_pairs : the out-of-fold estimate for many pairs.
+    epsaudit.condition.audit_condition : the audit of one table that runs it.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -629,6 +679,12 @@ def certificate_with_bound(result: EpsilonResult, bound: str) -> EpsilonResult:
     ValueError
         If ``result`` is not a reserved-test certificate, or ``bound`` is not one of
         :data:`epsaudit.bounds.BOUNDS`.
+
+    See Also
+    --------
+    reserved_test_certificate, reserved_test_pairs : the certificates it re-bounds.
+    epsaudit.bounds.joint_epsilon : the default (joint) bound.
+    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
 
     Examples
     --------

@@ -36,6 +36,11 @@ class PairFailure:
     error : str
         The exception's class name, e.g. ``"ValueError"``.
 
+    See Also
+    --------
+    not_computed : the result recorded for a pair that raises it.
+    map_pairs : the runner that records it and goes on with the other pairs.
+
     Examples
     --------
     >>> PairFailure(reason="identity 'A' has 3 row(s)", error="ValueError").error
@@ -88,6 +93,11 @@ def map_pairs(
         One entry per task, in the order of ``tasks``: the job's return value, or a
         :class:`PairFailure` when the job raised one of :data:`PAIR_ERRORS`.
 
+    See Also
+    --------
+    map_certificates : the same over the split pairs of a certificate route.
+    not_computed : the result of a pair that could not be computed.
+
     Examples
     --------
     >>> out = map_pairs(lambda x: 1.0 / x, [(2.0,), (0.0,)], desc="demo")
@@ -137,6 +147,12 @@ def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Has
     ValueError
         From :class:`~epsaudit.results.EpsilonResult` (e.g. a certificate without its level).
 
+    See Also
+    --------
+    PairFailure : the reason a route raises for one pair.
+    map_pairs : the runner that records it.
+    epsaudit.condition.not_computed_notes : lines naming the pairs a route could not compute.
+
     Examples
     --------
     >>> r = not_computed(PairFailure("too few rows", "ValueError"), route="gaussmech", kind="diagnostic",
@@ -179,6 +195,13 @@ def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hash
     ------
     ValueError
         ``test_size`` outside (0, 1) or a bad ``seed``.
+
+    See Also
+    --------
+    pair_id_parts : the draw ids of the same parts.
+    split_test_sizes : the test rows per identity of each pair.
+    map_certificates : runs a certificate on each pair's parts.
+    epsaudit.protocol.split_identities : the split behind the parts.
 
     Examples
     --------
@@ -236,6 +259,11 @@ def pair_id_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[H
         An identity of ``pairs`` without ids, ids that are not one per row or missing, or
         ``test_ids`` given without ``test_groups`` (or missing with them).
 
+    See Also
+    --------
+    pair_parts : the rows, parted the same way.
+    epsaudit.validation.as_draw_ids : the check of each identity's ids.
+
     Examples
     --------
     >>> groups = {"A": np.arange(20.0).reshape(10, 2), "B": np.ones((10, 2))}
@@ -288,6 +316,11 @@ def family_size(pairs: Sequence[tuple[Hashable, Hashable]], n_certificates: int 
     ValueError
         If ``n_certificates`` is not an integer >= 1 or is smaller than ``len(pairs)``.
 
+    See Also
+    --------
+    map_certificates : the runner of a many-pairs certificate call.
+    epsaudit.bounds.bonferroni_alpha : the level of each certificate of the family.
+
     Examples
     --------
     >>> family_size([("A", "B"), ("A", "C")], None), family_size([("A", "B")], 60)
@@ -327,6 +360,12 @@ def map_certificates(job: Callable[..., T], parts: Sequence[Any], pairs: Sequenc
         One entry per pair, in order: the job's value, or a :class:`PairFailure` (the split's own,
         or the job's error).
 
+    See Also
+    --------
+    map_pairs : the runner it uses.
+    pair_parts : the development and test rows of each pair.
+    family_size : the Bonferroni family of the call.
+
     Examples
     --------
     >>> parts = [(1, 2, 3, 4), PairFailure("too small", "ValueError")]
@@ -354,6 +393,11 @@ def split_test_sizes(part: Any, groups: Mapping[Hashable, np.ndarray], pair: tup
     Returns
     -------
     tuple of int
+
+    See Also
+    --------
+    pair_parts : the parts whose test sizes these are.
+    epsaudit.protocol.split_rows : the split of one identity's rows.
 
     Examples
     --------

@@ -58,6 +58,11 @@ class FittedTest:
         Draw ids of the development rows of A and of B.
     n_dev : tuple of int
 
+    See Also
+    --------
+    fit_sequential_test : fixes it on development draws.
+    certify_sampler : certifies it on fresh test draws.
+
     Examples
     --------
     >>> t = fit_sequential_test(np.ones((3, 1)), np.zeros((3, 1)), score_function=lambda x: x[:, 0])
@@ -116,6 +121,13 @@ def fit_sequential_test(dev_a, dev_b, *, classifier: Any = None, score_function:
         Bad samples (fewer than 2 rows, NaN, dimensions that differ), a bad classifier or score,
         draw ids not one per row.
 
+    See Also
+    --------
+    certify_sampler : certifies the test on fresh draws.
+    FittedTest : what it returns.
+    epsaudit.audits.roc_reserved.fixed_score, epsaudit.audits.choose_threshold : the reserved test's two steps
+        it repeats.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -149,6 +161,11 @@ class MechanismSampler:
     mechanism : epsaudit.mechanisms.Mechanism
     identity : int
     seed : int, default=0
+
+    See Also
+    --------
+    mechanism_sampler : builds it.
+    certify_sampler : draws test rows from two of them.
 
     Examples
     --------
@@ -184,6 +201,11 @@ class MechanismSampler:
 
 def mechanism_sampler(mechanism: Any, identity: int, seed: int = 0) -> MechanismSampler:
     """A sampler of fresh outputs of ``identity`` (:class:`MechanismSampler`), for :func:`certify_sampler`.
+
+    See Also
+    --------
+    MechanismSampler : what it returns.
+    certify_sampler : draws test rows from two samplers.
 
     Examples
     --------
@@ -256,6 +278,15 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
         score function with a threshold.
     epsaudit.validation.ReusedRowsError
         A test draw that is a development draw or repeats an earlier test draw.
+
+    See Also
+    --------
+    fit_sequential_test : the test it certifies, fixed on development draws.
+    mechanism_sampler : a sampler of a synthetic mechanism's outputs.
+    epsaudit.bounds.SequentialCertificate : what it returns.
+    epsaudit.audits.reserved_test_certificate : the same test on a fixed number of test rows.
+    epsaudit.audits.worst_pair_certificate : a bound on the worst pair.
+    epsaudit.audits.tradeoff_certificate, epsaudit.audits.mmd_certificate : the trade-off and MMD certificates.
 
     Examples
     --------

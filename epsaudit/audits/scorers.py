@@ -38,6 +38,11 @@ def paper_logistic_regression() -> LogisticRegression:
     embeddings. Its L2 penalty is not scale-free: on rows rescaled by a small factor it predicts
     0.5 everywhere. Use :func:`logistic_regression` unless reproducing the paper's numbers.
 
+    See Also
+    --------
+    logistic_regression : the default: the same learner after standardising each feature.
+    shrinkage_lda : a linear alternative with a shrunk covariance.
+
     Examples
     --------
     >>> paper_logistic_regression()
@@ -53,6 +58,12 @@ def logistic_regression() -> Pipeline:
     the scaler is fitted on the training rows of each fit (development rows, or the training
     folds), so nothing of the test rows enters. Standardising makes the test invariant to the
     scale of the embedding (per feature), unlike :func:`paper_logistic_regression`.
+
+    See Also
+    --------
+    paper_logistic_regression : the paper's learner on raw features.
+    shrinkage_lda : a linear alternative with a shrunk covariance.
+    check_classifier : the check that falls back to this learner.
 
     Examples
     --------
@@ -70,6 +81,11 @@ def shrinkage_lda() -> LinearDiscriminantAnalysis:
     anisotropic Gaussian uses, which plain logistic regression with an L2 penalty does not.
     Scale-free as it is: scikit-learn standardises the features before the Ledoit-Wolf estimate
     and scales the covariance back.
+
+    See Also
+    --------
+    logistic_regression : the default learned test.
+    paper_logistic_regression : the paper's learner.
 
     Examples
     --------
@@ -95,6 +111,12 @@ def check_classifier(classifier: Any) -> Any:
     ------
     ValueError
         If the estimator has neither ``predict_proba`` nor ``decision_function``.
+
+    See Also
+    --------
+    logistic_regression : the default it falls back to.
+    classifier_name : the name a result records.
+    positive_scores : the scores of a fitted classifier.
 
     Examples
     --------
@@ -129,6 +151,11 @@ def positive_scores(fitted: Any, x: np.ndarray) -> np.ndarray:
     ------
     ValueError
         If the scores are not one finite number per row (:func:`check_scores`).
+
+    See Also
+    --------
+    check_scores : the check of its output.
+    check_classifier : the classifier it scores with.
 
     Examples
     --------
@@ -171,6 +198,11 @@ def check_scores(scores: Any, n_rows: int, what: str, *, allow_infinite: bool = 
         If the output is not numeric, does not have shape ``(n_rows,)``, or holds NaN (or an
         infinite value when ``allow_infinite`` is False); the message names the first bad row.
 
+    See Also
+    --------
+    positive_scores : the scores of a fitted classifier.
+    check_classifier : the check of the classifier itself.
+
     Examples
     --------
     >>> check_scores([0.2, 0.7], 2, "demo")
@@ -200,6 +232,10 @@ def check_scores(scores: Any, n_rows: int, what: str, *, allow_infinite: bool = 
 def classifier_name(classifier: Any) -> str:
     """Short printable name of an estimator: its repr on one line; a Pipeline's steps joined by ``->``.
 
+    See Also
+    --------
+    check_classifier : the check of the classifier it names.
+
     Examples
     --------
     >>> classifier_name(paper_logistic_regression())
@@ -227,6 +263,11 @@ def count_convergence_warnings(fn: Callable[[], T]) -> tuple[T, int]:
         What ``fn`` returned.
     count : int
         How many ``ConvergenceWarning`` were raised (other warnings are re-emitted).
+
+    See Also
+    --------
+    logistic_regression : the default learner whose fits may not converge.
+    check_classifier : the classifier that is fitted.
 
     Examples
     --------

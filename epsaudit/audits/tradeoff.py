@@ -141,6 +141,12 @@ def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAU
         (``+inf``/``-inf`` are allowed, as for the reserved test), or ``alpha``/``delta`` are out
         of range.
 
+    See Also
+    --------
+    tradeoff_band : the band at these thresholds on test scores.
+    tradeoff_certificate : the certificate that chooses them.
+    epsaudit.audits.choose_threshold : the single threshold of a reserved test.
+
     Examples
     --------
     >>> development_thresholds([2.0, 3.0, 4.0], [0.0, 1.0, 0.5], n_thresholds=3)
@@ -198,6 +204,12 @@ def tradeoff_band(test_scores_a, test_scores_b, *, alpha: float, method: str = "
     ValueError
         Unknown ``method``, missing thresholds for ``"bonferroni"``, NaN scores or thresholds,
         mismatched leading shapes, or ``alpha`` out of range.
+
+    See Also
+    --------
+    development_thresholds : the thresholds, chosen on development scores.
+    epsilon_curve, mu_lower_bound : what the band certifies.
+    epsaudit.bounds.clopper_pearson_upper, epsaudit.bounds.dkw_margin : the limits of the two methods.
 
     Examples
     --------
@@ -302,6 +314,13 @@ def epsilon_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
     ValueError
         From :func:`epsaudit.bounds.tradeoff_epsilon`.
 
+    See Also
+    --------
+    mu_lower_bound : the Gaussian-DP parameter from the same band.
+    tradeoff_band : the band it reads.
+    curve_columns : the curve as table columns.
+    epsaudit.bounds.tradeoff_epsilon : the epsilon of each point.
+
     Examples
     --------
     >>> epsilon_curve([0.1, 0.5], [0.2, 0.01], [0.0, 0.1]).round(4)
@@ -324,6 +343,12 @@ def mu_lower_bound(fpr_upper, fnr_upper) -> np.ndarray:
     -------
     numpy.ndarray or float, shape (...)
         ``max`` over the points of :func:`epsaudit.bounds.tradeoff_mu` (>= 0).
+
+    See Also
+    --------
+    epsilon_curve : epsilon at each delta from the same band.
+    tradeoff_band : the band it reads.
+    epsaudit.bounds.tradeoff_mu : the mu of each point.
 
     Examples
     --------
@@ -381,6 +406,11 @@ def curve_columns(deltas: Sequence[float], epsilons: Sequence[float]) -> dict[st
     -------
     dict
 
+    See Also
+    --------
+    epsilon_curve : the curve it writes as columns.
+    curves_frame : the curves of many certificates, one row per point.
+
     Examples
     --------
     >>> curve_columns([0.0, 1e-5], [2.0, 1.5])
@@ -408,6 +438,12 @@ class TradeoffStatistics(RouteStatistics):
         The certified epsilon curve; :meth:`record` writes it as ``epsilon_at_delta_<delta>``.
     test_auc, n_dev_a, n_dev_b, convergence_warnings : float or int, optional
         Development statistics (:data:`DEVELOPMENT_FIELDS`); left out of the record when None.
+
+    See Also
+    --------
+    TradeoffCertificate : the certificate whose result carries them.
+    tradeoff_certificate, tradeoff_certificate_pairs : compute them.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
     --------
@@ -530,6 +566,14 @@ class TradeoffCertificate:
     ValueError
         If the curve arrays differ in length, a rate lies outside [0, 1], ``kind`` is not
         ``"certificate"``, ``confidence`` is outside (0, 1) or ``method`` is unknown.
+
+    See Also
+    --------
+    tradeoff_certificate, tradeoff_certificate_pairs : build it for one or many pairs.
+    TradeoffStatistics : the statistics of its result.
+    curves_frame, summary_frame : certificates as tables.
+    epsaudit.audits.MMDCertificate : the MMD route's certificate.
+    epsaudit.audits.WorstPairCertificate : the worst-pair route's certificate.
 
     Examples
     --------
@@ -765,6 +809,12 @@ def curves_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
     TypeError
         If an element is not a :class:`TradeoffCertificate`.
 
+    See Also
+    --------
+    summary_frame : one row per certificate.
+    curve_columns : a curve as columns of one row.
+    epsaudit.results.results_frame : the results of any route as a table.
+
     Examples
     --------
     >>> curves_frame([]).empty
@@ -811,6 +861,11 @@ def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame"
     ------
     TypeError
         If an element is not a :class:`TradeoffCertificate`.
+
+    See Also
+    --------
+    curves_frame : one row per point of each certificate's curve.
+    epsaudit.results.results_frame : the results of any route as a table.
 
     Examples
     --------
@@ -859,6 +914,11 @@ def correction_label(method: str, n_thresholds: int, n_certificates: int) -> str
     Returns
     -------
     str
+
+    See Also
+    --------
+    epsaudit.audits.mmd.correction_label : the same label for MMD certificates.
+    epsaudit.bounds.correction_label : the same label for reserved-test certificates.
 
     Examples
     --------
@@ -1009,6 +1069,14 @@ def tradeoff_certificate(
     epsaudit.validation.ReusedRowsError
         (a ``ValueError``) Test rows that repeat development rows.
 
+    See Also
+    --------
+    tradeoff_certificate_pairs : the same certificate for many pairs with a Bonferroni family.
+    epsaudit.audits.reserved_test_certificate : the single-threshold certificate (``n_thresholds=1``).
+    epsaudit.audits.mmd_certificate : a certified lower bound through the MMD.
+    epsaudit.audits.worst_pair_certificate : a bound on the worst pair.
+    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
+
     Examples
     --------
     >>> rng = np.random.default_rng(1)  # N(2, 1) against N(0, 1): exactly mu-GDP with mu = 2
@@ -1082,6 +1150,13 @@ def tradeoff_certificate_pairs(
     ValueError
         Invalid ``groups``/``pairs``, ``n_certificates`` below the number of pairs, or options
         out of range (as :func:`tradeoff_certificate`).
+
+    See Also
+    --------
+    tradeoff_certificate : the same certificate for one pair.
+    summary_frame, curves_frame : the certificates as tables.
+    epsaudit.audits.reserved_test_pairs, epsaudit.audits.mmd_certificate_pairs : the other certificates for many
+        pairs.
 
     Examples
     --------

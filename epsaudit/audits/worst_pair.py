@@ -110,6 +110,13 @@ def select_pairs(
     ValueError
         Invalid development groups.
 
+    See Also
+    --------
+    ranked_pairs : the ranked candidates, best first.
+    certify_top_pairs : certifies the pairs it selects.
+    worst_pair_certificate : selection and certification in one call.
+    epsaudit.audits.roc_oof_pairs : the out-of-fold values it ranks by.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -166,6 +173,10 @@ def ranked_pairs(ranking: "pd.DataFrame") -> list[tuple[Hashable, Hashable]]:
     -------
     list of (identity, identity)
 
+    See Also
+    --------
+    select_pairs : the ranking it reads.
+
     Examples
     --------
     >>> import pandas as pd
@@ -201,6 +212,12 @@ class WorstPairStatistics(RouteStatistics):
         That pair's reserved test (:class:`epsaudit.audits.CertificateStatistics`).
     max_cap : float
         The largest cap among the family's certificates: the most this family could certify.
+
+    See Also
+    --------
+    WorstPairCertificate : the certificate whose result carries them.
+    worst_pair_certificate : computes them.
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
     --------
@@ -244,6 +261,12 @@ class WorstPairCertificate:
         The ``k`` reserved-test certificates of the top-ranked pairs, best-ranked first.
     ranking : pandas.DataFrame or None
         The development-only ranking (:func:`select_pairs`) when this call computed it.
+
+    See Also
+    --------
+    worst_pair_certificate, certify_top_pairs : build it.
+    WorstPairStatistics : the statistics of its result.
+    epsaudit.audits.TradeoffCertificate, epsaudit.audits.MMDCertificate : the other certificate types.
 
     Examples
     --------
@@ -372,6 +395,12 @@ def certify_top_pairs(
         ``k < 1``, ``confidence``/``delta`` out of range, or the errors of
         :func:`epsaudit.audits.reserved_test_pairs`.
 
+    See Also
+    --------
+    select_pairs : the development-only ranking it certifies.
+    worst_pair_certificate : selection and certification in one call.
+    epsaudit.audits.reserved_test_pairs : the certificates of the top pairs.
+
     Examples
     --------
     >>> rng = np.random.default_rng(0)
@@ -481,6 +510,15 @@ def worst_pair_certificate(
     ValueError
         Invalid groups or candidates, ``k < 1``, ``confidence``/``delta``/``test_size`` out of
         range, bad draw ids.
+
+    See Also
+    --------
+    select_pairs, certify_top_pairs : its two steps.
+    epsaudit.audits.reserved_test_certificate : the certificate of each selected pair.
+    epsaudit.audits.tradeoff_certificate, epsaudit.audits.mmd_certificate : certificates of one pair by other
+        routes.
+    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
+    epsaudit.bounds.worst_pair_sequential : the anytime-valid bound on the worst pair.
 
     Examples
     --------
