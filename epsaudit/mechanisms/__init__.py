@@ -64,14 +64,15 @@ exact, and the draws before rounding are those of the unrounded mechanism.
 
 Every random step takes a ``seed``: an ``int`` (the base seed), a stream key (a tuple, when a
 caller derives the draws from its own key) or a :class:`numpy.random.Generator` (used as it is).
-Streams come from :mod:`epsaudit.seeds`: prototypes from ``("prototypes", seed, geometry)``, the
+Streams come from :mod:`epsaudit.protocol`: prototypes from ``("prototypes", seed, geometry)``, the
 outputs of identity ``i`` from ``("mechanism-draws", seed, i)``, so ``sample(i, n, s)`` and
 ``sample_groups(n, s)[i]`` are the same draw. ``None`` is refused so that no draw depends on
 hidden global state.
 
 Modules
 -------
-- :mod:`~epsaudit.mechanisms.base` -- :class:`Mechanism`, the shared base class;
+- :mod:`~epsaudit.mechanisms.base` -- :class:`Mechanism`, the shared base class, and the argument checks
+  the mechanism modules share;
 - :mod:`~epsaudit.mechanisms.prototypes` -- :func:`prototype_set`, :func:`distance_spread`;
 - :mod:`~epsaudit.mechanisms.additive` -- :class:`ProductLaplace`, the Gaussians, :func:`output_grid`;
 - :mod:`~epsaudit.mechanisms.calibration` -- :func:`calibrate`, :func:`benchmark_pairs`,

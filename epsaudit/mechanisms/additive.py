@@ -18,8 +18,8 @@ import numpy as np
 from scipy import special
 
 from .. import bounds
-from ..seeds import generators
-from .base import DEFAULT_DELTA, Mechanism, _check_int, _check_positive, _check_prototypes, _chunked_scores
+from ..protocol import generators
+from .base import DEFAULT_DELTA, Mechanism, check_int, check_positive, check_prototypes
 
 #: Output grid: spacing ``2**(floor(log2(noise scale)) - GRID_BITS)`` per coordinate (package docstring).
 GRID_BITS: int = 20
@@ -29,6 +29,8 @@ GRID_ULPS: int = 22
 #: Noise magnitudes the grid must cover, in noise scales (numpy's Laplace sampler reaches 36.04 b,
 #: its exponential sampler ~44.4, its normal sampler ~ 9 sigma).
 _GRID_REACH = 64.0
+# Rows per chunk when scoring Monte Carlo draws (bounds memory at ~ chunk * d * 8 bytes).
+_MC_CHUNK = 4096
 
 
 def output_grid(scales, magnitudes) -> np.ndarray:
@@ -117,7 +119,7 @@ class ProductLaplace(Mechanism):
 
     def __init__(self, prototypes, scale: float) -> None:
         super().__init__(prototypes, delta=0.0)
-        self.scale = _check_positive(scale, "scale")
+        self.scale = check_positive(scale, "scale")
         self.grid = output_grid(np.full(self.dim, self.scale),
                                 np.abs(self.prototypes).max(axis=0) + _GRID_REACH * self.scale)
         self.grid.setflags(write=False)
@@ -212,7 +214,7 @@ class ProductLaplace(Mechanism):
         from sklearn.metrics import roc_auc_score
 
         score = self.exact_score(a, b)
-        n_mc = _check_int(n_mc, "n_mc", minimum=1)
+        n_mc = check_int(n_mc, "n_mc", minimum=1)
         rng_a, rng_b = generators(seed, "optimal-auc", (a, b))
         s_a = _chunked_scores(self, a, n_mc, rng_a, score)
         s_b = _chunked_scores(self, b, n_mc, rng_b, score)
@@ -369,8 +371,8 @@ class IsotropicGaussian(_GaussianBase):
     name = "gaussian"
 
     def __init__(self, prototypes, sigma: float, delta: float = DEFAULT_DELTA) -> None:
-        sigma = _check_positive(sigma, "sigma")
-        p = _check_prototypes(prototypes, minimum=1)
+        sigma = check_positive(sigma, "sigma")
+        p = check_prototypes(prototypes, minimum=1)
         super().__init__(p, np.full(p.shape[1], sigma**2), delta)
         self.sigma = sigma
 
@@ -419,7 +421,7 @@ class AnisotropicGaussian(_GaussianBase):
     name = "anisotropic_gaussian"
 
     def __init__(self, prototypes, variances, delta: float = DEFAULT_DELTA) -> None:
-        p = _check_prototypes(prototypes, minimum=1)
+        p = check_prototypes(prototypes, minimum=1)
         var = np.asarray(variances, dtype=np.float64)
         if var.shape != (p.shape[1],):
             raise ValueError(f"variances must have shape ({p.shape[1]},) to match prototypes; got {var.shape}")
@@ -433,3 +435,11 @@ class AnisotropicGaussian(_GaussianBase):
     def _scale_repr(self) -> str:
         return f"variances in [{self.variances.min():.3g}, {self.variances.max():.3g}]"
 
+
+def _chunked_scores(mech: Mechanism, identity: int, n: int, rng: np.random.Generator, score) -> np.ndarray:
+    """``score`` of ``n`` draws of ``identity`` from ``rng``, drawn and scored :data:`_MC_CHUNK` rows at a time."""
+    out = np.empty(n)
+    for start in range(0, n, _MC_CHUNK):
+        stop = min(n, start + _MC_CHUNK)
+        out[start:stop] = score(mech._draw(identity, rng, stop - start))
+    return out

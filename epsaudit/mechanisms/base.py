@@ -13,17 +13,15 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 from scipy.spatial import distance
 
-from ..seeds import generator, generators
+from ..protocol import generator, generators
+
+__all__ = ["DEFAULT_DELTA", "REPEAT_PROBABILITY", "Mechanism"]
 
 #: Default delta of the approximate-DP (Gaussian) mechanisms.
 DEFAULT_DELTA: float = 1e-5
 #: Two independent draws that coincide with at least this probability make equal rows expected
 #: (:attr:`Mechanism.repeated_outputs`).
 REPEAT_PROBABILITY: float = 1e-15
-
-# Rows per chunk when scoring Monte Carlo draws (bounds memory at ~ chunk * d * 8 bytes).
-_MC_CHUNK = 4096
-
 
 class Mechanism:
     """Base class: identity ``i`` releases ``prototypes[i] + noise``.
@@ -67,7 +65,7 @@ class Mechanism:
     grid: np.ndarray | None = None
 
     def __init__(self, prototypes, delta: float) -> None:
-        self.prototypes = _check_prototypes(prototypes, minimum=1)
+        self.prototypes = check_prototypes(prototypes, minimum=1)
         self.prototypes.setflags(write=False)
         self.delta = float(delta)
         self.null = bool(np.all(self.prototypes == self.prototypes[0]))
@@ -200,7 +198,7 @@ class Mechanism:
         True
         """
         i = self._check_identity(identity, "identity")
-        n = _check_int(n, "n", minimum=1)
+        n = check_int(n, "n", minimum=1)
         return self._draw(i, generator(seed, "mechanism-draws", i), n)
 
     def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
@@ -237,7 +235,7 @@ class Mechanism:
         >>> list(groups), bool((groups[1] == m.sample(1, 3, seed=0)).all())
         ([1], True)
         """
-        n = _check_int(n, "n", minimum=1)
+        n = check_int(n, "n", minimum=1)
         if identities is None:
             ids = list(range(self.n_identities))
         else:
@@ -245,7 +243,7 @@ class Mechanism:
             if len(set(ids)) != len(ids):
                 raise ValueError(f"identities contains repeated entries: {ids}")
         streams = generators(seed, "mechanism-draws", range(self.n_identities))
-        return {i: self._draw(i, streams[i], n) for i in ids}
+        return {i: self.sample(i, n, streams[i]) for i in ids}
 
     # -- exact privacy ---------------------------------------------------------------------
     def separation(self, a: int, b: int) -> float:
@@ -338,13 +336,13 @@ class Mechanism:
         return ""
 
 
-
 # ---------------------------------------------------------------------------------------------
-# Checks shared by the mechanism modules
+# Checks shared by the mechanism modules (public for them, not in ``__all__``)
 # ---------------------------------------------------------------------------------------------
 
 
-def _check_int(value, name: str, *, minimum: int) -> int:
+def check_int(value, name: str, *, minimum: int) -> int:
+    """``value`` as an ``int`` (not a bool) ``>= minimum``; ``ValueError`` naming ``name`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ValueError(f"{name} must be an integer, got {value!r}")
     if value < minimum:
@@ -352,13 +350,15 @@ def _check_int(value, name: str, *, minimum: int) -> int:
     return int(value)
 
 
-def _check_positive(value, name: str) -> float:
+def check_positive(value, name: str) -> float:
+    """``value`` as a finite ``float > 0`` (not a bool); ``ValueError`` naming ``name`` otherwise."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return float(value)
 
 
-def _check_prototypes(prototypes, *, minimum: int) -> np.ndarray:
+def check_prototypes(prototypes, *, minimum: int) -> np.ndarray:
+    """Prototypes as a finite float64 ``(K, d)`` array with ``K >= minimum``; ``ValueError`` otherwise."""
     try:
         p = np.array(prototypes, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -372,15 +372,6 @@ def _check_prototypes(prototypes, *, minimum: int) -> np.ndarray:
     return p
 
 
-def _pairwise(p: np.ndarray, metric: str) -> np.ndarray:
+def pairwise_distances(p: np.ndarray, metric: str) -> np.ndarray:
     """(K, K) matrix of pairwise L1 or L2 distances between the rows of ``p``."""
     return distance.cdist(p, p, "cityblock" if metric == "l1" else "euclidean")
-
-
-def _chunked_scores(mech: Mechanism, identity: int, n: int, rng: np.random.Generator, score) -> np.ndarray:
-    out = np.empty(n)
-    for start in range(0, n, _MC_CHUNK):
-        stop = min(n, start + _MC_CHUNK)
-        out[start:stop] = score(mech._draw(identity, rng, stop - start))
-    return out
-

@@ -14,10 +14,10 @@ from typing import Sequence
 import numpy as np
 
 from .. import bounds
-from ..pairs import identity_pairs
-from ..seeds import generator
+from ..protocol import identity_pairs
+from ..protocol import generator
 from .additive import AnisotropicGaussian, IsotropicGaussian, ProductLaplace
-from .base import DEFAULT_DELTA, Mechanism, _check_int, _check_prototypes, _pairwise
+from .base import DEFAULT_DELTA, Mechanism, check_int, check_prototypes, pairwise_distances
 
 #: Requested global epsilons of the benchmark (*Picture the Epsilon*, Table 6).
 BENCHMARK_EPSILONS: tuple[float, ...] = (0.0, 0.5, 2.0, 8.0, 16.0, 32.0)
@@ -49,14 +49,13 @@ def anisotropic_variance_shape(dim: int, orders: float = ANISOTROPY_ORDERS) -> n
     >>> anisotropic_variance_shape(3, orders=2.0)  # 1, 0.1, 0.01, scaled to mean 1
     array([2.7027027 , 0.27027027, 0.02702703])
     """
-    d = _check_int(dim, "dim", minimum=1)
+    d = check_int(dim, "dim", minimum=1)
     if not (np.isfinite(orders) and orders >= 0):
         raise ValueError(f"orders must be finite and >= 0, got {orders}")
     v = 10.0 ** (-float(orders) * np.linspace(0.0, 1.0, d)) if d > 1 else np.ones(1)
     return v / v.mean()
 
 
-# Over 80 lines only through its docstring; the body is ~45 lines.
 def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFAULT_DELTA, seed=0) -> Mechanism:
     """A mechanism whose worst pair over the prototype set has exactly the requested epsilon.
 
@@ -116,7 +115,7 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
     if not (isinstance(delta, numbers.Real) and 0.0 < float(delta) < 1.0):
         raise ValueError(f"delta must be in (0, 1), got {delta!r}")
     generator(seed, "calibration")  # validates; calibration itself is deterministic
-    p = _check_prototypes(prototypes, minimum=2)
+    p = check_prototypes(prototypes, minimum=2)
     k, d = p.shape
     epsilon, delta = float(epsilon), float(delta)
     shape = anisotropic_variance_shape(d)
@@ -133,11 +132,11 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
         return mech
 
     if mechanism == "laplace":
-        dist = _pairwise(p, "l1")
+        dist = pairwise_distances(p, "l1")
     elif mechanism == "gaussian":
-        dist = _pairwise(p, "l2")
+        dist = pairwise_distances(p, "l2")
     else:
-        dist = _pairwise(p / np.sqrt(shape), "l2")
+        dist = pairwise_distances(p / np.sqrt(shape), "l2")
     iu = np.triu_indices(k, 1)
     worst = int(np.argmax(dist[iu]))
     d_max = float(dist[iu][worst])
@@ -203,6 +202,6 @@ def benchmark_pairs(n_identities: int, seed=0) -> list[tuple[int, int]]:
     >>> benchmark_pairs(5, seed=0)[:3], len(benchmark_pairs(5)), len(benchmark_pairs(20))
     ([(3, 4), (1, 3), (2, 4)], 10, 40)
     """
-    k = _check_int(n_identities, "n_identities", minimum=2)
+    k = check_int(n_identities, "n_identities", minimum=2)
     return [(int(a), int(b)) for a, b in identity_pairs(range(k), seed)[:N_AUDITED_PAIRS]]
 

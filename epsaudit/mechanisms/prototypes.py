@@ -6,9 +6,9 @@ import numbers
 
 import numpy as np
 
-from ..seeds import generator
+from ..protocol import generator
 from ..validation import unit_rows
-from .base import _check_int, _check_prototypes, _pairwise
+from .base import check_int, check_prototypes, pairwise_distances
 
 #: Prototype geometries accepted by :func:`prototype_set`.
 GEOMETRIES: tuple[str, ...] = ("dispersed", "face_like")
@@ -77,8 +77,8 @@ def prototype_set(
     """
     if geometry not in GEOMETRIES:
         raise ValueError(f"unknown geometry {geometry!r}; expected one of {GEOMETRIES}")
-    k = _check_int(n_identities, "n_identities", minimum=2)
-    d = _check_int(dim, "dim", minimum=1)
+    k = check_int(n_identities, "n_identities", minimum=2)
+    d = check_int(dim, "dim", minimum=1)
     if isinstance(radius_span, bool) or not isinstance(radius_span, numbers.Real) or not (
         np.isfinite(radius_span) and radius_span >= 1
     ):
@@ -119,8 +119,8 @@ def distance_spread(prototypes) -> float:
     >>> distance_spread([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])  # distances 1, 2, sqrt(5)
     1.118033988749895
     """
-    p = _check_prototypes(prototypes, minimum=2)
-    dist = _pairwise(p, "l2")[np.triu_indices(p.shape[0], 1)]
+    p = check_prototypes(prototypes, minimum=2)
+    dist = pairwise_distances(p, "l2")[np.triu_indices(p.shape[0], 1)]
     med = float(np.median(dist))
     return float(dist.max() / med) if med > 0 else float("inf")
 

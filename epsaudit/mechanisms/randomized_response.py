@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Callable, Iterable
+from typing import Callable
 
 import numpy as np
 
-from ..seeds import generator, generators
-from .base import Mechanism, _check_int
+from ..protocol import generator
+from .base import Mechanism, check_int
 
 
 class RandomizedResponse(Mechanism):
@@ -58,7 +58,7 @@ class RandomizedResponse(Mechanism):
     name = "randomized_response"
 
     def __init__(self, n_categories: int, epsilon: float) -> None:
-        k = _check_int(n_categories, "n_categories", minimum=2)
+        k = check_int(n_categories, "n_categories", minimum=2)
         if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not np.isfinite(epsilon) or epsilon < 0:
             raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
         eps = float(epsilon)
@@ -141,7 +141,7 @@ class RandomizedResponse(Mechanism):
         ((5,), True)
         """
         i = self._check_identity(identity, "identity")
-        n = _check_int(n, "n", minimum=1)
+        n = check_int(n, "n", minimum=1)
         rng = generator(seed, "mechanism-draws", i)
         keep = rng.random(n) < self.p_true
         other = rng.integers(0, self.n_categories - 1, size=n)
@@ -181,28 +181,6 @@ class RandomizedResponse(Mechanism):
         True
         """
         return self.encode(self.sample_codes(identity, n, seed))
-
-    def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
-        """One-hot reports of each identity on independent streams (as :meth:`Mechanism.sample_groups`).
-
-        Returns
-        -------
-        dict of int to numpy.ndarray, each of shape (n, K)
-
-        Examples
-        --------
-        >>> sorted(RandomizedResponse(4, 1.0).sample_groups(2, seed=0, identities=[3, 1]))
-        [1, 3]
-        """
-        n = _check_int(n, "n", minimum=1)
-        if identities is None:
-            ids = list(range(self.n_identities))
-        else:
-            ids = [self._check_identity(i, "identities") for i in identities]
-            if len(set(ids)) != len(ids):
-                raise ValueError(f"identities contains repeated entries: {ids}")
-        streams = generators(seed, "mechanism-draws", range(self.n_identities))
-        return {i: self.sample(i, n, streams[i]) for i in ids}
 
     def _noise(self, rng, n):  # pragma: no cover - randomized response is not additive
         raise NotImplementedError("RandomizedResponse is not prototype-plus-noise; use sample()")

@@ -14,7 +14,7 @@ from typing import Callable
 import numpy as np
 
 from .additive import ProductLaplace
-from .base import _check_positive
+from .base import check_positive
 
 
 class TextbookLaplace(ProductLaplace):
@@ -139,7 +139,7 @@ def laplace_noise_at(k, scale: float) -> np.ndarray:
     >>> bool((laplace_noise_at(k.astype(np.int64), 1.0) == np.random.default_rng(0).laplace(0.0, 1.0, 3)).all())
     True
     """
-    scale = _check_positive(scale, "scale")
+    scale = check_positive(scale, "scale")
     k = np.asarray(k, dtype=np.int64)
     if k.size and (k.min() < 1 or k.max() >= 2**53):
         raise ValueError("k must hold lattice indices in [1, 2**53): numpy's uniform is k * 2**-53, k > 0")
