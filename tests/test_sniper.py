@@ -22,11 +22,10 @@ from sklearn.linear_model import LogisticRegression
 
 from epsaudit import bounds
 from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, TextbookLaplace, calibrate, prototype_set, reachability_score
-from epsaudit.scorers import logistic_regression
+from epsaudit.audits.scorers import logistic_regression
 from epsaudit.validation import ReusedRowsError
-from epsaudit.sniper import attack_cap, design_cap, dp_sniper, sniper_bound, sniper_threshold, split_budget
-from epsaudit.sniper.attack import _linear_parts
-from epsaudit.sniper.sources import _LaplaceSource
+from epsaudit.sniper import (_LaplaceSource, _linear_parts, attack_cap, design_cap, dp_sniper, sniper_bound,
+                             sniper_threshold, split_budget)
 from epsaudit.studies.sniper_duel import SniperTask, run_tasks, sniper_frame
 from epsaudit.studies.synthetic import attack_certificates
 
