@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit import corpora as fmt
+from epsaudit.data import corpora as fmt
 from epsaudit.data import sha256_file
 from epsaudit.build import corpora_builder as cp
 from epsaudit.build import images as img
@@ -78,7 +78,7 @@ def test_operator_design_is_identity_disjoint():
 
 
 def test_format_writer_and_reader_agree(tmp_path):
-    """The builder writes through epsaudit.corpora; what it writes, load_corpora reads back."""
+    """The builder writes through epsaudit.data.corpora; what it writes, load_corpora reads back."""
     frame = fmt.embedding_frame([{"variant": "hull", "triplet": 0}], [np.arange(1.0, 129.0)], ["hog"])
     assert frame[fmt.embedding_columns()].dtypes.eq(np.float32).all() and list(frame.columns[:3]) == [
         "variant", "triplet", "path"]
@@ -89,7 +89,7 @@ def test_format_writer_and_reader_agree(tmp_path):
     with pytest.raises(ValueError, match="missing column"):
         fmt.write_embedding_table(tmp_path, "dlib", "cascade", frame)
     folder = fmt.example_corpora(tmp_path / "example")
-    doc = json.loads((folder / fmt.MANIFEST).read_text(encoding="utf-8"))
+    doc = json.loads((folder / fmt.CORPORA_MANIFEST).read_text(encoding="utf-8"))
     assert sorted(doc["files"]) == sorted(p.name for p in folder.iterdir() if p.suffix in (".csv", ".parquet"))
     corpora = fmt.load_corpora("dlib", folder)
     assert corpora.passes == 1 and corpora.dim == 3 and corpora.embedding_columns == ["e0", "e1", "e2"]
@@ -127,7 +127,7 @@ def test_smoke_build_writes_every_table(tmp_path):
 
 
 def _manifest():
-    return json.loads((CORPORA / fmt.MANIFEST).read_text(encoding="utf-8"))
+    return json.loads((CORPORA / fmt.CORPORA_MANIFEST).read_text(encoding="utf-8"))
 
 
 def test_committed_corpora_match_their_manifest_and_fit_the_budget():

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from epsaudit import resampled as fmt
+from epsaudit.data import corpora as fmt
 from epsaudit.data import sha256_file
 from epsaudit.build import checkpoints as ckpt
 from epsaudit.build import images as img
@@ -153,15 +153,15 @@ def test_reader_returns_groups_with_draw_ids(tmp_path):
 
 
 def _rewrite(folder, mutate_rows=None, mutate_draws=None):
-    rows = pd.read_parquet(folder / fmt.embedding_file("dlib"))
+    rows = pd.read_parquet(folder / fmt.resampled_file("dlib"))
     draws = pd.read_csv(folder / fmt.DRAWS_FILE, keep_default_na=False)
-    doc = json.loads((folder / fmt.MANIFEST).read_text(encoding="utf-8"))
+    doc = json.loads((folder / fmt.RESAMPLED_MANIFEST).read_text(encoding="utf-8"))
     if mutate_rows:
-        mutate_rows(rows).to_parquet(folder / fmt.embedding_file("dlib"), index=False)  # not through the writer
+        mutate_rows(rows).to_parquet(folder / fmt.resampled_file("dlib"), index=False)  # not through the writer
     if mutate_draws:
         draws = mutate_draws(draws)
         draws.to_csv(folder / fmt.DRAWS_FILE, index=False)
-    fmt.write_manifest(folder, doc["design"], doc["run"])
+    fmt.write_resampled_manifest(folder, doc["design"], doc["run"])
 
 
 @pytest.mark.parametrize("rows, draws, message", [
@@ -190,8 +190,8 @@ def test_reader_verifies_hashes_and_counts(tmp_path):
     with pytest.raises(ValueError, match="resampled_draws.csv: SHA-256 .* does not match"):
         fmt.load_resampled("dlib", folder)
     folder = _example(tmp_path / "b")
-    doc = json.loads((folder / fmt.MANIFEST).read_text(encoding="utf-8"))
-    fmt.write_manifest(folder, {**doc["design"], "draws_per_split": {"dev": 2, "test": 3}}, {})
+    doc = json.loads((folder / fmt.RESAMPLED_MANIFEST).read_text(encoding="utf-8"))
+    fmt.write_resampled_manifest(folder, {**doc["design"], "draws_per_split": {"dev": 2, "test": 3}}, {})
     with pytest.raises(ValueError, match="marks other than"):
         fmt.load_resampled("dlib", folder)
     with pytest.raises(FileNotFoundError, match="sface_resampled.parquet: missing"):
@@ -246,10 +246,10 @@ def test_smoke_build_writes_and_reads_back(smoke):
     images, marks, lost = rs.render_draw(models, start, models.landmarks(start)[0], donors,
                                          [models.landmarks(d)[0] for d in donors], "hull")
     assert lost == 0 and len(images) == 6 and len(marks) == 5
-    stored = pd.read_parquet(folder / fmt.embedding_file("dlib")).query("variant == 'hull' and draw == @draw")
+    stored = pd.read_parquet(folder / fmt.resampled_file("dlib")).query("variant == 'hull' and draw == @draw")
     np.testing.assert_array_equal(DlibEncoder().encode_with_path(images[5], marks[4])[0],
                                   stored.sort_values("pass")[[f"e{j}" for j in range(128)]].to_numpy()[-1])
-    pass0 = pd.read_parquet(folder / fmt.embedding_file("sface")).query("variant == 'none' and draw == @draw")
+    pass0 = pd.read_parquet(folder / fmt.resampled_file("sface")).query("variant == 'none' and draw == @draw")
     assert len(pass0) == 1
 
 
@@ -259,7 +259,7 @@ def test_an_interrupted_build_resumes_to_identical_files(smoke, tmp_path):
     kwargs = {**SMOKE, "n_jobs": 1, "checkpoint_dir": tmp_path / "checkpoints"}
     with pytest.raises(ckpt.BuildInterrupted):                       # 3 landmark batches, then 1 of 6 chain batches
         rs.build_resampled(tmp_path, interrupt_after=4, **kwargs)
-    assert not (tmp_path / fmt.RESAMPLED_DIR / fmt.MANIFEST).exists()
+    assert not (tmp_path / fmt.RESAMPLED_DIR / fmt.RESAMPLED_MANIFEST).exists()
     assert len(list((tmp_path / "checkpoints").rglob("*.pkl"))) == 4
     doc = rs.build_resampled(tmp_path, **kwargs)
     assert {k: v["sha256"] for k, v in doc["files"].items()} == {k: v["sha256"] for k, v in reference["files"].items()}
@@ -272,7 +272,7 @@ def test_an_interrupted_build_resumes_to_identical_files(smoke, tmp_path):
 def test_cli_refuses_to_overwrite_a_full_corpus_with_a_subset(tmp_path, capsys):
     folder = tmp_path / fmt.RESAMPLED_DIR
     folder.mkdir()
-    (folder / fmt.MANIFEST).write_text(json.dumps({"design": {"subset": False}}), encoding="utf-8")
+    (folder / fmt.RESAMPLED_MANIFEST).write_text(json.dumps({"design": {"subset": False}}), encoding="utf-8")
     assert rs.main(["--out-dir", str(tmp_path), "--identities", "2"]) == 2
     assert "holds a full corpus" in capsys.readouterr().err
 
@@ -280,13 +280,13 @@ def test_cli_refuses_to_overwrite_a_full_corpus_with_a_subset(tmp_path, capsys):
 # ---------------------------------------------------------------------------------------------
 # the committed corpus
 
-needs_corpus = pytest.mark.skipif(not (COMMITTED / fmt.MANIFEST).exists(),
+needs_corpus = pytest.mark.skipif(not (COMMITTED / fmt.RESAMPLED_MANIFEST).exists(),
                                   reason="data/resampled absent (build it with `make resampled`)")
 
 
 @needs_corpus
 def test_committed_corpus_matches_its_manifest_and_the_design():
-    doc = json.loads((COMMITTED / fmt.MANIFEST).read_text(encoding="utf-8"))
+    doc = json.loads((COMMITTED / fmt.RESAMPLED_MANIFEST).read_text(encoding="utf-8"))
     assert sorted(doc["files"]) == sorted(p.name for p in COMMITTED.iterdir() if p.suffix in (".csv", ".parquet"))
     design = doc["design"]
     assert not design["subset"] and design["passes"] == [0, 1, 5] and "hull" in design["variants"]

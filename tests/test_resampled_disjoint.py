@@ -23,7 +23,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from epsaudit import resampled as fmt
+from epsaudit.data import corpora as fmt
 from epsaudit.build import images as img
 from epsaudit.build import resampled_builder as rs
 
@@ -222,7 +222,7 @@ def test_random_halves_of_one_identity_certify_nothing_beyond_the_level():
     be at most the 99.9% quantile of Binomial(200, 0.05)."""
     from epsaudit.audits import reserved_test_certificate
     from epsaudit.data import load_embeddings
-    from epsaudit.seeds import stream
+    from epsaudit.protocol import stream
 
     x = load_embeddings(ROOT / "data" / "dlib_large_none.csv").groups()["George_W_Bush"]  # L2-normalised rows
     assert len(x) >= 100
@@ -240,9 +240,9 @@ def test_random_halves_of_one_identity_certify_nothing_beyond_the_level():
 # the committed corpus of the design
 
 
-@pytest.mark.skipif(not (DISJOINT / fmt.MANIFEST).exists(), reason="data/resampled_disjoint absent")
+@pytest.mark.skipif(not (DISJOINT / fmt.RESAMPLED_MANIFEST).exists(), reason="data/resampled_disjoint absent")
 def test_committed_disjoint_corpus_keeps_test_photographs_out_of_development():
-    doc = json.loads((DISJOINT / fmt.MANIFEST).read_text(encoding="utf-8"))
+    doc = json.loads((DISJOINT / fmt.RESAMPLED_MANIFEST).read_text(encoding="utf-8"))
     design = doc["design"]
     assert design["photograph_design"] == "disjoint" and not design["subset"]
     assert set(design["variants"]) == {"hull", "inner"} and design["passes"][:1] == [0]

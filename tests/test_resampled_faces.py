@@ -8,17 +8,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from epsaudit import resampled as fmt
+from epsaudit.data import corpora as fmt
 from epsaudit.audits import ranked_pairs, reserved_test_pairs, select_pairs
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, required_test_size
-from epsaudit.pairs import identity_pairs
+from epsaudit.protocol import identity_pairs
 from epsaudit.studies import resampled_faces as study
 from epsaudit.studies.book import reported
 
 ROOT = Path(__file__).resolve().parents[1]
 POOL = ROOT / "data" / fmt.corpus_dir("pool")
 DISJOINT = ROOT / "data" / fmt.corpus_dir("disjoint")
-both_corpora = pytest.mark.skipif(not ((POOL / fmt.MANIFEST).is_file() and (DISJOINT / fmt.MANIFEST).is_file()),
+both_corpora = pytest.mark.skipif(not ((POOL / fmt.RESAMPLED_MANIFEST).is_file() and (DISJOINT / fmt.RESAMPLED_MANIFEST).is_file()),
                                   reason="data/resampled/ or data/resampled_disjoint/ not built")
 CP = "clopper-pearson"
 

@@ -6,6 +6,11 @@ output: an identity label, optionally an image id, and the embedding in columns 
 :meth:`EmbeddingTable.from_arrays` applies the same label/image-id rules and row filter to
 in-memory arrays; :func:`write_embeddings` writes the format.
 
+Modules: :mod:`~epsaudit.data.table` (the embedding-table format: reading, the row filter, the
+table, writing), :mod:`~epsaudit.data.manifest` (SHA-256 manifests) and
+:mod:`~epsaudit.data.corpora` (the face-swap corpora formats: the cascade/operator corpora and the
+resampled corpus; imported on its own, not re-exported here).
+
 Format detection (every decision is recorded in ``EmbeddingTable.notes`` and printed by
 :meth:`EmbeddingTable.summary`):
 
@@ -88,10 +93,9 @@ row filtered out, and fewer than two identities with at least two rows.
 
 
 from .manifest import jsonable, manifest_entry, read_manifest, sha256_file, verify_manifest, write_manifest
-from .reader import check_same_dimension, load_embeddings, load_many
 from .table import (DEFAULT_MIN_NORM, DROP_CONFLICT, DROP_DUPLICATE, DROP_LABEL, DROP_NONFINITE, DROP_NORM,
-                    IMAGE_NAMES, LABEL_NAMES, MISSING_TOKENS, EmbeddingFileError, EmbeddingTable)
-from .writer import write_embeddings
+                    IMAGE_NAMES, LABEL_NAMES, MISSING_TOKENS, EmbeddingFileError, EmbeddingTable, check_same_dimension,
+                    load_embeddings, load_many, write_embeddings)
 
 __all__ = [
     "DEFAULT_MIN_NORM", "DROP_CONFLICT", "DROP_DUPLICATE", "DROP_LABEL", "DROP_NONFINITE", "DROP_NORM",

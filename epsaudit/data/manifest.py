@@ -12,10 +12,10 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from .table import _DROP_KEYS, _KEY_COUNTS, MANIFEST_VERSION, EmbeddingTable
+from .table import DROP_KEYS, KEY_COUNTS, EmbeddingTable
 
-# --------------------------------------------------------------------------------------------
-# Manifests
+#: Version of the manifest layout (:func:`write_manifest`, checked by :func:`read_manifest`).
+MANIFEST_VERSION = 1
 
 
 def sha256_file(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
@@ -86,8 +86,8 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
         "image_col": table.image_col,
         "embedding_cols": f"{table.embedding_cols[0]}..{table.embedding_cols[-1]}",
         "dropped": table.dropped[["file_line", "reason", "detail"]].to_dict(orient="records"),
-        "dropped_counts": {key: counts[key] for _, key in _DROP_KEYS},
-        "key_counts": {key: counts[key] for key in _KEY_COUNTS},
+        "dropped_counts": {key: counts[key] for _, key in DROP_KEYS},
+        "key_counts": {key: counts[key] for key in KEY_COUNTS},
         "notes": list(table.notes),
         "generation": dict(generation),
     }

@@ -1,7 +1,7 @@
 """Chapter 5, certificates about identities on resampled swaps: the plumbing its page imports.
 
 The swapper is a randomised mechanism: ``M_k(A)`` = encode(pass ``k`` of a swap chain started from a
-photograph of A, with a fresh donor per pass). The resampled corpora (:mod:`epsaudit.resampled`) hold
+photograph of A, with a fresh donor per pass). The resampled corpora (:mod:`epsaudit.data.corpora`) hold
 100 development and 100 test independent draws of ``M_0``, ``M_1`` and ``M_5`` per identity, so the
 reserved test (*Picture the Epsilon*, Section IV-C) runs at the paper's test size on real faces, in
 two photograph designs:
@@ -27,17 +27,18 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..corpora import load_corpora
-from ..resampled import DESIGN_DIRS, MANIFEST, control_half, load_resampled
-from ..seeds import stream
-from ..splits import split_identities
+from ..data.corpora import DESIGN_DIRS, RESAMPLED_MANIFEST, control_half, load_corpora, load_resampled
+from ..protocol import stream
+from ..protocol import split_identities
 from ..validation import unit_rows
 from . import choose_profile as _choose_profile
 from . import parameters as _parameters
+import matplotlib.pyplot as plt
+from .figures import PALETTE
 
 __all__ = ["CHAPTER", "PASSES", "DESIGNS", "PROFILES", "PARAMETERS", "check_parameters", "choose_profile",
            "corpus_folder", "load_designs", "load_photographs", "pass_data", "photograph_data", "control_groups",
-           "face_choice_table", "build_timings"]
+           "face_choice_table", "build_timings", "certificates_and_controls", "running_bounds"]
 
 CHAPTER = "chapter 5 (certificates on resampled swaps)"
 #: Passes of the corpora: 0 = the photographs, 1 and 5 swaps.
@@ -116,8 +117,8 @@ def corpus_folder(data: str | Path, design: str) -> Path:
     except ValueError as exc:
         raise FileNotFoundError(str(exc)) from None
     folder = root / DESIGN_DIRS[design]
-    if not (folder / MANIFEST).is_file():
-        raise FileNotFoundError(f"{folder / MANIFEST} is missing: the {design} corpus is committed under "
+    if not (folder / RESAMPLED_MANIFEST).is_file():
+        raise FileNotFoundError(f"{folder / RESAMPLED_MANIFEST} is missing: the {design} corpus is committed under "
                                 f"{Path(str(data)) / DESIGN_DIRS[design]} of the repository "
                                 f"({_parameters.REPOSITORY})")
     return folder
@@ -131,17 +132,17 @@ def load_designs(data: str | Path, encoders: Sequence[str], variants: Sequence[s
 
     Returns
     -------
-    dict (design, encoder, variant) -> epsaudit.resampled.Resampled
+    dict (design, encoder, variant) -> epsaudit.data.corpora.Resampled
 
     Raises
     ------
     FileNotFoundError, ValueError
-        As :func:`corpus_folder` and :func:`epsaudit.resampled.load_resampled`.
+        As :func:`corpus_folder` and :func:`epsaudit.data.corpora.load_resampled`.
     """
     out = {}
     for design in designs:
         folder = corpus_folder(data, design)
-        held = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))["design"]["variants"]
+        held = json.loads((folder / RESAMPLED_MANIFEST).read_text(encoding="utf-8"))["design"]["variants"]
         for e in encoders:
             for v in variants:
                 if v in held:
@@ -155,7 +156,7 @@ def pass_data(corpus: Any, k: int, identities: int | None = None
 
     Parameters
     ----------
-    corpus : epsaudit.resampled.Resampled
+    corpus : epsaudit.data.corpora.Resampled
     k : int
         A pass of the corpus.
     identities : int, optional
@@ -183,7 +184,7 @@ def load_photographs(data: str | Path, encoders: Sequence[str]) -> dict[str, Any
     Raises
     ------
     FileNotFoundError, ValueError
-        As :func:`epsaudit.corpora.load_corpora`.
+        As :func:`epsaudit.data.corpora.load_corpora`.
     """
     folder = _parameters.data_folder(data) / "corpora"
     return {e: load_corpora(e, folder) for e in encoders}
@@ -192,11 +193,11 @@ def load_photographs(data: str | Path, encoders: Sequence[str]) -> dict[str, Any
 def photograph_data(corpora: Any, variant: str, k: int, identities: int | None = None, seed: int = 0
                     ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """Chapter 4's photographs at pass ``k``: each identity's complete chains of ``variant`` split in
-    halves (:func:`epsaudit.splits.split_identities`, ``test_size=0.5``), development and test.
+    halves (:func:`epsaudit.protocol.split_identities`, ``test_size=0.5``), development and test.
 
     Parameters
     ----------
-    corpora : epsaudit.corpora.Corpora
+    corpora : epsaudit.data.corpora.Corpora
     variant : str
     k : int
         0 (the start photographs) to the chain length.
@@ -318,3 +319,114 @@ def build_timings(corpus: Any) -> pd.DataFrame:
                          "images_per_cpu_second": v["per_cpu_second"], "stage_wall_seconds": s["wall_seconds"]})
     out = pd.DataFrame(rows)
     return out[out["images"] > 0].reset_index(drop=True)
+
+
+# --- Figures --------------------------------------------------------------------------------------
+
+
+WIDTH = 9.0
+
+
+DESIGN_COLOUR = {"pool": PALETTE[1], "disjoint": PALETTE[0], "photographs": PALETTE[2]}
+
+
+def _design_colour(design: str, j: int) -> str:
+    return DESIGN_COLOUR.get(design, PALETTE[3 + j % 4])
+
+
+def certificates_and_controls(bounds: pd.DataFrame, *, paper_medians: dict[int, float] | None = None,
+                              paper_cap: float | None = None):
+    """Every certified lower bound per pass, one panel per condition, each design in its colour, with
+    the same-person controls of the same design beside the certificates.
+
+    Parameters
+    ----------
+    bounds : pandas.DataFrame
+        Tidy: ``condition`` (panel), ``design`` (colour: ``pool``, ``disjoint``), ``kind`` (``certificate``: two people,
+        dots; ``control``: two halves of one person, open triangles), ``pass``, ``bound`` (certified
+        epsilon, nats), ``cap`` (the largest bound the test sizes allow).
+    paper_medians : dict pass -> float, optional
+        The median certificate of Table 7 of *Picture the Epsilon* per pass (black crosses).
+    paper_cap : float, optional
+        Table 7's cap (a dotted black line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    conditions = list(dict.fromkeys(bounds["condition"]))
+    cols = min(2, len(conditions))
+    rows = int(np.ceil(len(conditions) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(WIDTH, 3.6 * rows + 0.8), sharey=True, squeeze=False,
+                             layout="constrained")
+    passes = sorted(bounds["pass"].unique())
+    designs = list(dict.fromkeys(bounds["design"]))
+    slots = [(d, kind) for d in designs for kind in ("certificate", "control")]
+    width = 0.84 / len(slots)
+    rng = np.random.default_rng(0)  # horizontal jitter of the dots only
+    for ax, cond in zip(axes.flat, conditions):
+        sub = bounds[bounds["condition"] == cond]
+        for j, (design, kind) in enumerate(slots):
+            g = sub[(sub["design"] == design) & (sub["kind"] == kind)]
+            colour = _design_colour(design, designs.index(design))
+            offset = (j - (len(slots) - 1) / 2) * width
+            for i, k in enumerate(passes):
+                b = g.loc[g["pass"] == k, "bound"].to_numpy(float)
+                if not len(b):
+                    continue
+                x = i + offset + rng.uniform(-width / 3, width / 3, size=len(b))
+                label = (f"{design}: {'two people' if kind == 'certificate' else 'same person (control)'}"
+                         if i == 0 else None)
+                if kind == "certificate":
+                    ax.scatter(x, b, s=11, alpha=0.55, color=colour, label=label)
+                else:
+                    ax.scatter(x, b, s=16, marker="v", facecolors="none", edgecolors=colour, linewidths=0.9,
+                               label=label)
+                ax.hlines(np.median(b), i + offset - width / 2, i + offset + width / 2, color=colour, lw=2.5)
+                ax.hlines(g.loc[g["pass"] == k, "cap"].max(), i + offset - width / 2, i + offset + width / 2,
+                          color=colour, lw=1, ls="--")
+        if paper_medians:
+            xs = [i for i, k in enumerate(passes) if k in paper_medians]
+            ax.scatter(xs, [paper_medians[passes[i]] for i in xs], marker="x", s=60, color="black",
+                       label="Table 7 median (paper)", zorder=5)
+        if paper_cap is not None:
+            ax.axhline(paper_cap, color="black", ls=":", lw=1, label="Table 7 cap (paper)")
+        ax.set_xticks(range(len(passes)), [f"pass {k}" for k in passes])
+        ax.set_title(cond)
+    for ax in axes.flat[len(conditions):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("certified lower bound on\nepsilon (nats)")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=2, frameon=False)
+    return fig
+
+
+def running_bounds(paths: dict[str, np.ndarray], *, target: float, plan_rows: int | None = None):
+    """The running anytime-valid bound of each pair against the test rows taken (both sides).
+
+    Parameters
+    ----------
+    paths : dict pair label -> ndarray (rows,)
+        The certificate's bound after each test row (``SequentialCertificate.bound_path``), nats.
+    target : float
+        The epsilon the certificates aim for (a dashed horizontal line).
+    plan_rows : int, optional
+        Test rows (both sides) the fixed-size plan needs to certify ``target`` with zero errors (a
+        dotted vertical line).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    fig, ax = plt.subplots(figsize=(WIDTH, 3.4 + 0.25 * (len(paths) + 2) / 3), layout="constrained")
+    for j, (label, path) in enumerate(paths.items()):
+        ax.step(np.arange(1, len(path) + 1), path, where="post", lw=1.4, color=plt.get_cmap("tab10")(j % 10),
+                ls="-" if j < 10 else "--", alpha=0.85, label=label)
+    ax.axhline(target, color="black", ls="--", lw=1, label=f"target {target:g}")
+    if plan_rows is not None:
+        ax.axvline(plan_rows, color="black", ls=":", lw=1, label=f"fixed plan ({plan_rows} rows)")
+    ax.set_xlabel("test draws taken, both identities (rows)")
+    ax.set_ylabel("running lower bound on\nepsilon (nats)")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside lower center", ncol=3, frameon=False)
+    return fig
