@@ -11,17 +11,16 @@ modules load on first use of a name below.
 - :mod:`epsaudit.build.generators` -- ``none``, ``swap`` (classical landmark face swap with one
   fixed donor; :func:`swap_face` swaps any donor onto any target) and ``dp-pix`` (Fan 2018);
 - :mod:`epsaudit.build.pipeline` -- builds every condition CSV and ``manifest.json``
-  (``python -m epsaudit.build.pipeline --help``; ``make data``); :func:`run_smoke` for tests and
-  the notebooks' smoke profile; its worker processes (:mod:`epsaudit.build.batches`) and what it
-  writes (:mod:`epsaudit.build.outputs`);
+  (``python -m epsaudit.build.pipeline --help``; ``make data``), its worker processes and what it
+  writes; :func:`run_smoke` for tests and the notebooks' smoke profile;
 - :mod:`epsaudit.build.lfw` -- gets the LFW photographs, verified (``make lfw``): the hash list and
-  the checks (:mod:`epsaudit.build.lfw_hashes`), download and unpacking (:mod:`epsaudit.build.lfw_archive`);
+  the checks, download and unpacking;
 - :mod:`epsaudit.build.corpora_builder` -- the cascade and operator corpora of chapter 4
   (``python -m epsaudit.build.corpora_builder --help``; ``make corpora``); :func:`render_chain` re-creates a
   chain's images;
 - :mod:`epsaudit.build.resampled_builder` -- the resampled-swap corpora of chapter 5 (photograph-pool
   and disjoint-photograph designs; ``python -m epsaudit.build.resampled_builder --help``;
-  ``make resampled``), its batch workers in :mod:`epsaudit.build.resampled_workers`;
+  ``make resampled``) and their batch workers;
 - :mod:`epsaudit.build.checkpoints` -- the builders' batches saved as they complete, so a build run
   again after an interruption resumes where it stopped (on local processes or, inside
   :func:`epsaudit.parallel.cluster`, on a Dask cluster's workers).

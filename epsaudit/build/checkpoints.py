@@ -241,12 +241,22 @@ class StageRun:
                 "items_per_wall_second": self.items_per_second}
 
 
+def split_batches(items: list, size: int) -> list[list]:
+    """``items`` cut into consecutive batches of ``size`` (the last may be shorter), as :func:`run_batches` takes them.
+
+    Examples
+    --------
+    >>> split_batches([1, 2, 3, 4, 5], 2)
+    [[1, 2], [3, 4], [5]]
+    """
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
 def _call(func: Callable, indexed: tuple[int, Any]) -> tuple[int, Any]:
     index, batch = indexed
     return index, func(batch)
 
 
-# Just over 80 lines only through its docstring; one loop, with or without a process pool.
 def run_batches(func: Callable[[Any], Any], batches: Sequence[Sequence], store: BatchStore, stage_key: str, *,
                 n_jobs: int = 1, desc: str = "", progress: bool = True, count: Callable[[Sequence], int] = len,
                 interrupt_after: int | None = None) -> tuple[list, StageRun]:

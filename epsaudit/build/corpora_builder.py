@@ -44,7 +44,6 @@ import argparse
 import json
 import os
 import sys
-import threading
 import time
 from collections import deque
 from datetime import datetime, timezone
@@ -55,12 +54,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import corpora as fmt
+from ..data import corpora as fmt
 from ..parallel import running_on
-from ..seeds import key_int, stream
+from ..protocol import key_int
 from . import checkpoints as ckpt
 from . import images as img
-from .pipeline import _batches, _packages
+from .pipeline import package_versions, worker_models
 
 VARIANTS_DEFAULT = ("hull", "inner")
 ENCODERS = fmt.ENCODERS
@@ -76,12 +75,6 @@ _SOURCES = ("corpora_builder.py", "generators.py", "encoders.py", "images.py")
 
 # -------------------------------------------------------------------------------------------------
 # designs (pure functions of the identity listing, the usable photographs and the seed)
-
-
-def _order(ids: Sequence[str], *parts: object) -> list[str]:
-    rng = stream(*parts)
-    ids = sorted(ids)
-    return [ids[i] for i in rng.permutation(len(ids))]
 
 
 def cascade_design(identities: Mapping[str, list[str]], usable: set[str], *, seed: int = 0,
@@ -121,17 +114,17 @@ def cascade_design(identities: Mapping[str, list[str]], usable: set[str], *, see
     targets = sorted(p for p, ids in identities.items() if len(ids) >= TARGET_MIN_IMAGES)
     if max_identities is not None:
         targets = targets[:max_identities]
-    nonmembers = _order([p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]],
+    nonmembers = img.seeded_order([p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]],
                         "cascade-nonmember", seed)
     if not nonmembers:
         raise ValueError("no identity with 10-19 photographs for the non-member controls")
     reserved = reserved_donors or set()
-    pool = _order([i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids
+    pool = img.seeded_order([i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids
                    if i in usable and i not in reserved], "cascade-donors", seed)
     queue: deque[str] = deque(pool)
     rows, gal = [], []
     for person in targets:
-        order = _order(identities[person], "cascade-order", seed, person)
+        order = img.seeded_order(identities[person], "cascade-order", seed, person)
         starts = [i for i in order if i in usable][:chains_per_identity]
         for start in starts:
             chain = len(rows)
@@ -183,12 +176,12 @@ def operator_design(identities: Mapping[str, list[str]], usable: set[str], *, se
     for part, n in (("train", train_triplets), ("test", test_triplets)):
         ids = [i for p in people if is_test[p] == (part == "test") for i in identities[p] if i in usable]
         if photographs is not None:
-            ids = sorted(_order(ids, "operator-photographs", seed, part)[:photographs[part]])
+            ids = sorted(img.seeded_order(ids, "operator-photographs", seed, part)[:photographs[part]])
         if len(ids) < 2:
             raise ValueError(f"operator {part} partition has {len(ids)} usable photographs")
         cycles = -(-n // len(ids)) + 1  # a fresh seeded order per cycle
-        donors = [i for c in range(cycles) for i in _order(ids, "operator-donor", seed, part, c)]
-        targets = deque(i for c in range(cycles + 1) for i in _order(ids, "operator-target", seed, part, c))
+        donors = [i for c in range(cycles) for i in img.seeded_order(ids, "operator-donor", seed, part, c)]
+        targets = deque(i for c in range(cycles + 1) for i in img.seeded_order(ids, "operator-target", seed, part, c))
         used: set[tuple[str, str]] = set()
         for t in range(n):
             d = donors[t]
@@ -204,23 +197,7 @@ def operator_design(identities: Mapping[str, list[str]], usable: set[str], *, se
 
 
 # -------------------------------------------------------------------------------------------------
-# workers (models loaded once per worker thread: once per process with one thread per worker)
-
-_LOCAL = threading.local()
-
-
-def _state(image_root: str) -> dict[str, Any]:
-    state = getattr(_LOCAL, "state", None)
-    if state is None:
-        import cv2
-
-        from . import encoders as enc
-        from . import generators as gen
-
-        cv2.setNumThreads(1)
-        state = _LOCAL.state = {"models": gen.LandmarkModels(), "encoders": {e: enc.make_encoder(e) for e in ENCODERS}}
-    state["root"] = image_root
-    return state
+# workers (models loaded once per worker thread by :func:`epsaudit.build.pipeline.worker_models`)
 
 
 def _encode(state: Mapping[str, Any], image: np.ndarray, timing: dict) -> dict[str, tuple[np.ndarray, str]]:
@@ -234,7 +211,7 @@ def _encode(state: Mapping[str, Any], image: np.ndarray, timing: dict) -> dict[s
 
 def _screen_batch(image_ids: Sequence[str], image_root: str) -> tuple[list[dict], dict]:
     """dlib's 68 landmarks of original photographs (``None`` without a face)."""
-    state = _state(image_root)
+    state = worker_models(ENCODERS)
     t0 = time.perf_counter()
     out = [{"image_id": i, "landmarks": state["models"].landmarks(img.load_image(i, image_root))[0]}
            for i in image_ids]
@@ -243,7 +220,7 @@ def _screen_batch(image_ids: Sequence[str], image_root: str) -> tuple[list[dict]
 
 def _originals_batch(image_ids: Sequence[str], image_root: str) -> tuple[list[dict], dict]:
     """Both encodings of original photographs."""
-    state = _state(image_root)
+    state = worker_models(ENCODERS)
     timing: dict[str, float] = {}
     out = [{"image_id": i, "codes": _encode(state, img.load_image(i, image_root), timing)} for i in image_ids]
     return out, timing
@@ -253,7 +230,7 @@ def _cascade_batch(chains: Sequence[dict], variants: Sequence[str], image_root: 
     """Run every chain of the batch through all passes for each variant."""
     from .generators import swap_face
 
-    state = _state(image_root)
+    state = worker_models(ENCODERS)
     timing: dict[str, float] = {}
     rows, lost = [], []
     for ch in chains:
@@ -283,7 +260,7 @@ def _cascade_batch(chains: Sequence[dict], variants: Sequence[str], image_root: 
 def _operator_batch(triplets: Sequence[dict], variants: Sequence[str], image_root: str) -> tuple[list[dict], dict]:
     from .generators import swap_face
 
-    state = _state(image_root)
+    state = worker_models(ENCODERS)
     timing: dict[str, float] = {}
     rows = []
     for tr in triplets:
@@ -357,14 +334,14 @@ def _candidate_photographs(identities: Mapping[str, list[str]], cfg: Mapping[str
     # candidate chain starts and galleries: the first (chains + gallery + a margin) in each order
     cand = set()
     for p in targets:
-        cand.update(_order(identities[p], "cascade-order", seed, p)[:cfg["chains_per_identity"] + cfg["gallery_size"] + 10])
+        cand.update(img.seeded_order(identities[p], "cascade-order", seed, p)[:cfg["chains_per_identity"] + cfg["gallery_size"] + 10])
     nonmembers = [p for p, ids in identities.items() if NONMEMBER_RANGE[0] <= len(ids) <= NONMEMBER_RANGE[1]]
     small = [i for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES for i in ids]
     if max_identities is not None:  # smoke: slices of the non-member and donor pools suffice
-        nonmembers = _order(nonmembers, "smoke-nonmembers", seed)[:3]
+        nonmembers = img.seeded_order(nonmembers, "smoke-nonmembers", seed)[:3]
         n_small = (len(targets) * cfg["chains_per_identity"] * cfg["passes"] * 2
                    + 2 * (cfg["train_triplets"] + cfg["test_triplets"]) + 50)
-        small = _order(small, "smoke-pool", seed)[:n_small]
+        small = img.seeded_order(small, "smoke-pool", seed)[:n_small]
     cand.update(i for p in nonmembers for i in identities[p])
     cand.update(small)
     return sorted(cand), nonmembers, small
@@ -373,7 +350,7 @@ def _candidate_photographs(identities: Mapping[str, list[str]], cfg: Mapping[str
 def _screen(ids: list[str], roots: str, cfg: Mapping[str, Any], timing: dict,
             build: ckpt.BuildCheckpoints) -> dict[str, dict]:
     """Stage 1: dlib's 68 landmarks of every candidate photograph (``None`` without a face)."""
-    batches = _batches(ids, 4 * cfg["batch_size"])
+    batches = ckpt.split_batches(ids, 4 * cfg["batch_size"])
     res = build.run("landmarks", partial(_screen_batch, image_root=roots), batches, "corpora: landmarks")
     orig: dict[str, dict] = {}
     for recs, tim in res:
@@ -404,7 +381,7 @@ def _designs(identities: Mapping[str, list[str]], usable: set[str], nonmembers: 
 def _encode_originals(out: Path, used: list[str], orig: dict[str, dict], roots: str, cfg: Mapping[str, Any],
                       timing: dict, build: ckpt.BuildCheckpoints) -> None:
     """Stage 2: encode every original photograph a design uses, once, and write the originals."""
-    res = build.run("originals", partial(_originals_batch, image_root=roots), _batches(used, cfg["batch_size"]),
+    res = build.run("originals", partial(_originals_batch, image_root=roots), ckpt.split_batches(used, cfg["batch_size"]),
                     "corpora: encode originals")
     for recs, tim in res:
         _add_timing(timing, tim, "originals")
@@ -424,7 +401,7 @@ def _run_cascade(out: Path, chains: pd.DataFrame, orig: Mapping[str, dict], root
               "donor_landmarks": [orig[getattr(r, c)]["landmarks"] for c in donor_cols]}
              for r in chains.itertuples(index=False)]
     res = build.run("cascade", partial(_cascade_batch, variants=list(cfg["variants"]), image_root=roots),
-                    _batches(items, max(1, cfg["batch_size"] // 4)), "corpora: cascade chains")
+                    ckpt.split_batches(items, max(1, cfg["batch_size"] // 4)), "corpora: cascade chains")
     crow, lost = [], []
     for rows, lst, tim in res:
         crow += rows
@@ -443,7 +420,7 @@ def _run_operator(out: Path, triplets: pd.DataFrame, orig: Mapping[str, dict], r
               "donor_landmarks": orig[r.donor]["landmarks"], "target_landmarks": orig[r.target]["landmarks"]}
              for r in triplets.itertuples(index=False)]
     res = build.run("operator", partial(_operator_batch, variants=list(cfg["variants"]), image_root=roots),
-                    _batches(items, cfg["batch_size"]), "corpora: operator triplets")
+                    ckpt.split_batches(items, cfg["batch_size"]), "corpora: operator triplets")
     orow = []
     for rows, tim in res:
         orow += rows
@@ -492,7 +469,6 @@ def _design_record(chains: pd.DataFrame, triplets: pd.DataFrame, lost: list[dict
             "cascade": cascade, "operator": operator, "originals": originals, "max_identities": cfg["max_identities"]}
 
 
-# just over 80 lines only by its docstring; each stage is one of the helpers above
 def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                   seed: int = 0, variants: Sequence[str] = VARIANTS_DEFAULT,
                   passes: int = CASCADE_DEFAULTS["passes"],
@@ -595,9 +571,9 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
                   "wall_seconds": round(time.perf_counter() - t_start, 1),
                   "stage_wall_seconds": {k: round(v, 1) for k, v in walls.items()},
                   "cpu_seconds_by_step": {k: round(v, 1) for k, v in sorted(timing.items())},
-                  "cpu_count": os.cpu_count(), "packages": _packages(), "resumed": build.resumed,
+                  "cpu_count": os.cpu_count(), "packages": package_versions(), "resumed": build.resumed,
                   "checkpoints": build.stages}
-    doc = fmt.write_manifest(out, design, run_record)
+    doc = fmt.write_corpora_manifest(out, design, run_record)
     if not keep_checkpoints:
         build.clear()
     ckpt.log(f"corpora: wrote {out} in {run_record['wall_seconds']} s")
@@ -623,7 +599,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--max-identities) to overwrite a full corpus in OUT_DIR/corpora")
     a = p.parse_args(argv)
-    existing = Path(a.out_dir) / fmt.CORPORA_DIR / fmt.MANIFEST
+    existing = Path(a.out_dir) / fmt.CORPORA_DIR / fmt.CORPORA_MANIFEST
     if a.max_identities is not None and existing.exists() and not a.force:
         design = json.loads(existing.read_text(encoding="utf-8")).get("design", {})
         if design.get("max_identities") is None:

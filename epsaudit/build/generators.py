@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..seeds import generator, stream
+from ..protocol import generator, stream
 
 #: Swap variants: mask region and seamless-clone mode.
 SWAP_VARIANTS: dict[str, dict[str, str]] = {
@@ -97,13 +97,26 @@ class LandmarkModels:
         self._cnn_file = frm.cnn_face_detector_model_location()
         self._sp68 = dlib.shape_predictor(frm.pose_predictor_model_location())
 
+    def hog_faces(self, img: np.ndarray) -> list:
+        """Every face (``dlib.rectangle``) the HOG detector finds in a contiguous uint8 RGB image."""
+        return list(self._hog(img, self.upsample))
+
+    def cnn_faces(self, img: np.ndarray) -> list:
+        """Every face (``dlib.rectangle``) the CNN detector finds (loaded on first use)."""
+        if self._cnn is None:
+            self._cnn = self._dlib.cnn_face_detection_model_v1(self._cnn_file)
+        return [d.rect for d in self._cnn(img, self.upsample)]
+
+    def points(self, img: np.ndarray, rect) -> np.ndarray:
+        """The 68 landmarks ``(68, 2)`` (x, y) of the face in ``rect``."""
+        shape = self._sp68(img, rect)
+        return np.array([(p.x, p.y) for p in shape.parts()], dtype=np.float64)
+
     def detect(self, img: np.ndarray):
         """``(dlib.rectangle, "hog" | "cnn")`` of the face nearest the image centre, or ``(None, None)``."""
-        rects, path = list(self._hog(img, self.upsample)), "hog"
+        rects, path = self.hog_faces(img), "hog"
         if not rects and self.cnn_fallback:
-            if self._cnn is None:
-                self._cnn = self._dlib.cnn_face_detection_model_v1(self._cnn_file)
-            rects, path = [d.rect for d in self._cnn(img, self.upsample)], "cnn"
+            rects, path = self.cnn_faces(img), "cnn"
         if not rects:
             return None, None
         cy, cx = img.shape[0] / 2, img.shape[1] / 2
@@ -116,14 +129,20 @@ class LandmarkModels:
         rect, path = self.detect(img)
         if rect is None:
             return None, None
-        shape = self._sp68(img, rect)
-        return np.array([(p.x, p.y) for p in shape.parts()], dtype=np.float64), path
+        return self.points(img, rect), path
 
 
 _MODELS: LandmarkModels | None = None
 
 
-def _default_models() -> LandmarkModels:
+def default_models() -> LandmarkModels:
+    """One :class:`LandmarkModels` per process, loaded on first use.
+
+    Examples
+    --------
+    >>> default_models() is default_models()
+    True
+    """
     global _MODELS
     if _MODELS is None:
         _MODELS = LandmarkModels()
@@ -150,7 +169,7 @@ def face_landmarks(image: np.ndarray, models: LandmarkModels | None = None) -> t
     >>> face_landmarks(np.full((150, 150, 3), 90, dtype=np.uint8))
     (None, None)
     """
-    return (models or _default_models()).landmarks(image)
+    return (models or default_models()).landmarks(image)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -288,7 +307,7 @@ class SwapGenerator:
                  models: LandmarkModels | None = None):
         if variant not in SWAP_VARIANTS:
             raise ValueError(f"unknown swap variant {variant!r}; choose from {sorted(SWAP_VARIANTS)}")
-        self.models = models or _default_models()
+        self.models = models or default_models()
         self.donor = np.ascontiguousarray(donor, dtype=np.uint8)
         self.donor_id = donor_id
         self.variant = variant

@@ -11,7 +11,7 @@ Regimes (*Picture the Epsilon* contrasts ~100 and ~30 rows per identity, Section
 - ``small``: identities with 10-19 images, all of them (the small-n regime).
 
 An identity over the cap keeps a seeded random sample of its images (``stream("select", seed,
-identity)``, :mod:`epsaudit.seeds`), listed in sorted order, so the choice
+identity)``, :mod:`epsaudit.protocol`), listed in sorted order, so the choice
 does not depend on the numbering of LFW's files and does not change when other identities do.
 """
 
@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Mapping
 
 import numpy as np
 
-from ..seeds import stream
+from ..protocol import stream
 
 #: Environment variable that overrides the default image root.
 ENV_IMAGE_ROOT = "EPSAUDIT_IMAGE_ROOT"
@@ -243,7 +243,7 @@ def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, see
 def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list[str]:
     """Image ids of identities with <= 9 images (outside every regime), in a seeded order.
 
-    The order is a permutation by ``stream("donor", seed)`` (:mod:`epsaudit.seeds`).
+    The order is a permutation by ``stream("donor", seed)`` (:mod:`epsaudit.protocol`).
 
     Parameters
     ----------
@@ -260,9 +260,33 @@ def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list
     >>> sorted(donor_candidates(ids))
     ['Bob/Bob_0001.jpg', 'Bob/Bob_0002.jpg']
     """
-    pool = sorted(i for person, ids in identities.items() if len(ids) <= DONOR_POOL_MAX_IMAGES for i in ids)
-    rng = stream("donor", seed)
-    return [pool[i] for i in rng.permutation(len(pool))]
+    return seeded_order((i for ids in identities.values() if len(ids) <= DONOR_POOL_MAX_IMAGES for i in ids),
+                        "donor", seed)
+
+
+def seeded_order(ids: Iterable[str], *key: object) -> list[str]:
+    """``ids`` sorted, then permuted by the seeded stream ``stream(*key)``: an order that depends only
+    on the set of ids and the key.
+
+    Parameters
+    ----------
+    ids : iterable of str
+    *key
+        The stream's key (a purpose, the seed, ...).
+
+    Returns
+    -------
+    list of str
+
+    Examples
+    --------
+    >>> seeded_order(["b", "a", "c"], "demo", 0) == seeded_order(["c", "b", "a"], "demo", 0)
+    True
+    >>> sorted(seeded_order(["b", "a", "c"], "demo", 0))
+    ['a', 'b', 'c']
+    """
+    ids = sorted(ids)
+    return [ids[i] for i in stream(*key).permutation(len(ids))]
 
 
 def choose_donor(identities: Mapping[str, list[str]], accept: Callable[[str], bool], seed: int = 0,

