@@ -26,7 +26,7 @@ import pytest
 from scipy import stats
 
 from epsaudit.bounds import certified_epsilon, joint_epsilon, joint_mu
-from epsaudit.seeds import generator
+from epsaudit.protocol import generator
 
 ALPHA = 0.05
 RUNS = 2000  # per setting; counts drawn directly (binomial), so cheap

@@ -12,8 +12,8 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import roc_auc_score
 
 from epsaudit import bounds, mechanisms as M
-from epsaudit.pairs import identity_pairs
-from epsaudit.seeds import stream
+from epsaudit.protocol import identity_pairs
+from epsaudit.protocol import stream
 
 MECHS = ("laplace", "gaussian", "anisotropic_gaussian")
 
@@ -223,7 +223,7 @@ def test_sample_groups_reproducible_and_independent(protos, name):
     assert list(sub) == [5, 2]
     np.testing.assert_array_equal(sub[5], g1[5])
     # documented stream: stream("mechanism-draws", seed, i), the same draw as sample(i, n, seed)
-    from epsaudit.seeds import stream
+    from epsaudit.protocol import stream
 
     np.testing.assert_array_equal(mech.sample(5, 30, seed=stream("mechanism-draws", 42, 5)), g1[5])
     np.testing.assert_array_equal(mech.sample(5, 30, seed=42), g1[5])

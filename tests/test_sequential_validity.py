@@ -26,7 +26,7 @@ from scipy import stats
 
 from epsaudit.bounds import SequentialCertificate, joint_rejection_region
 from epsaudit.bounds.sequential import sequential_log_evalue
-from epsaudit.seeds import generator
+from epsaudit.protocol import generator
 
 pytestmark = pytest.mark.slow
 
