@@ -84,7 +84,7 @@ import numpy as np
 from scipy import special
 
 from ..results import EpsilonResult, RouteStatistics
-from ..seeds import generator
+from ..protocol import generator
 from ..validation import check_fresh_ids
 from .joint import joint_epsilon
 
