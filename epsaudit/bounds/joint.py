@@ -79,8 +79,12 @@ the beta quantile of their own tail, so levels down to ``alpha = 1e-300`` keep t
 accuracy; smaller levels are refused. The root in eps is found on an *estimate* of the supremum
 (Newton steps: a three-point parabola along the boundary, the envelope theorem for the derivative in
 eps), moved down by the proven limit's tolerance and then *verified* with the proven limit (if the
-check fails, a bisection on the proven limit decides), so the speed never costs validity. The tail's
-structure depends on the counts and alpha only and is cached.
+check fails, a bisection on the proven limit decides), so the speed never costs validity. The check
+runs one branch-and-bound for both of its cell budgets and stops as soon as its answer is known (the
+best value found already exceeds the level, or the open cells' limits are below it); each refined
+cell's points get their FP terms and FN log-CDFs once (a point is the FPR end of one cell and the FNR
+end of the next), summed over the cells' common window. The tail's structure depends on the counts and
+alpha only and is cached, as are every count's Clopper-Pearson bounds per size and level.
 
 With zero errors and ``n`` rows per side the tail is the zero-error outcome alone, its probability
 ``(1 - p)^n (1 - q)^n`` is largest at the corner, and the certificate is the closed form
@@ -117,7 +121,7 @@ _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still pro
 _SMALL = 300  # tails with fewer counts than this sum every term (no windows)
 _CHUNK = 32  # boundary points evaluated together (sorted by FPR, sharing one window)
 _WINDOW_PAD = 8
-_FULL = 4000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
+_FULL = 20000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
 #: The smallest alpha accepted: every tail and p-value is computed in log space down to it.
 _MIN_ALPHA = 1e-300
 _NEG = -1e290  # stands for log 0 in the binomial terms (so that 0 * log 0 = 0)
@@ -461,6 +465,70 @@ class _Tail:
             total = np.logaddexp(total, right + cdf_next)
         return np.minimum(total + 1e-10, 0.0)
 
+    def window(self, lp, l1p, lq, l1q):
+        """The counts summed for these points together: FP ``a .. b`` and FN ``y_lo .. top`` (all of
+        them for small tails, else the union of the points' windows, as for one group of ``_sum``)."""
+        if self.K + self.C <= _SMALL:
+            return 0, self.K - 1, 0, self.C
+        w = self.window_sd
+        p, q = np.exp(lp), np.exp(lq)
+        mx, sx = self.n_neg * p, np.sqrt(self.n_neg * p * np.exp(l1p))
+        my, sy = self.n_pos * q, np.sqrt(self.n_pos * q * np.exp(l1q))
+        a = int(max(np.floor(np.min(mx - w * sx)) - _WINDOW_PAD, 0))
+        b = int(min(np.ceil(np.max(mx + w * sx)) + _WINDOW_PAD, self.K - 1))
+        if a > b:
+            a = b = self.K - 1
+        y_lo = min(int(max(np.floor(np.min(my - w * sy)) - _WINDOW_PAD, 0)), int(self.c[b]))
+        y_hi = int(np.ceil(np.max(my + w * sy)) + _WINDOW_PAD)
+        return a, b, y_lo, min(int(self.c[a]), max(y_hi, y_lo))
+
+    def fn_part(self, lq, l1q, win):
+        """Per point: ``log BinCDF(y; n_pos, q)`` for the window's FN counts (a geometric series bounds
+        those below it) and the CDF factor of the FP counts above the window (as in ``_sum``)."""
+        a, b, y_lo, top = win
+        lq, l1q = lq[:, None], l1q[:, None]
+        by = self.lcy[y_lo:top + 1] + self.y[y_lo:top + 1] * lq + self.ry[y_lo:top + 1] * l1q
+        m_y = by.max(axis=1, keepdims=True)
+        cs = np.cumsum(np.exp(by - m_y), axis=1)
+        log_cdf = np.log(cs * (1 + 1e-12) + self.floor_y[:top + 1 - y_lo]) + m_y
+        if y_lo > 0:
+            log_cdf = np.logaddexp(log_cdf, self._left(y_lo, self.n_pos, lq, l1q, self.lcy))
+        log_cdf = np.minimum(log_cdf, 0.0)
+        nxt = None
+        if b < self.K - 1:
+            c_next = int(self.c[b + 1])
+            nxt = (np.zeros(lq.shape[0]) if c_next > top else log_cdf[:, c_next - y_lo] if c_next >= y_lo
+                   else self._left(y_lo, self.n_pos, lq, l1q, self.lcy)[:, 0])
+        return log_cdf, nxt
+
+    def fp_part(self, lp, l1p, win):
+        """Per point: ``log Bin(x; n_neg, p)`` for the window's FP counts and the bounds on those below
+        and above it."""
+        a, b = win[0], win[1]
+        lp, l1p = lp[:, None], l1p[:, None]
+        terms = self.lcx[a:b + 1] + self.x[a:b + 1] * lp + self.rx[a:b + 1] * l1p
+        left = self._left(a, self.n_neg, lp, l1p, self.lcx)[:, 0] if a > 0 else None
+        right = self._right(b, self.n_neg, lp, l1p)[:, 0] if b < self.K - 1 else None
+        return terms, left, right
+
+    def paired(self, fp, fn, win):
+        """The upper limit on ``log P`` of ``_sum`` from paired FP and FN parts (rows: points)."""
+        a, b, y_lo, top = win
+        (x_terms, left, right), (log_cdf, nxt) = fp, fn
+        c_full = self.c[a:b + 1]
+        c = np.minimum(c_full, top)
+        cdf = log_cdf[:, c - y_lo]
+        if top < int(c_full[0]):  # CDF factors beyond the window: at most 1
+            cdf = np.where(c_full > c, 0.0, cdf)
+        terms = x_terms + cdf
+        mt = terms.max(axis=1)
+        total = np.log(np.exp(terms - mt[:, None]).sum(axis=1) * (1 + 1e-12) + (b + 1 - a) * 1e-322) + mt
+        if left is not None:
+            total = np.logaddexp(total, left)
+        if right is not None:
+            total = np.logaddexp(total, right + nxt)
+        return np.minimum(total + 1e-10, 0.0)
+
     @staticmethod
     def _left(k, n, lp, l1p, lc):
         """log of an upper limit on P(Bin(n, p) < k): Bin(k - 1) / (1 - r), r the ratio bound of a
@@ -516,6 +584,31 @@ class _Boundary:
         l1q = np.concatenate([a[3][:m], b[3][m:]])
         out = self.tail(lp, l1p, lq, l1q)
         return out[:m], out[m:]
+
+    def refine(self, theta: float, pts):
+        """Values at the inner points of each row of ``pts`` and limits on the cells between them.
+
+        Small tails compute each point's FP terms and FN log-CDFs once: a point is the FPR end of the
+        cell to its right and the FNR end of the cell to its left.
+        """
+        tail = self.tail
+        if tail.zero:
+            return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
+        lp, l1p, lq, l1q = (v.reshape(pts.shape) for v in _points(self.kind, theta, self.delta, pts.ravel()))
+        m, k = pts.shape[0], pts.shape[1] - 1
+        win = tail.window(lp.ravel(), l1p.ravel(), lq.ravel(), l1q.ravel())
+        if win[1] - win[0] + win[3] - win[2] > _SMALL:  # points far apart: grouped by FPR instead
+            return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
+        fp = tail.fp_part(lp[:, :-1].ravel(), l1p[:, :-1].ravel(), win)  # rows: cell by cell, k per cell
+        fn = tail.fn_part(lq[:, 1:].ravel(), l1q[:, 1:].ravel(), win)
+
+        def rows(part, first, last):  # the rows of points first .. last - 1 of every cell
+            take = lambda v: None if v is None else v.reshape(m, k, *v.shape[1:])[:, first:last].reshape(
+                m * (last - first), *v.shape[1:])
+            return tuple(take(v) for v in part)
+
+        values = tail.paired(rows(fp, 1, k), rows(fn, 0, k - 1), win)
+        return values, tail.paired(fp, fn, win)
 
     def maximum(self, theta: float, start: float | None = None, width: float = 1.0 / 64) -> tuple[float, float, float]:
         """A point of the boundary near the tail's maximum, the log-tail there (a lower limit on the
@@ -581,11 +674,50 @@ class _Boundary:
                 return float(max(best + slack, ub.max()))
             left, right = left[open_], right[open_]
             pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
-            inner = pts[:, 1:-1].ravel()
             left, right = pts[:, :-1].ravel(), pts[:, 1:].ravel()
-            values, ub = self.both(theta, inner, left, right)
+            values, ub = self.refine(theta, pts)
             best = max(best, float(values.max()))
         return float(max(best + slack, ub.max()))  # not converged: the cells' limits (valid)
+
+    def proves(self, theta: float, hint: float | None, log_alpha: float, budgets=(_MAX_CELLS,)) -> bool:
+        """Whether ``sup_upper(theta, hint, max_cells=b) <= log_alpha`` for some ``b`` of ``budgets``.
+
+        The same refinement as :meth:`sup_upper`, run once for every budget (a smaller budget's run is
+        the larger one's until it stops), and stopped as soon as the answer is known: no when the best
+        value found plus the tolerance exceeds ``log_alpha`` (every run returns at least that), yes when
+        it has converged or when the open cells' limits plus the tolerance are below it (every run
+        returns at most that: a sub-cell's limit is at most its cell's).
+        """
+        budgets = sorted(budgets)
+        grid = np.linspace(-1.0, 1.0, _GRID)
+        if hint is not None:
+            steps = (2.0 / (_GRID - 1)) * 8.0 ** -np.arange(1, 9)
+            grid = np.unique(np.clip(np.concatenate([grid, hint - steps, hint + steps, [hint]]), -1.0, 1.0))
+        left, right = grid[:-1], grid[1:]
+        values, ub = self.both(theta, grid, left, right)
+        best = float(values.max())
+        slack = np.log1p(_SUP_RTOL)
+        for _ in range(_MAX_ROUNDS):
+            if best + slack > log_alpha:
+                return False
+            open_ = ub > best + slack
+            if not open_.any():
+                return True
+            top = float(ub.max())
+            while budgets and open_.sum() > budgets[0]:  # that run stops here with the cells' limits
+                if top <= log_alpha:
+                    return True
+                budgets.pop(0)
+            if not budgets:
+                return False
+            if top + slack + 1e-9 <= log_alpha:
+                return True
+            left, right = left[open_], right[open_]
+            pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
+            left, right = pts[:, :-1].ravel(), pts[:, 1:].ravel()
+            values, ub = self.refine(theta, pts)
+            best = max(best, float(values.max()))
+        return max(best + slack, float(ub.max())) <= log_alpha
 
 
 # ---------------------------------------------------------------------------------------------
@@ -682,7 +814,7 @@ def _certify(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, 
     # the exact test ordered at delta: does it reject N(target, delta)? Then min(L_delta, target) = target
     if check.K > 0:
         bnd = _Boundary(check, kind, delta)
-        if bnd.sup_upper(target, bnd.maximum(target)[0]) <= np.log(alpha):
+        if bnd.proves(target, bnd.maximum(target)[0], float(np.log(alpha))):
             return float(target)
     return float(min(target, _certify_tail(kind, fp, n_neg, fn, n_pos, alpha, delta, delta)))
 
@@ -722,9 +854,7 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
         # per unit here) and verify with the proven limit
         step = 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) + 1e-7 * max(1.0, theta_est)
         candidate = max(0.0, theta_est - step)
-        if bnd.sup_upper(candidate, s_hint) <= log_alpha:
-            return float(candidate)
-        if bnd.sup_upper(candidate, s_hint, max_cells=8 * _MAX_CELLS) <= log_alpha:  # a flat top: finer cells
+        if bnd.proves(candidate, s_hint, log_alpha, (_MAX_CELLS, 8 * _MAX_CELLS)):  # a flat top: finer cells
             return float(candidate)
     # the estimate missed the maximum, or the proven limit is looser than its step: a root search on
     # the proven limit itself (regula falsi, Illinois-weighted, with bisection as its guard)
