@@ -4,7 +4,8 @@ One run measures every bound on the same grid of counts (n rows per side in 30, 
 error rates 0, 1%, 2%, 5% on both sides, alpha = 0.05, delta = 1e-5), so the ratios to the split
 bound are comparable even on a busy machine (absolute times are not). Each timed call computes:
 the joint bounds' per-input caches and their tail-structure cache are cleared before it (the
-Clopper-Pearson bounds per size and level stay cached, as in an audit of many pairs).
+Clopper-Pearson bounds of every count per size and level stay cached, as in an audit of many pairs;
+the "cold" columns clear those too, the first call at a new size and level).
 
 Also times the planner (``required_test_size``) on a few targets, and with ``--invariants`` scans
 random outcomes for the order of claims (joint >= split, non-increasing in alpha and delta).
@@ -29,16 +30,16 @@ RATES = (0.0, 0.01, 0.02, 0.05)
 ALPHA, DELTA = 0.05, 1e-5
 
 
-def _clear() -> None:
-    for name in ("_joint_dp", "_joint_gdp", "_tail"):
+def _clear(cold: bool = False) -> None:
+    for name in ("_joint_dp", "_joint_gdp", "_tail") + (("_side",) if cold else ()):
         getattr(joint, name).cache_clear()
 
 
-def _median_ms(call, repeats: int) -> tuple[float, float]:
+def _median_ms(call, repeats: int, cold: bool = False) -> tuple[float, float]:
     """Median wall-clock and CPU (this process) milliseconds per call."""
     wall, cpu = [], []
     for _ in range(repeats):
-        _clear()
+        _clear(cold)
         t0, c0 = time.perf_counter(), time.process_time()
         call()
         wall.append(time.perf_counter() - t0)
@@ -59,6 +60,7 @@ def timing_table(repeats: int) -> list[dict]:
             for call in calls.values():  # warm: imports and the per-size Clopper-Pearson bounds
                 call()
             ms = {name: _median_ms(call, repeats) for name, call in calls.items()}
+            ms.update({f"{name} cold": _median_ms(calls[name], repeats, cold=True) for name in ("joint_epsilon", "joint_mu")})
             rows.append({"n": n, "errors": k, **ms})
     return rows
 
@@ -102,12 +104,13 @@ def main() -> None:
     parser.add_argument("--invariants", action="store_true")
     args = parser.parse_args()
     print(f"Median ms per call, wall clock (and CPU of this process), alpha {ALPHA}, delta {DELTA}; "
-          "ratio to the split bound in this run (wall)")
-    print(f"{'n':>5} {'errors':>6} {'split':>15} {'joint_epsilon':>17} {'ratio':>6} {'joint_mu':>17} {'ratio':>6}")
+          "ratio to the split bound in this run (wall); cold: with the per-size bounds cleared too (wall)")
+    print(f"{'n':>5} {'errors':>6} {'split':>15} {'joint_epsilon':>17} {'ratio':>6} {'cold':>8} "
+          f"{'joint_mu':>17} {'ratio':>6} {'cold':>8}")
     for r in timing_table(args.repeats):
         (sw, sc), (ew, ec), (mw, mc) = r["split"], r["joint_epsilon"], r["joint_mu"]
         print(f"{r['n']:>5} {r['errors']:>6} {sw:>7.3f} ({sc:>5.3f}) {ew:>8.3f} ({ec:>6.3f}) {ew / sw:>6.0f} "
-              f"{mw:>8.3f} ({mc:>6.3f}) {mw / sw:>6.0f}")
+              f"{r['joint_epsilon cold'][0]:>8.3f} {mw:>8.3f} ({mc:>6.3f}) {mw / sw:>6.0f} {r['joint_mu cold'][0]:>8.3f}")
     print("\nPlanner (required_test_size), seconds")
     for r in planner_table():
         print(f"  {r['target']:<40} {r['bound']:<16} n = {r['n']:>6}  wall {r['wall_s']:6.2f}  cpu {r['cpu_s']:6.2f}")

@@ -121,6 +121,7 @@ _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still pro
 _SMALL = 300  # tails with fewer counts than this sum every term (no windows)
 _CHUNK = 32  # boundary points evaluated together (sorted by FPR, sharing one window)
 _WINDOW_PAD = 8
+_GROUP_SLACK = 1.5  # a group of cells' common window may cost this much more than their own
 _FULL = 20000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
 #: The smallest alpha accepted: every tail and p-value is computed in log space down to it.
 _MIN_ALPHA = 1e-300
@@ -588,27 +589,56 @@ class _Boundary:
     def refine(self, theta: float, pts):
         """Values at the inner points of each row of ``pts`` and limits on the cells between them.
 
-        Small tails compute each point's FP terms and FN log-CDFs once: a point is the FPR end of the
-        cell to its right and the FNR end of the cell to its left.
+        Each point's FP terms and FN log-CDFs are computed once (a point is the FPR end of the cell to
+        its right and the FNR end of the cell to its left), over the common window of a group of
+        neighbouring cells.
         """
         tail = self.tail
         if tail.zero:
             return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
         lp, l1p, lq, l1q = (v.reshape(pts.shape) for v in _points(self.kind, theta, self.delta, pts.ravel()))
-        m, k = pts.shape[0], pts.shape[1] - 1
-        win = tail.window(lp.ravel(), l1p.ravel(), lq.ravel(), l1q.ravel())
-        if win[1] - win[0] + win[3] - win[2] > _SMALL:  # points far apart: grouped by FPR instead
-            return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
-        fp = tail.fp_part(lp[:, :-1].ravel(), l1p[:, :-1].ravel(), win)  # rows: cell by cell, k per cell
-        fn = tail.fn_part(lq[:, 1:].ravel(), l1q[:, 1:].ravel(), win)
+        k = pts.shape[1] - 1
+        values, limits = np.empty((pts.shape[0], k - 1)), np.empty((pts.shape[0], k))
+        for g in self._groups(lp, l1p, lq, l1q):
+            m = g.stop - g.start
+            win = tail.window(lp[g].ravel(), l1p[g].ravel(), lq[g].ravel(), l1q[g].ravel())
+            fp = tail.fp_part(lp[g, :-1].ravel(), l1p[g, :-1].ravel(), win)  # k per cell, cell by cell
+            fn = tail.fn_part(lq[g, 1:].ravel(), l1q[g, 1:].ravel(), win)
 
-        def rows(part, first, last):  # the rows of points first .. last - 1 of every cell
-            take = lambda v: None if v is None else v.reshape(m, k, *v.shape[1:])[:, first:last].reshape(
-                m * (last - first), *v.shape[1:])
-            return tuple(take(v) for v in part)
+            def rows(part, first, last):  # points first .. last - 1 of every cell
+                take = lambda v: None if v is None else v.reshape(m, k, *v.shape[1:])[:, first:last].reshape(
+                    m * (last - first), *v.shape[1:])
+                return tuple(take(v) for v in part)
 
-        values = tail.paired(rows(fp, 1, k), rows(fn, 0, k - 1), win)
-        return values, tail.paired(fp, fn, win)
+            values[g] = tail.paired(rows(fp, 1, k), rows(fn, 0, k - 1), win).reshape(m, k - 1)
+            limits[g] = tail.paired(fp, fn, win).reshape(m, k)
+        return values.ravel(), limits.ravel()
+
+    def _groups(self, lp, l1p, lq, l1q) -> list[slice]:
+        """Runs of neighbouring cells (rows) whose common window costs at most ``_GROUP_SLACK`` times
+        their own windows (plus an allowance); one run for small tails."""
+        tail = self.tail
+        if tail.K + tail.C <= _SMALL:
+            return [slice(0, lp.shape[0])]
+        w = tail.window_sd
+        p, q = np.exp(lp), np.exp(lq)
+        mx, sx = tail.n_neg * p, w * np.sqrt(tail.n_neg * p * np.exp(l1p))
+        my, sy = tail.n_pos * q, w * np.sqrt(tail.n_pos * q * np.exp(l1q))
+        ext = [np.clip(v, 0, k).tolist() for v, k in (((mx - sx).min(axis=1), tail.K), ((mx + sx).max(axis=1), tail.K),
+                                                       ((my - sy).min(axis=1), tail.C), ((my + sy).max(axis=1), tail.C))]
+        groups, start = [], 0
+        for i, (xa, xb, ya, yb) in enumerate(zip(*ext)):
+            own = xb - xa + yb - ya + 2 * _WINDOW_PAD
+            if i > start:
+                na, nb, nc, nd = min(ga, xa), max(gb, xb), min(gc, ya), max(gd, yb)
+                if (nb - na + nd - nc + 2 * _WINDOW_PAD) * (i + 1 - start) <= _GROUP_SLACK * (total + own) + 64:
+                    ga, gb, gc, gd, total = na, nb, nc, nd, total + own
+                    continue
+                groups.append(slice(start, i))
+                start = i
+            ga, gb, gc, gd, total = xa, xb, ya, yb, own
+        groups.append(slice(start, lp.shape[0]))
+        return groups
 
     def maximum(self, theta: float, start: float | None = None, width: float = 1.0 / 64) -> tuple[float, float, float]:
         """A point of the boundary near the tail's maximum, the log-tail there (a lower limit on the

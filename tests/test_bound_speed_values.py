@@ -1,0 +1,57 @@
+"""The joint bounds' values pinned across changes to how they are computed (issue 25, item 6).
+
+Values from the computation before the branch-and-bound ran its two cell budgets at once and shared
+each refined cell's FP and FN parts; the faster computation must return them to 1e-9 (and never more).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from epsaudit.bounds import joint
+from epsaudit.bounds.joint import joint_epsilon, joint_mu
+
+# (fp, n_neg, fn, n_pos, alpha, delta): joint_epsilon, joint_mu (mu ignores delta)
+PINNED = [
+    ((0, 100, 0, 100, 0.05, 1e-5), 4.193619836205441, 4.347229534250089),
+    ((2, 100, 5, 80, 0.05, 1e-5), 2.656851314286518, 2.961052948081799),
+    ((15, 300, 15, 300, 0.05, 1e-5), 2.493799237265485, 2.990697576819949),
+    ((10, 1000, 10, 1000, 0.05, 0.0), 4.0566667954164, 4.363097483594509),
+    ((50, 1000, 50, 1000, 0.05, 1e-5), 2.687280078342533, 3.129003208555344),
+    ((3, 30, 1, 30, 1e-6, 0.01), 0.7063282511574004, 0.8958370441599551),
+    ((140, 700, 50, 1000, 0.05, 0.0), 2.4954260802230404, 2.33942688908339),
+]
+
+
+@pytest.mark.parametrize("case, eps, mu", PINNED)
+def test_pinned_values(case, eps, mu):
+    fp, n_neg, fn, n_pos, alpha, delta = case
+    got_eps, got_mu = joint_epsilon(*case), joint_mu(fp, n_neg, fn, n_pos, alpha)
+    assert got_eps == pytest.approx(eps, abs=1e-9) and got_eps <= eps + 1e-12
+    assert got_mu == pytest.approx(mu, abs=1e-9) and got_mu <= mu + 1e-12
+
+
+def test_large_tests_staircase_from_every_count_matches_bisections(monkeypatch):
+    """Above ``_FULL`` rows the tail's staircase comes from bisections; below, from every count."""
+    args = ("dp", 500, 2500, 750, 2500, 0.05 / 40)
+    full = [joint._Tail(*args, d) for d in (0.0, 1e-5)]
+    monkeypatch.setattr(joint, "_FULL", 4000)
+    for tail, order_delta in zip(full, (0.0, 1e-5)):
+        bisected = joint._Tail(*args, order_delta)
+        assert (bisected.K, bisected.C) == (tail.K, tail.C)
+        assert np.array_equal(bisected.c, tail.c)
+
+
+@pytest.mark.parametrize("kind, case", [("gdp", (15, 300, 15, 300)), ("dp", (10, 1000, 10, 1000)),
+                                        ("gdp", (5, 100, 2, 100)), ("dp", (6, 300, 6, 300))])
+def test_proves_decides_as_the_proven_limit(kind, case):
+    """``proves`` (one refinement for both budgets, early answers) agrees with ``sup_upper``."""
+    tail = joint._tail(kind, *case, 0.05)
+    bnd = joint._Boundary(tail, kind, 0.0 if kind == "gdp" else 1e-5)
+    for theta in (2.0, 2.8, 3.2, 4.0):
+        hint = bnd.maximum(theta)[0]
+        limits = [bnd.sup_upper(theta, hint, max_cells=b) for b in (joint._MAX_CELLS, 8 * joint._MAX_CELLS)]
+        for level in (limits[0] - 1e-3, limits[1] - 1e-6, limits[1] + 1e-6, limits[0] + 1e-6, limits[0] + 1e-3):
+            assert bnd.proves(theta, hint, level, (joint._MAX_CELLS, 8 * joint._MAX_CELLS)) == any(
+                v <= level for v in limits)
