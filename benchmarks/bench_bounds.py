@@ -53,7 +53,7 @@ def timing_table(repeats: int) -> list[dict]:
         for rate in RATES:
             k = max(int(round(rate * n)), 1) if rate > 0 else 0
             calls = {
-                "split": lambda: clopper_pearson_epsilon(n - k, n, k, n, ALPHA, DELTA),
+                "split": lambda: clopper_pearson_epsilon(k, n, k, n, ALPHA, DELTA),
                 "joint_epsilon": lambda: joint_epsilon(k, n, k, n, ALPHA, DELTA),
                 "joint_mu": lambda: joint_mu(k, n, k, n, ALPHA),
             }
@@ -88,7 +88,7 @@ def invariants(seed: int = 26) -> list[tuple]:
             previous = None
             for alpha in (0.5, 0.05, 1e-3, 1e-6):
                 j = np.asarray(joint_epsilon(fp, n, fn, n, alpha, delta))
-                s = np.asarray(clopper_pearson_epsilon(n - fn, n, fp, n, alpha, delta))
+                s = np.asarray(clopper_pearson_epsilon(fp, n, fn, n, alpha, delta))
                 found += [("below split", int(fp[i]), int(fn[i]), n, alpha, delta, float(j[i]), float(s[i]))
                           for i in np.flatnonzero(j < s - 1e-9)]
                 if previous is not None:

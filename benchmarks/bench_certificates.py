@@ -91,7 +91,7 @@ def _ours_joint(fp, n_neg, fn, n_pos, alpha, delta):
 def _ours_split(fp, n_neg, fn, n_pos, alpha, delta):
     from epsaudit.bounds import certified_epsilon
 
-    return float(certified_epsilon(n_pos - fn, n_pos, fp, n_neg, alpha, delta, bound="clopper-pearson"))
+    return float(certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta, bound="clopper-pearson"))
 
 
 def _scores(fp, n_neg, fn, n_pos):
@@ -256,7 +256,7 @@ def exact_exceedance(key: str, n: int, rate: float, alpha: float, delta: float, 
     else:
         from epsaudit.bounds import certified_epsilon
 
-        bound = np.asarray(certified_epsilon(n - fn, n, fp, n, alpha, delta, bound="clopper-pearson"))
+        bound = np.asarray(certified_epsilon(fp, n, fn, n, alpha, delta, bound="clopper-pearson"))
     prob = stats.binom.pmf(fp, n, rate) * stats.binom.pmf(fn, n, rate)
     return float(prob[bound > epsilon + 1e-9].sum())
 
@@ -525,7 +525,7 @@ def grid_check(confidence: float, delta: float, sizes=GRID_SIZES) -> dict:
             fp, fn = np.meshgrid(np.arange(n_neg + 1), np.arange(n_pos + 1), indexing="ij")
             fp, fn = fp.ravel(), fn.ravel()
             joint = np.asarray(joint_epsilon(fp, n_neg, fn, n_pos, alpha, delta))
-            split = np.asarray(certified_epsilon(n_pos - fn, n_pos, fp, n_neg, alpha, delta, bound="clopper-pearson"))
+            split = np.asarray(certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta, bound="clopper-pearson"))
             outcomes += fp.size
             worst = max(worst, float(np.max(split - joint)))
     seconds = time.perf_counter() - t0

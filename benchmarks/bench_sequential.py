@@ -59,7 +59,7 @@ def timing(rows: int = 4000, rounds: int = 5) -> dict:
         out["update_many (zero errors), per row"].append((time.perf_counter() - start) / rows * 1e6)
         start = time.perf_counter()
         for k in range(200):
-            clopper_pearson_epsilon(100, 100, k % 3, 100, ALPHA, 0.0)
+            clopper_pearson_epsilon(k % 3, 100, 0, 100, ALPHA, 0.0)
         out["clopper_pearson_epsilon"].append((time.perf_counter() - start) / 200 * 1e6)
     med = {name: statistics.median(v) for name, v in out.items()}
     cp = med["clopper_pearson_epsilon"]

@@ -197,8 +197,9 @@ a, b = pairs[0]
 one = reserved_test_certificate(dev[a], dev[b], test[a], test[b],
                                 n_certificates=family)
 s = one.statistics
-errors = (one.n[0] - s.tp, s.fp)  # missed A rows, B rows taken for A
-paper_bound = certified_epsilon(s.tp, one.n[0], s.fp, one.n[1],
+fn, fp = one.n[0] - s.tp, s.fp  # missed A rows, B rows taken for A
+errors = (fn, fp)
+paper_bound = certified_epsilon(fp, one.n[1], fn, one.n[0],  # B's errors first, as every bound
                                 alpha=bonferroni_alpha(family),
                                 bound="clopper-pearson")
 print(f"{example}: {a} vs {b}: test rows {one.n}, errors {errors}")

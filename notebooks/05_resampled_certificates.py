@@ -210,7 +210,7 @@ def certificate_rows(certs, n_certificates, **key):
     for rank, c in enumerate(certs, start=1):
         st, (n_a, n_b) = c.statistics, c.n
         rows.append({**key, "rank": rank, "pair": " / ".join(c.pair), "bound": c.value,
-                     "bound_cp": certified_epsilon(st.tp, n_a, st.fp, n_b, alpha, c.delta,
+                     "bound_cp": certified_epsilon(st.fp, n_b, n_a - st.tp, n_a, alpha, c.delta,
                                                    bound=CP),
                      "cap": certifiable_cap(n_a, n_b, alpha, c.delta),
                      "cap_cp": certifiable_cap(n_a, n_b, alpha, c.delta, bound=CP),

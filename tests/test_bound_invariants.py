@@ -26,7 +26,7 @@ def logit(p):
 
 
 def split(fp, n_neg, fn, n_pos, alpha, delta):
-    return np.asarray(clopper_pearson_epsilon(np.asarray(n_pos) - fn, n_pos, fp, n_neg, alpha, delta))
+    return np.asarray(clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta))
 
 
 def grid(n_neg, n_pos):
@@ -178,8 +178,8 @@ def test_clopper_pearson_bounds_at_tiny_levels():
 
 def test_public_functions_return_python_scalars():
     values = [joint_epsilon(1, 30, 2, 30, 0.05), joint_mu(1, 30, 2, 30, 0.05), joint_pvalue(1, 30, 2, 30, 1.0, 0.05),
-              clopper_pearson_epsilon(28, 30, 1, 30, 0.05), certified_epsilon(28, 30, 1, 30, 0.05),
-              certified_epsilon(28, 30, 1, 30, 0.05, bound="clopper-pearson"), clopper_pearson_lower(3, 10, 0.05),
+              clopper_pearson_epsilon(1, 30, 2, 30, 0.05), certified_epsilon(1, 30, 2, 30, 0.05),
+              certified_epsilon(1, 30, 2, 30, 0.05, bound="clopper-pearson"), clopper_pearson_lower(3, 10, 0.05),
               clopper_pearson_upper(3, 10, 0.05), certifiable_cap(30, 30, 0.05), planned_epsilon(30, 0.05, tpr=0.9),
               required_test_size(1.0, 0.05, tpr=0.9, fpr=0.1), required_test_size(1.0, 0.05, tpr=0.9, fpr=0.1,
                                                                                      bound="clopper-pearson"),

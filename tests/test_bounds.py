@@ -33,15 +33,15 @@ CP = "clopper-pearson"  # the paper's split bound
     ],
 )
 def test_certificate_closed_forms(tp, n, fp, expected):
-    assert certified_epsilon(tp, n, fp, n, A40, 1e-5, bound=CP) == pytest.approx(expected, abs=5e-4)
-    assert clopper_pearson_epsilon(tp, n, fp, n, A40, 1e-5) == certified_epsilon(tp, n, fp, n, A40, 1e-5, bound=CP)
+    assert certified_epsilon(fp, n, n - tp, n, A40, 1e-5, bound=CP) == pytest.approx(expected, abs=5e-4)
+    assert clopper_pearson_epsilon(fp, n, n - tp, n, A40, 1e-5) == certified_epsilon(fp, n, n - tp, n, A40, 1e-5, bound=CP)
 
 
 def test_one_error_in_either_class_is_symmetric():
     # a false positive costs the same as a false negative
     for bound in ("joint", CP):
-        one_fp = certified_epsilon(30, 30, 1, 30, A40, bound=bound)
-        assert one_fp == pytest.approx(certified_epsilon(29, 30, 0, 30, A40, bound=bound), rel=1e-6)
+        one_fp = certified_epsilon(1, 30, 0, 30, A40, bound=bound)
+        assert one_fp == pytest.approx(certified_epsilon(0, 30, 1, 30, A40, bound=bound), rel=1e-6)
 
 
 def test_cap_at_n100():
@@ -63,10 +63,10 @@ def test_bonferroni_alpha_values():
 
 
 def test_perfect_separation_gives_the_finite_cap():
-    value = certified_epsilon(50, 50, 0, 50, 0.05, 0.0, bound=CP)
+    value = certified_epsilon(0, 50, 0, 50, 0.05, 0.0, bound=CP)
     assert np.isfinite(value) and value > 0
     assert value == pytest.approx(np.log((0.025 ** (1 / 50)) / (1 - 0.025 ** (1 / 50))))
-    joint = certified_epsilon(50, 50, 0, 50, 0.05, 0.0)  # the corner mechanism's zero-error probability
+    joint = certified_epsilon(0, 50, 0, 50, 0.05, 0.0)  # the corner mechanism's zero-error probability
     assert joint == pytest.approx(np.log((0.05 ** (1 / 100)) / (1 - 0.05 ** (1 / 100))), abs=1e-4)
 
 
@@ -76,7 +76,7 @@ def test_mirrored_direction_uses_tnr_and_fnr():
     tpr_lo, fpr_hi = clopper_pearson_lower(50, 50, a), clopper_pearson_upper(25, 50, a)
     direct, mirrored = np.log(tpr_lo / fpr_hi), np.log((1 - fpr_hi) / (1 - tpr_lo))
     assert mirrored > direct > 0
-    assert certified_epsilon(50, 50, 25, 50, 2 * a, 0.0, bound=CP) == pytest.approx(mirrored, rel=1e-12)
+    assert certified_epsilon(25, 50, 0, 50, 2 * a, 0.0, bound=CP) == pytest.approx(mirrored, rel=1e-12)
 
 
 def test_no_separation_certifies_zero():
@@ -126,11 +126,11 @@ def test_tv_and_mmd_conversions():
 
 def test_bound_functions_refuse_bad_arguments():
     with pytest.raises(ValueError, match="delta"):
-        certified_epsilon(30, 30, 0, 30, A40, delta=-0.1)
+        certified_epsilon(0, 30, 0, 30, A40, delta=-0.1)
     with pytest.raises(ValueError, match="alpha"):
-        certified_epsilon(30, 30, 0, 30, float("nan"))
+        certified_epsilon(0, 30, 0, 30, float("nan"))
     with pytest.raises(ValueError, match="finite"):
-        certified_epsilon(float("nan"), 30, 0, 30, A40)
+        certified_epsilon(0, 30, float("nan"), 30, A40)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
         epsilon_from_tv(1.5)
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
@@ -138,7 +138,7 @@ def test_bound_functions_refuse_bad_arguments():
     with pytest.raises(ValueError, match="integer"):
         bonferroni_alpha(2.5)
     with pytest.raises(ValueError, match="bound must be one of 'joint', 'clopper-pearson'"):
-        certified_epsilon(30, 30, 0, 30, A40, bound="beta")
+        certified_epsilon(0, 30, 0, 30, A40, bound="beta")
 
 
 def test_planner_inverts_the_cap_exactly():
@@ -189,3 +189,23 @@ def test_planner_refuses_a_target_no_test_size_reaches():
         required_test_size(2.5, 1e-3, delta=0.0, tpr=0.9, fpr=0.1)
     with pytest.raises(ValueError, match="epsilon must be a finite number >= 0"):
         required_test_size(-1.0, 1e-3)
+
+
+def test_every_bound_over_counts_takes_them_in_one_order():
+    """(fp, n_neg, fn, n_pos): identity B's errors first, then A's, in every bound of epsaudit.bounds."""
+    import inspect
+
+    import epsaudit.bounds as bounds
+
+    takes_counts = {}
+    for name in bounds.__all__:
+        obj = getattr(bounds, name)
+        if callable(obj) and not inspect.isclass(obj):
+            params = list(inspect.signature(obj).parameters)
+            if {"fp", "fn", "tp"} & set(params):
+                takes_counts[name] = params[:4]
+    assert len(takes_counts) >= 8, sorted(takes_counts)
+    assert {n: p for n, p in takes_counts.items() if p != ["fp", "n_neg", "fn", "n_pos"]} == {}
+    # the order is what the values say: B's errors first
+    assert certified_epsilon(3, 30, 0, 30, A40) == certified_epsilon(0, 30, 3, 30, A40)  # symmetric bound
+    assert bounds.clopper_pearson_epsilon(0, 30, 30, 30, 0.05) == 0.0  # every A row missed

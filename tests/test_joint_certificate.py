@@ -19,7 +19,7 @@ def logit(p):
     (100, 1, 1, 2.854, 3.242), (100, 5, 5, 2.062, 2.216), (1000, 0, 0, 5.601, 6.503),
 ])
 def test_issue_table_at_95_percent_pure_dp(n, fp, fn, split, joint):
-    assert clopper_pearson_epsilon(n - fn, n, fp, n, 0.05, 0.0) == pytest.approx(split, abs=5e-4)
+    assert clopper_pearson_epsilon(fp, n, fn, n, 0.05, 0.0) == pytest.approx(split, abs=5e-4)
     assert joint_epsilon(fp, n, fn, n, 0.05) == pytest.approx(joint, abs=5e-4)
 
 
@@ -54,7 +54,7 @@ def test_never_below_the_split_bound_and_monotone_in_the_counts():
     n, alpha = 16, 0.05
     fp, fn = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
     joint = joint_epsilon(fp, n, fn, n, alpha)
-    split = clopper_pearson_epsilon(n - fn, n, fp, n, alpha, 0.0)
+    split = clopper_pearson_epsilon(fp, n, fn, n, alpha, 0.0)
     assert np.all(joint >= split - 1e-9)
     assert np.all(np.diff(joint, axis=0) <= 1e-7) and np.all(np.diff(joint, axis=1) <= 1e-7)
     assert np.allclose(joint, joint.T, atol=1e-6)  # equal sizes: a false positive costs what a false negative does
@@ -63,7 +63,7 @@ def test_never_below_the_split_bound_and_monotone_in_the_counts():
 def test_small_tests_certify_where_the_split_bound_cannot():
     # 40 certificates at 95%: the split bound needs 11 rows per side, the joint test 5
     alpha = 0.05 / 40
-    assert clopper_pearson_epsilon(10, 10, 0, 10, alpha, 0.0) == 0.0
+    assert clopper_pearson_epsilon(0, 10, 0, 10, alpha, 0.0) == 0.0
     assert joint_epsilon(0, 10, 0, 10, alpha) == pytest.approx(logit(alpha ** (1 / 20)), abs=1e-4)
     assert joint_epsilon(0, 4, 0, 4, alpha) == 0.0 < joint_epsilon(0, 5, 0, 5, alpha)
 
@@ -77,10 +77,10 @@ def test_pvalue_is_the_corner_probability_and_grows_with_epsilon():
 
 
 def test_dispatcher_and_rounding_against_the_certificate():
-    assert certified_epsilon(100, 100, 0, 100, 0.05, 0.0) == pytest.approx(4.1936, abs=1e-4)
+    assert certified_epsilon(0, 100, 0, 100, 0.05, 0.0) == pytest.approx(4.1936, abs=1e-4)
     # fractional counts (DP-Sniper's tie-breaking): errors rounded up
     assert joint_epsilon(0.5, 30, 0, 30, 0.05) == joint_epsilon(1, 30, 0, 30, 0.05)
-    assert certified_epsilon(29.5, 30, 0, 30, 0.05, 0.0) == joint_epsilon(0, 30, 1, 30, 0.05)
+    assert certified_epsilon(0, 30, 0.5, 30, 0.05, 0.0) == joint_epsilon(0, 30, 1, 30, 0.05)
     assert joint_epsilon(15, 30, 15, 30, 0.05) == 0.0
 
 

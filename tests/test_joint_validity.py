@@ -54,7 +54,7 @@ def draw(label: str, runs: int, n_neg: int, fpr: float, n_pos: int, fnr: float):
 
 
 def split(fp, n_neg, fn, n_pos, alpha, delta):
-    return np.asarray(certified_epsilon(np.asarray(n_pos) - fn, n_pos, fp, n_neg, alpha, delta,
+    return np.asarray(certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta,
                                         bound="clopper-pearson"))
 
 

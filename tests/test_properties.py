@@ -128,19 +128,19 @@ def _split_mu(fp, n_neg, fn, n_pos, alpha):
 BOUNDS = {
     "joint_epsilon": lambda fp, n_neg, fn, n_pos, a, d: B.joint_epsilon(fp, n_neg, fn, n_pos, a, d),
     "joint_mu": lambda fp, n_neg, fn, n_pos, a, d: B.joint_mu(fp, n_neg, fn, n_pos, a),
-    "clopper_pearson_epsilon": lambda fp, n_neg, fn, n_pos, a, d: B.clopper_pearson_epsilon(n_pos - fn, n_pos, fp, n_neg, a, d),
+    "clopper_pearson_epsilon": lambda fp, n_neg, fn, n_pos, a, d: B.clopper_pearson_epsilon(fp, n_neg, fn, n_pos, a, d),
     "certified_epsilon[joint]":
-        lambda fp, n_neg, fn, n_pos, a, d: B.certified_epsilon(n_pos - fn, n_pos, fp, n_neg, a, d, bound="joint"),
+        lambda fp, n_neg, fn, n_pos, a, d: B.certified_epsilon(fp, n_neg, fn, n_pos, a, d, bound="joint"),
     "certified_epsilon[clopper-pearson]":
-        lambda fp, n_neg, fn, n_pos, a, d: B.certified_epsilon(n_pos - fn, n_pos, fp, n_neg, a, d, bound="clopper-pearson"),
+        lambda fp, n_neg, fn, n_pos, a, d: B.certified_epsilon(fp, n_neg, fn, n_pos, a, d, bound="clopper-pearson"),
 }
 #: Bounds that do not read delta (the mu of Gaussian DP has none).
 NO_DELTA = {"joint_mu"}
 #: Each bound's split counterpart, which the joint one is never below.
 SPLIT = {
-    "joint_epsilon": lambda fp, n_neg, fn, n_pos, a, d: float(B.clopper_pearson_epsilon(n_pos - fn, n_pos, fp, n_neg, a, d)),
+    "joint_epsilon": lambda fp, n_neg, fn, n_pos, a, d: float(B.clopper_pearson_epsilon(fp, n_neg, fn, n_pos, a, d)),
     "certified_epsilon[joint]":
-        lambda fp, n_neg, fn, n_pos, a, d: float(B.certified_epsilon(n_pos - fn, n_pos, fp, n_neg, a, d, bound="clopper-pearson")),
+        lambda fp, n_neg, fn, n_pos, a, d: float(B.certified_epsilon(fp, n_neg, fn, n_pos, a, d, bound="clopper-pearson")),
     "joint_mu": lambda fp, n_neg, fn, n_pos, a, d: _split_mu(fp, n_neg, fn, n_pos, a),
 }
 
@@ -356,7 +356,7 @@ def test_cap_and_planned_epsilon_from_one_row(bound, n_pos, n_neg, alpha, delta)
     for what, v in (("certifiable_cap", cap), ("planned_epsilon", planned)):
         assert type(v) is float and math.isfinite(v) and v >= 0, f"{what} returned {type(v).__name__} {v!r}"
         json.dumps(v)
-    assert cap == float(B.certified_epsilon(n_pos, n_pos, 0, n_neg, alpha, delta, bound=bound))
+    assert cap == float(B.certified_epsilon(0, n_neg, 0, n_pos, alpha, delta, bound=bound))
     assert planned == B.certifiable_cap(n_pos, n_pos, alpha, delta, bound=bound)
 
 

@@ -245,7 +245,7 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     sa, sb = np.sort(scores_a), np.sort(scores_b)
     tp = len(sa) - np.searchsorted(sa, candidates, side="right")
     fp = len(sb) - np.searchsorted(sb, candidates, side="right")
-    bound = clopper_pearson_epsilon(tp, len(sa), fp, len(sb), alpha, delta)
+    bound = clopper_pearson_epsilon(fp, len(sb), len(sa) - tp, len(sa), alpha, delta)
     criterion = bound if np.max(bound) > 0 else np.abs(tp / len(sa) - fp / len(sb))
     best = np.flatnonzero(criterion == np.max(criterion))
     return float(candidates[best[len(best) // 2]])
@@ -342,7 +342,7 @@ def _record(dev_sa, dev_sb, test_sa, test_sb, alpha, delta, warned, bound=DEFAUL
     n1, n0 = len(test_sa), len(test_sb)
     y_test = np.r_[np.ones(n1, dtype=int), np.zeros(n0, dtype=int)]
     return {
-        "epsilon": float(certified_epsilon(tp, n1, fp, n0, alpha, delta, bound=bound)),
+        "epsilon": float(certified_epsilon(fp, n0, n1 - tp, n1, alpha, delta, bound=bound)),
         "threshold": threshold, "tp": tp, "fp": fp,
         "tpr_lower": float(clopper_pearson_lower(tp, n1, alpha / 2)),
         "fpr_upper": float(clopper_pearson_upper(fp, n0, alpha / 2)),
@@ -708,7 +708,7 @@ def certificate_with_bound(result: EpsilonResult, bound: str) -> EpsilonResult:
     if not result.computed or not isinstance(stats, CertificateStatistics):
         return replace(result, **fields)
     n1, n0 = result.n
-    value = float(certified_epsilon(stats.tp, n1, stats.fp, n0, alpha, result.delta, bound=bound))
+    value = float(certified_epsilon(stats.fp, n0, n1 - stats.tp, n1, alpha, result.delta, bound=bound))
     stats = replace(stats, cap=certifiable_cap(n1, n0, alpha, result.delta, bound=bound))
     free = {k: v for k, v in result.details.items() if k not in stats.record()}  # the statistics' entries are rebuilt
     return replace(result, value=value, statistics=stats, details=free, **fields)

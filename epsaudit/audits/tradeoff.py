@@ -987,7 +987,7 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n
     best = int(np.argmax(eps_points))
     at_single = int(np.flatnonzero(band["thresholds"] == single)[-1])
     tp_single, fp_single = na - int(band["fn"][at_single]), int(band["fp"][at_single])
-    single_epsilon = float(certified_epsilon(tp_single, na, fp_single, nb, alpha_single, delta))
+    single_epsilon = float(certified_epsilon(fp_single, nb, na - tp_single, na, alpha_single, delta))
     _, y_test = pair_design(test_a, test_b)
     return TradeoffCertificate(
         pair=pair, n=(na, nb), method=method, confidence=confidence, alpha_per_bound=alpha,

@@ -256,7 +256,7 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     return np.maximum(_log_ratio(tpr - delta, fpr), _log_ratio(1.0 - fpr - delta, 1.0 - tpr))
 
 
-def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
+def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     """The paper's split certificate: two one-sided Clopper-Pearson bounds at ``alpha / 2`` each.
 
     ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))`` with
@@ -265,16 +265,21 @@ def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     ``FNR_hi = 1 - TPR_lo``, only two one-sided bounds are involved; the certificate holds with
     probability at least ``1 - alpha``.
 
+    Counts come in the order every bound of :mod:`epsaudit.bounds` uses: the errors on identity B's
+    test rows, then the errors on identity A's (``fp`` of ``n_neg``, ``fn`` of ``n_pos``).
+
     Parameters
     ----------
-    tp : array_like of int
-        Positives (class A test rows) scored above the threshold; fractional counts round down.
-    n_pos : array_like of int
-        Number of positive test rows.
     fp : array_like of int
-        Negatives (class B test rows) scored above the threshold; fractional counts round up.
+        False positives: negatives (identity B's test rows) the test says are A; fractional counts
+        round up (against the certificate).
     n_neg : array_like of int
         Number of negative test rows.
+    fn : array_like of int
+        False negatives: positives (identity A's test rows) the test says are B; fractional counts
+        round up.
+    n_pos : array_like of int
+        Number of positive test rows.
     alpha : float
         Error level of the certificate (each one-sided bound at ``alpha / 2``).
     delta : float
@@ -295,26 +300,26 @@ def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
 
     Examples
     --------
-    >>> round(float(clopper_pearson_epsilon(30, 30, 0, 30, 0.05 / 40)), 3)  # zero errors: Table 3's cap
+    >>> round(float(clopper_pearson_epsilon(0, 30, 0, 30, 0.05 / 40)), 3)  # zero errors: Table 3's cap
     1.277
     >>> float(clopper_pearson_epsilon(15, 30, 15, 30, 0.05))
     0.0
-    >>> round(clopper_pearson_epsilon(100, 100, 0, 100, 1e-16, 0.0), 4)  # logit((0.5e-16) ** (1 / 100))
+    >>> round(clopper_pearson_epsilon(0, 100, 0, 100, 1e-16, 0.0), 4)  # logit((0.5e-16) ** (1 / 100))
     0.7864
     """
     if not 0.0 <= delta < 1.0:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
-    if np.any(~np.isfinite(np.asarray(tp, dtype=float))) or np.any(~np.isfinite(np.asarray(fp, dtype=float))):
-        raise ValueError("counts tp and fp must be finite")
+    if np.any(~np.isfinite(np.asarray(fp, dtype=float))) or np.any(~np.isfinite(np.asarray(fn, dtype=float))):
+        raise ValueError("counts fp and fn must be finite")
     half = np.asarray(alpha, dtype=np.float64) / 2
-    tp, n_pos, _ = _check_counts(tp, n_pos, half, round_down=True)
+    fn, n_pos, _ = _check_counts(fn, n_pos, half, round_down=False)
     fp, n_neg, half = _check_counts(fp, n_neg, half, round_down=False)
-    tp, n_pos, fp, n_neg, half = np.broadcast_arrays(tp, n_pos, fp, n_neg, half)
+    fp, n_neg, fn, n_pos, half = np.broadcast_arrays(fp, n_neg, fn, n_pos, half)
     # In log space, each bound and its complement from the beta quantile of its own tail:
     # u = FPR_hi, v = FNR_hi = 1 - TPR_lo (and TNR_lo = 1 - u), so the two terms are
     # log((1 - v - delta) / u) and log((1 - u - delta) / v).
     log_u, log_1mu = _log_cp_upper(fp, n_neg, half)
-    log_v, log_1mv = _log_cp_upper(n_pos - tp, n_pos, half)
+    log_v, log_1mv = _log_cp_upper(fn, n_pos, half)
     with np.errstate(divide="ignore", invalid="ignore"):
         if delta == 0:
             first, second = log_1mv - log_u, log_1mu - log_v
@@ -326,7 +331,7 @@ def clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5):
     return float(out) if np.ndim(out) == 0 else out
 
 
-def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND):
+def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND):
     """Reserved-test lower confidence bound on epsilon from test counts at a fixed threshold.
 
     ``bound="joint"`` (default): :func:`epsaudit.bounds.joint_epsilon`, the exact joint test of
@@ -334,16 +339,19 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5, *, bound
     split bound (*Picture the Epsilon*, Section IV-C). The joint bound is at least the split one on
     every outcome.
 
+    Counts come in the order every bound of :mod:`epsaudit.bounds` uses: the errors on identity B's
+    test rows, then the errors on identity A's (``fp`` of ``n_neg``, ``fn`` of ``n_pos``).
+
     Parameters
     ----------
-    tp : array_like of int
-        Positives (class A test rows) scored above the threshold.
-    n_pos : array_like of int
-        Number of positive test rows.
     fp : array_like of int
-        Negatives (class B test rows) scored above the threshold.
+        False positives: negatives (identity B's test rows) the test says are A.
     n_neg : array_like of int
         Number of negative test rows.
+    fn : array_like of int
+        False negatives: positives (identity A's test rows) the test says are B.
+    n_pos : array_like of int
+        Number of positive test rows.
     alpha : float
         Error level of this certificate (after the family's correction, :func:`bonferroni_alpha`).
     delta : float
@@ -365,15 +373,14 @@ def certified_epsilon(tp, n_pos, fp, n_neg, alpha, delta: float = 1e-5, *, bound
     --------
     Zero errors at 100 + 100 rows, 95%:
 
-    >>> round(float(certified_epsilon(100, 100, 0, 100, 0.05, 0.0)), 3)
+    >>> round(float(certified_epsilon(0, 100, 0, 100, 0.05, 0.0)), 3)
     4.194
-    >>> round(float(certified_epsilon(100, 100, 0, 100, 0.05, 0.0, bound="clopper-pearson")), 3)
+    >>> round(float(certified_epsilon(0, 100, 0, 100, 0.05, 0.0, bound="clopper-pearson")), 3)
     3.281
     """
     if check_bound(bound) == "clopper-pearson":
-        return clopper_pearson_epsilon(tp, n_pos, fp, n_neg, alpha, delta)
-    tp, n_pos, _ = _check_counts(tp, n_pos, alpha, round_down=True)  # rounded against the certificate
-    return joint_epsilon(fp, n_neg, n_pos - tp, n_pos, alpha, delta)  # joint_epsilon checks fp, n_neg, delta
+        return clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta)
+    return joint_epsilon(fp, n_neg, fn, n_pos, alpha, delta)
 
 
 def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND) -> float:
@@ -409,7 +416,7 @@ def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5, *
     >>> round(certifiable_cap(100, 100, 2e-4), 3)
     3.135
     """
-    return float(certified_epsilon(n_pos, n_pos, 0, n_neg, alpha, delta, bound=bound))
+    return float(certified_epsilon(0, n_neg, 0, n_pos, alpha, delta, bound=bound))
 
 
 def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
@@ -497,7 +504,7 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
         return 0.0
     tp = np.floor(tpr * n + 1e-9)
     fp = np.ceil(fpr * n - 1e-9)
-    return float(certified_epsilon(tp, n, fp, n, alpha, delta, bound=bound))
+    return float(certified_epsilon(fp, n, n - tp, n, alpha, delta, bound=bound))
 
 
 # Over 80 lines only through its docstring (the promise, every option, two examples); the body is short.
