@@ -383,7 +383,7 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
     return joint_epsilon(fp, n_neg, fn, n_pos, alpha, delta)
 
 
-def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND) -> float:
+def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND) -> float:
     """Largest epsilon a reserved test of this size can certify (zero errors in both classes).
 
     E.g. with the paper's split bound 1.277 at ``n = 30`` per class and a family of 40 at 95%
@@ -393,8 +393,8 @@ def certifiable_cap(n_pos: int, n_neg: int, alpha: float, delta: float = 1e-5, *
 
     Parameters
     ----------
-    n_pos, n_neg : int
-        Test rows of the two identities.
+    n_neg, n_pos : int
+        Test rows of identity B and of identity A (the order of every bound; the cap is symmetric).
     alpha : float
         Error level of the certificate.
     delta : float
