@@ -83,8 +83,9 @@ check fails, a bisection on the proven limit decides), so the speed never costs 
 runs one branch-and-bound for both of its cell budgets and stops as soon as its answer is known (the
 best value found already exceeds the level, or the open cells' limits are below it); each refined
 cell's points get their FP terms and FN log-CDFs once (a point is the FPR end of one cell and the FNR
-end of the next), summed over the cells' common window. The tail's structure depends on the counts and
-alpha only and is cached, as are every count's Clopper-Pearson bounds per size and level.
+end of the next), summed over the common window of a group of up to 16 neighbouring cells. The tail's
+structure depends on the counts and alpha only and is cached, as are every count's Clopper-Pearson
+bounds per size and level (tests of up to 20,000 rows).
 
 With zero errors and ``n`` rows per side the tail is the zero-error outcome alone, its probability
 ``(1 - p)^n (1 - q)^n`` is largest at the corner, and the certificate is the closed form
@@ -122,6 +123,7 @@ _SMALL = 300  # tails with fewer counts than this sum every term (no windows)
 _CHUNK = 32  # boundary points evaluated together (sorted by FPR, sharing one window)
 _WINDOW_PAD = 8
 _GROUP_SLACK = 1.5  # a group of cells' common window may cost this much more than their own
+_GROUP_ROWS = 16  # cells per group at most (arrays that stay in cache)
 _FULL = 20000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
 #: The smallest alpha accepted: every tail and p-value is computed in log space down to it.
 _MIN_ALPHA = 1e-300
@@ -615,11 +617,11 @@ class _Boundary:
         return values.ravel(), limits.ravel()
 
     def _groups(self, lp, l1p, lq, l1q) -> list[slice]:
-        """Runs of neighbouring cells (rows) whose common window costs at most ``_GROUP_SLACK`` times
-        their own windows (plus an allowance); one run for small tails."""
+        """Runs of at most ``_GROUP_ROWS`` neighbouring cells (rows) whose common window costs at most
+        ``_GROUP_SLACK`` times their own windows (plus an allowance); small tails sum every count."""
         tail = self.tail
         if tail.K + tail.C <= _SMALL:
-            return [slice(0, lp.shape[0])]
+            return [slice(i, min(i + _GROUP_ROWS, lp.shape[0])) for i in range(0, lp.shape[0], _GROUP_ROWS)]
         w = tail.window_sd
         p, q = np.exp(lp), np.exp(lq)
         mx, sx = tail.n_neg * p, w * np.sqrt(tail.n_neg * p * np.exp(l1p))
@@ -629,11 +631,12 @@ class _Boundary:
         groups, start = [], 0
         for i, (xa, xb, ya, yb) in enumerate(zip(*ext)):
             own = xb - xa + yb - ya + 2 * _WINDOW_PAD
-            if i > start:
+            if start < i < start + _GROUP_ROWS:
                 na, nb, nc, nd = min(ga, xa), max(gb, xb), min(gc, ya), max(gd, yb)
                 if (nb - na + nd - nc + 2 * _WINDOW_PAD) * (i + 1 - start) <= _GROUP_SLACK * (total + own) + 64:
                     ga, gb, gc, gd, total = na, nb, nc, nd, total + own
                     continue
+            if i > start:
                 groups.append(slice(start, i))
                 start = i
             ga, gb, gc, gd, total = xa, xb, ya, yb, own
