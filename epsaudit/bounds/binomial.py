@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import special
 
-from .joint import _log_cp_upper, joint_epsilon
+from .joint import log_clopper_pearson_upper, joint_epsilon
 
 from ..results import BOUNDS, DEFAULT_BOUND
 
@@ -318,8 +318,8 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     # In log space, each bound and its complement from the beta quantile of its own tail:
     # u = FPR_hi, v = FNR_hi = 1 - TPR_lo (and TNR_lo = 1 - u), so the two terms are
     # log((1 - v - delta) / u) and log((1 - u - delta) / v).
-    log_u, log_1mu = _log_cp_upper(fp, n_neg, half)
-    log_v, log_1mv = _log_cp_upper(fn, n_pos, half)
+    log_u, log_1mu = log_clopper_pearson_upper(fp, n_neg, half)
+    log_v, log_1mv = log_clopper_pearson_upper(fn, n_pos, half)
     with np.errstate(divide="ignore", invalid="ignore"):
         if delta == 0:
             first, second = log_1mv - log_u, log_1mu - log_v

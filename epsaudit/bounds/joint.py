@@ -184,7 +184,7 @@ def _apply(scalar, fp, n_neg, fn, n_pos, alpha, delta):
 # ---------------------------------------------------------------------------------------------
 
 
-def _log_cp_upper(k, n: int, half: float):
+def log_clopper_pearson_upper(k, n: int, half: float):
     """``log u`` and ``log(1 - u)``, ``u`` the one-sided Clopper-Pearson upper bound at level ``half`` on
     an error rate with ``k`` errors among ``n`` (``u = 1`` at ``k = n``). Each from the beta quantile of
     its own tail, so that tiny levels keep their relative accuracy."""
@@ -199,8 +199,8 @@ def _log_cp_upper(k, n: int, half: float):
 
 @lru_cache(maxsize=512)
 def _side(n: int, half: float) -> tuple[np.ndarray, np.ndarray]:
-    """``_log_cp_upper`` for every count 0 .. n of one side (cached per size and level)."""
-    out = _log_cp_upper(np.arange(n + 1), n, half)
+    """``log_clopper_pearson_upper`` for every count 0 .. n of one side (cached per size and level)."""
+    out = log_clopper_pearson_upper(np.arange(n + 1), n, half)
     for a in out:
         a.flags.writeable = False
     return out
@@ -321,23 +321,23 @@ class _Tail:
     def __init__(self, kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, order_delta: float = 0.0):
         self.kind, self.n_neg, self.n_pos, self.order_delta = kind, n_neg, n_pos, order_delta
         half = alpha / 2
-        lu_o, l1u_o = (float(v) for v in _log_cp_upper(fp, n_neg, half))
-        lv_o, l1v_o = (float(v) for v in _log_cp_upper(fn, n_pos, half))
+        lu_o, l1u_o = (float(v) for v in log_clopper_pearson_upper(fp, n_neg, half))
+        lv_o, l1v_o = (float(v) for v in log_clopper_pearson_upper(fn, n_pos, half))
         self.obs = (lu_o, l1u_o, lv_o, l1v_o)
         self.t_obs = float(_statistic(kind, lu_o, l1u_o, lv_o, l1v_o, order_delta))
         self.K = 0
         if not np.isfinite(self.t_obs):
             return
         t = self.t_obs - _TIE * max(1.0, abs(self.t_obs))
-        neg0 = [float(v) for v in _log_cp_upper(0, n_neg, half)]
-        pos0 = [float(v) for v in _log_cp_upper(0, n_pos, half)]
+        neg0 = [float(v) for v in log_clopper_pearson_upper(0, n_neg, half)]
+        pos0 = [float(v) for v in log_clopper_pearson_upper(0, n_pos, half)]
 
         def t_x(x):  # T(x, 0)
-            lu, l1u = (float(v) for v in _log_cp_upper(x, n_neg, half))
+            lu, l1u = (float(v) for v in log_clopper_pearson_upper(x, n_neg, half))
             return float(_statistic(kind, lu, l1u, *pos0, order_delta))
 
         def t_y(y):  # T(0, y)
-            lv, l1v = (float(v) for v in _log_cp_upper(y, n_pos, half))
+            lv, l1v = (float(v) for v in log_clopper_pearson_upper(y, n_pos, half))
             return float(_statistic(kind, *neg0, lv, l1v, order_delta))
 
         if n_neg + n_pos <= _FULL:  # every count's bound (cached per size and level)
@@ -355,8 +355,8 @@ class _Tail:
             inner_x = max(_last(lambda x: self._T(x, 1, half), n_neg, t), fp) + 1 if n_pos >= 1 else 1
             inner_y = max(_last(lambda y: self._T(1, y, half), n_pos, t), fn, 0) if n_neg >= 1 else 0
             inner_x, inner_y = max(min(inner_x, K), 1), min(inner_y, C)
-            lu, l1u = _log_cp_upper(np.arange(inner_x), n_neg, half)
-            lv, l1v = _log_cp_upper(np.arange(inner_y + 1), n_pos, half)
+            lu, l1u = log_clopper_pearson_upper(np.arange(inner_x), n_neg, half)
+            lv, l1v = log_clopper_pearson_upper(np.arange(inner_y + 1), n_pos, half)
             c = np.zeros(K, dtype=np.intp)
             c[:inner_x] = self._staircase(kind, t, lu, l1u, lv, l1v, order_delta)
             c[0] = C
@@ -378,8 +378,8 @@ class _Tail:
         self.window_sd = float(np.sqrt(2 * (abs(np.log(alpha)) + 40)))
 
     def _T(self, x: int, y: int, half: float) -> float:
-        lu, l1u = _log_cp_upper(x, self.n_neg, half)
-        lv, l1v = _log_cp_upper(y, self.n_pos, half)
+        lu, l1u = log_clopper_pearson_upper(x, self.n_neg, half)
+        lv, l1v = log_clopper_pearson_upper(y, self.n_pos, half)
         return float(_statistic(self.kind, lu, l1u, lv, l1v, self.order_delta))
 
     @staticmethod
