@@ -34,6 +34,11 @@ MODULES = [
     "epsaudit.validation",
     "epsaudit.condition",
     "epsaudit.operator",
+    "epsaudit.bounds.binomial",
+    "epsaudit.bounds.joint",
+    "epsaudit.bounds.sequential",
+    "epsaudit.bounds.conversions",
+    "epsaudit.bounds.gaussian",
 ]
 
 # numpydoc's section order (the sections these docstrings use).

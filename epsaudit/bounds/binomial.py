@@ -39,6 +39,11 @@ def check_bound(bound: str) -> str:
     ValueError
         If ``bound`` is not one of :data:`BOUNDS`.
 
+    See Also
+    --------
+    certified_epsilon : the certificate whose ``bound=`` it checks.
+    correction_label, bound_level : what a certificate of each bound records.
+
     Examples
     --------
     >>> check_bound("joint")
@@ -56,7 +61,7 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
     ----------
     n_certificates : int
         Certificates reported together (the Bonferroni family size).
-    bound : {"joint", "clopper-pearson"}
+    bound : {"joint", "clopper-pearson"}, default="joint"
         One joint test per certificate, or the paper's two one-sided bounds per certificate.
 
     Returns
@@ -67,6 +72,12 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
     ------
     ValueError
         If ``bound`` is unknown.
+
+    See Also
+    --------
+    bonferroni_alpha : the error level of each certificate of the family.
+    bound_level : the level of each test a certificate is made of.
+    epsaudit.audits.reserved_test_pairs : a family of certificates that records it.
 
     Examples
     --------
@@ -90,7 +101,7 @@ def bound_level(alpha, bound: str = DEFAULT_BOUND):
     ----------
     alpha : float
         Error level of the certificate.
-    bound : {"joint", "clopper-pearson"}
+    bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
@@ -100,6 +111,12 @@ def bound_level(alpha, bound: str = DEFAULT_BOUND):
     ------
     ValueError
         If ``bound`` is unknown.
+
+    See Also
+    --------
+    bonferroni_alpha : the certificate's level ``alpha`` of a family.
+    correction_label : the family's correction as results record it.
+    clopper_pearson_epsilon : the split certificate, two one-sided bounds at ``alpha / 2``.
 
     Examples
     --------
@@ -137,6 +154,12 @@ def clopper_pearson_lower(k, n, alpha):
     ------
     ValueError
         If ``n < 1``, ``k`` outside ``[0, n]`` or ``alpha`` outside (0, 1).
+
+    See Also
+    --------
+    clopper_pearson_upper : the upper bound (non-integer counts rounded up).
+    clopper_pearson_epsilon : the paper's split certificate, made of a lower and an upper bound.
+    epsaudit.sniper.sniper_bound : DP-Sniper's certificate, from a lower and an upper bound.
 
     Examples
     --------
@@ -180,6 +203,12 @@ def clopper_pearson_upper(k, n, alpha):
     ------
     ValueError
         If ``n < 1``, ``k`` outside ``[0, n]`` or ``alpha`` outside (0, 1).
+
+    See Also
+    --------
+    clopper_pearson_lower : the lower bound (non-integer counts rounded down).
+    clopper_pearson_epsilon : the paper's split certificate, the upper bounds on both error rates.
+    epsaudit.audits.tradeoff_band : upper limits on both error rates at every threshold (``method="bonferroni"``).
 
     Examples
     --------
@@ -238,13 +267,20 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     ----------
     tpr, fpr : array_like, same shape
         True- and false-positive rates in [0, 1].
-    delta : float
+    delta : float, default=0.0
         The delta of (epsilon, delta)-DP; 0 for pure DP.
 
     Returns
     -------
     numpy.ndarray
         Epsilon per operating point (may be ``+inf``; ``-inf`` where neither term has evidence).
+
+    See Also
+    --------
+    clopper_pearson_epsilon : the same formula at confidence limits of the rates, a certificate.
+    epsaudit.bounds.tradeoff_epsilon : the same inequality at upper limits of both error rates, clipped at 0.
+    required_test_size : refuses targets at or above it (the certificate's limit as the test grows).
+    epsaudit.audits.roc_oof_epsilon : the out-of-fold ROC estimate, the largest value over a curve's points.
 
     Examples
     --------
@@ -282,7 +318,7 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
         Number of positive test rows.
     alpha : float
         Error level of the certificate (each one-sided bound at ``alpha / 2``).
-    delta : float
+    delta : float, default=1e-5
         The delta of (epsilon, delta)-DP.
 
     Returns
@@ -297,6 +333,15 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     ValueError
         If ``delta`` is outside [0, 1), a count is not finite or outside ``[0, n]``, or ``alpha``
         is outside (0, 1).
+
+    See Also
+    --------
+    epsaudit.bounds.joint_epsilon : the exact joint bound on the same counts, never below this one.
+    certified_epsilon : chooses between the two (``bound=``).
+    epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
+    clopper_pearson_lower, clopper_pearson_upper : the one-sided bounds it is made of.
+    epsaudit.audits.reserved_test_certificate : the reserved-test route, which certifies with it at
+        ``bound="clopper-pearson"``.
 
     Examples
     --------
@@ -354,9 +399,9 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
         Number of positive test rows.
     alpha : float
         Error level of this certificate (after the family's correction, :func:`bonferroni_alpha`).
-    delta : float
+    delta : float, default=1e-5
         The delta of (epsilon, delta)-DP.
-    bound : {"joint", "clopper-pearson"}
+    bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
@@ -368,6 +413,14 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
     ValueError
         If a count is outside ``[0, n]`` or not finite, ``alpha`` is outside (0, 1), ``delta``
         outside [0, 1), or ``bound`` unknown.
+
+    See Also
+    --------
+    epsaudit.bounds.joint_epsilon : the default bound (``bound="joint"``), never below the split one.
+    clopper_pearson_epsilon : the paper's split bound (``bound="clopper-pearson"``).
+    epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
+    certifiable_cap : its value at zero errors, the most a test of this size can certify.
+    epsaudit.audits.reserved_test_certificate : the reserved-test route, which certifies with it.
 
     Examples
     --------
@@ -397,8 +450,8 @@ def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *
         Test rows of identity B and of identity A (the order of every bound; the cap is symmetric).
     alpha : float
         Error level of the certificate.
-    delta : float
-    bound : {"joint", "clopper-pearson"}
+    delta : float, default=1e-5
+    bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
@@ -408,6 +461,14 @@ def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *
     ------
     ValueError
         As :func:`certified_epsilon`.
+
+    See Also
+    --------
+    required_test_size : the test size at which a target is reached (the planner inverts the cap).
+    planned_epsilon : the certificate at expected counts; the cap at perfect separation.
+    certified_epsilon : the certificate at any counts.
+    epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
+    epsaudit.audits.reserved_test_certificate : records each certificate's cap (``statistics.cap``).
 
     Examples
     --------
@@ -429,7 +490,7 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
     Parameters
     ----------
     n_certificates : int, >= 1
-    confidence : float in (0, 1)
+    confidence : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -439,6 +500,12 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
     ------
     ValueError
         If ``n_certificates`` is not an integer >= 1 or ``confidence`` is outside (0, 1).
+
+    See Also
+    --------
+    correction_label : the family's correction as results record it.
+    bound_level : the level of each test a certificate at this level is made of.
+    epsaudit.audits.reserved_test_pairs : a family of reserved-test certificates at this level.
 
     Examples
     --------
@@ -463,9 +530,10 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
                     bound: str = DEFAULT_BOUND) -> float:
     """What a reserved test with ``n`` test rows per identity certifies when it sees the expected counts.
 
-    The counts are the expected ones, rounded against the certificate: ``tp = floor(tpr * n)``
-    true positives and ``fp = ceil(fpr * n)`` false positives. With ``tpr = 1, fpr = 0`` (perfect
-    separation) this is :func:`certifiable_cap`.
+    The counts are the expected ones, rounded against the certificate: ``fp = ceil(fpr * n)``
+    false positives among the ``n`` rows of B and ``fn = n - floor(tpr * n)`` false negatives among
+    the ``n`` rows of A, the counts :func:`certified_epsilon` takes in its order ``(fp, n, fn, n)``.
+    With ``tpr = 1, fpr = 0`` (perfect separation) this is :func:`certifiable_cap`.
 
     Parameters
     ----------
@@ -473,10 +541,12 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
         Test rows per identity (both sides); 0 rows certify nothing (0.0).
     alpha : float
         Error level of the certificate (after the multiplicity correction).
-    delta : float
-    tpr, fpr : float in [0, 1]
-        The test's true- and false-positive rates on the population.
-    bound : {"joint", "clopper-pearson"}
+    delta : float, default=1e-5
+    tpr : float in [0, 1], default=1.0
+        The test's true-positive rate on the population (rows of A).
+    fpr : float in [0, 1], default=0.0
+        The test's false-positive rate on the population (rows of B).
+    bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
@@ -487,6 +557,16 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
     ------
     ValueError
         As :func:`certified_epsilon`.
+
+    See Also
+    --------
+    certifiable_cap : its value at perfect separation (``tpr = 1, fpr = 0``).
+    required_test_size : the planner that inverts it: the size at which it reaches a target.
+    certified_epsilon : the certificate at observed counts.
+    epsaudit.bounds.fixed_size_power : the probability that the joint certificate at this size reaches a target
+        when the counts are drawn, not expected.
+    epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
+    epsaudit.bounds.sequential_stopping_rows : the anytime-valid certificate's rows at given error rates.
 
     Examples
     --------
@@ -527,10 +607,12 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
         Target lower bound.
     alpha : float
         Error level of the certificate (e.g. :func:`bonferroni_alpha` of the family).
-    delta : float
-    tpr, fpr : float
-        The test's population rates (default: perfect separation).
-    bound : {"joint", "clopper-pearson"}
+    delta : float, default=1e-5
+    tpr : float, default=1.0
+        The test's true-positive rate on the population (default: perfect separation).
+    fpr : float, default=0.0
+        The test's false-positive rate on the population.
+    bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
@@ -543,6 +625,15 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
         If ``epsilon`` is negative, the rates are outside [0, 1], or the target is out of reach
         at any size: the limit ``max(log((tpr - delta) / fpr), log((1 - fpr - delta) / (1 - tpr)))``
         is at most ``epsilon`` (the message gives the limit).
+
+    See Also
+    --------
+    planned_epsilon : what a given size certifies at the expected counts (the function it inverts).
+    certifiable_cap : the largest value a given size can certify.
+    promise_sizes : the sizes of the promised range it checks.
+    epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
+    epsaudit.bounds.sequential_stopping_rows : the anytime-valid certificate's rows at given error rates.
+    epsaudit.bounds.fixed_size_power : the power of the planned fixed-size test when the rates are off.
 
     Examples
     --------
@@ -613,6 +704,10 @@ def promise_sizes(n: int) -> np.ndarray:
     numpy.ndarray of int
         Sorted, from ``n`` to ``2 n``: every size when there are at most :data:`PROMISE_CHECKS`,
         else that many evenly spaced sizes.
+
+    See Also
+    --------
+    required_test_size : the planner whose promise these sizes check.
 
     Examples
     --------

@@ -33,6 +33,12 @@ def epsilon_from_tv(tv):
     ValueError
         If ``tv`` is outside [0, 1] or NaN.
 
+    See Also
+    --------
+    epsilon_from_tv_delta : the same at delta > 0.
+    tv_lower_from_mmd : a lower bound on total variation from an MMD.
+    epsilon_from_mmd_tv_chain, epsilon_from_mmd_hockey_stick : the two MMD routes through it.
+
     Examples
     --------
     >>> round(float(epsilon_from_tv(0.5)), 6), float(epsilon_from_tv(1.0))
@@ -64,6 +70,14 @@ def epsilon_from_mmd_tv_chain(mmd):
     ValueError
         If ``mmd / 2`` exceeds 1 or is NaN.
 
+    See Also
+    --------
+    epsilon_from_mmd_hockey_stick : the bound of Gonzalez et al., larger by the factor ``sqrt(2)`` inside
+        ``artanh`` (kernels in [0, 1]).
+    tv_lower_from_mmd : the TV link alone (``link="2"``).
+    epsilon_from_tv : the step from total variation to epsilon.
+    epsaudit.audits.mmd_tv_epsilon : the MMD-TV estimate route, which reports it.
+
     Examples
     --------
     >>> round(float(epsilon_from_mmd_tv_chain(1.0)), 6)  # 2 artanh(0.5)
@@ -92,6 +106,13 @@ def epsilon_from_mmd_hockey_stick(mmd):
     ------
     ValueError
         If ``mmd`` is NaN.
+
+    See Also
+    --------
+    epsilon_from_mmd_tv_chain : the paper's MMD-TV route (``TV >= MMD / 2``).
+    tv_lower_from_mmd : the TV link alone (``link="sqrt2"``).
+    epsilon_from_tv : the step from total variation to epsilon.
+    epsaudit.audits.mmd_tv_epsilon : reports it beside the MMD-TV value (``statistics.epsilon_hockey_stick``).
 
     Examples
     --------
@@ -141,7 +162,7 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
     ----------
     fpr_upper, fnr_upper : array_like, broadcastable, values in [0, 1]
         Error rates of one test (false-positive rate = type I, false-negative rate = type II).
-    delta : float or array_like in [0, 1), broadcastable with the rates
+    delta : float or array_like in [0, 1), broadcastable with the rates, default=0.0
 
     Returns
     -------
@@ -153,6 +174,15 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
     ------
     ValueError
         If a rate is outside [0, 1] or NaN, or ``delta`` outside [0, 1).
+
+    See Also
+    --------
+    tradeoff_delta : the same inequality solved for delta.
+    tradeoff_mu : the Gaussian-DP parameter the same point rules out.
+    epsilon_from_tv_delta : the bound from total variation, the largest gap ``1 - FPR - FNR``.
+    epsaudit.bounds.roc_point_epsilon : the same formula at a ROC point, not clipped at 0.
+    epsaudit.bounds.joint_epsilon : the exact joint certificate from the counts behind such limits.
+    epsaudit.audits.epsilon_curve : the largest value over a band's points, per delta (the trade-off route).
 
     Examples
     --------
@@ -189,6 +219,13 @@ def tradeoff_delta(fpr_upper, fnr_upper, epsilon):
     ------
     ValueError
         If a rate is outside [0, 1] or ``epsilon`` is negative or NaN.
+
+    See Also
+    --------
+    tradeoff_epsilon : the same inequality solved for epsilon.
+    tradeoff_mu : the Gaussian-DP parameter the same point rules out.
+    epsaudit.bounds.gaussian_delta : the exact privacy profile of the Gaussian mechanism.
+    epsaudit.audits.TradeoffCertificate.delta_lower : the largest value over a band's points.
 
     Examples
     --------
@@ -228,6 +265,12 @@ def gaussian_tradeoff(fpr, mu):
     ------
     ValueError
         If ``fpr`` is outside [0, 1] or ``mu`` is negative or NaN.
+
+    See Also
+    --------
+    tradeoff_mu : the mu a point on or above the curve rules out.
+    epsaudit.bounds.gaussian_epsilon : the (epsilon, delta) of the mechanism with this curve.
+    epsaudit.bounds.joint_mu : the exact joint certificate on mu from one test's counts.
 
     Examples
     --------
@@ -269,6 +312,13 @@ def tradeoff_mu(fpr_upper, fnr_upper):
     ValueError
         If a rate is outside [0, 1] or NaN.
 
+    See Also
+    --------
+    gaussian_tradeoff : the mu-GDP curve it inverts.
+    tradeoff_epsilon : the (epsilon, delta)-DP bound from the same point.
+    epsaudit.bounds.joint_mu : the exact joint certificate on mu from one test's counts.
+    epsaudit.audits.mu_lower_bound : the largest value over a band's points (the trade-off route).
+
     Examples
     --------
     >>> round(float(tradeoff_mu(0.05, 0.25)), 6)  # 1.644854 + 0.674490
@@ -308,6 +358,12 @@ def dkw_margin(n, alpha):
     ValueError
         If ``n < 1`` or ``alpha`` outside (0, 1).
 
+    See Also
+    --------
+    epsaudit.bounds.clopper_pearson_upper : the per-threshold limit of the band's other method.
+    mmd2_deviation : the deviation bound of the MMD routes.
+    epsaudit.audits.tradeoff_band : the trade-off route's band, which uses it with ``method="dkw"``.
+
     Examples
     --------
     >>> round(float(dkw_margin(100, 0.025)), 6)  # sqrt(log(80) / 200)
@@ -340,7 +396,7 @@ def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
     n_a, n_b : array_like of int, >= 2
         Test rows of each identity.
     alpha : float or array_like in (0, 1)
-    kernel_bound : float, > 0
+    kernel_bound : float, > 0, default=1.0
         ``K``, the upper end of the kernel's range (1 for the RBF kernel).
 
     Returns
@@ -352,6 +408,12 @@ def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
     ------
     ValueError
         If a sample size is below 2, ``alpha`` is outside (0, 1) or ``kernel_bound <= 0``.
+
+    See Also
+    --------
+    tv_lower_from_mmd : the next step, from a certified MMD to total variation.
+    dkw_margin : the band of the trade-off route.
+    epsaudit.audits.mmd_lower_bound : the certified lower bound on the MMD it gives.
 
     Examples
     --------
@@ -385,7 +447,7 @@ def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
     Parameters
     ----------
     mmd : array_like, >= 0
-    link : {"sqrt2", "2"}
+    link : {"sqrt2", "2"}, default="sqrt2"
 
     Returns
     -------
@@ -396,6 +458,13 @@ def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
     ------
     ValueError
         If ``link`` is unknown or ``mmd`` is negative or NaN.
+
+    See Also
+    --------
+    mmd2_deviation : the deviation that makes an MMD lower bound certified.
+    epsilon_from_tv_delta : the next step, from total variation to epsilon at delta.
+    epsilon_from_mmd_tv_chain, epsilon_from_mmd_hockey_stick : the two links composed with ``epsilon_from_tv``.
+    epsaudit.audits.mmd_certificate : the MMD certificate route, which uses it (``tv_link=``).
 
     Examples
     --------
@@ -422,7 +491,7 @@ def epsilon_from_tv_delta(tv, delta=0.0):
     Parameters
     ----------
     tv : array_like in [0, 1]
-    delta : float or array_like in [0, 1), broadcastable
+    delta : float or array_like in [0, 1), broadcastable, default=0.0
 
     Returns
     -------
@@ -433,6 +502,13 @@ def epsilon_from_tv_delta(tv, delta=0.0):
     ------
     ValueError
         If ``tv`` is outside [0, 1] or ``delta`` outside [0, 1).
+
+    See Also
+    --------
+    epsilon_from_tv : the same at delta = 0.
+    tv_lower_from_mmd : a lower bound on total variation from an MMD.
+    tradeoff_epsilon : the bound from both error rates of one test.
+    epsaudit.audits.mmd_certificate : the MMD certificate route, which uses it for its epsilon curve.
 
     Examples
     --------

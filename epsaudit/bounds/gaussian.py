@@ -27,6 +27,13 @@ def gaussian_delta(epsilon, mu):
     numpy.ndarray or float
         Delta in [0, 1].
 
+    See Also
+    --------
+    gaussian_epsilon : its inverse in epsilon.
+    gaussian_mu_for_epsilon : its inverse in mu.
+    epsaudit.bounds.gaussian_tradeoff : the mechanism's whole trade-off curve (mu-GDP).
+    epsaudit.bounds.tradeoff_delta : the delta one test's error rates rule out.
+
     Examples
     --------
     >>> round(float(gaussian_delta(1.0, 1.0)), 6), float(gaussian_delta(1.0, 0.0))
@@ -50,7 +57,7 @@ def gaussian_epsilon(mu, delta: float = 1e-5):
     Parameters
     ----------
     mu : float or array_like, >= 0
-    delta : float in (0, 1)
+    delta : float in (0, 1), default=1e-5
 
     Returns
     -------
@@ -60,6 +67,14 @@ def gaussian_epsilon(mu, delta: float = 1e-5):
     ------
     ValueError
         If ``delta`` is outside (0, 1) or ``mu`` is negative or not finite.
+
+    See Also
+    --------
+    gaussian_delta : the privacy profile it inverts.
+    gaussian_mu_for_epsilon : the inverse: the separation at a given epsilon.
+    epsaudit.bounds.gaussian_tradeoff : the same mechanism's trade-off curve (mu-GDP).
+    epsaudit.audits.gaussmech_epsilon : the paper's GaussMech diagnostic (the classical calibration formula,
+        not this exact value).
 
     Examples
     --------
@@ -91,7 +106,7 @@ def gaussian_mu_for_epsilon(epsilon: float, delta: float = 1e-5) -> float:
     Parameters
     ----------
     epsilon : float, > 0
-    delta : float in (0, 1)
+    delta : float in (0, 1), default=1e-5
 
     Returns
     -------
@@ -101,6 +116,12 @@ def gaussian_mu_for_epsilon(epsilon: float, delta: float = 1e-5) -> float:
     ------
     ValueError
         If ``epsilon <= 0`` or ``delta`` outside (0, 1).
+
+    See Also
+    --------
+    gaussian_epsilon : the epsilon it inverts.
+    gaussian_delta : the privacy profile at a given separation.
+    epsaudit.mechanisms.calibrate : calibrates a Gaussian benchmark mechanism's noise with it.
 
     Examples
     --------

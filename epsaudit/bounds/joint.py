@@ -185,9 +185,39 @@ def _apply(scalar, fp, n_neg, fn, n_pos, alpha, delta):
 
 
 def log_clopper_pearson_upper(k, n: int, half: float):
-    """``log u`` and ``log(1 - u)``, ``u`` the one-sided Clopper-Pearson upper bound at level ``half`` on
-    an error rate with ``k`` errors among ``n`` (``u = 1`` at ``k = n``). Each from the beta quantile of
-    its own tail, so that tiny levels keep their relative accuracy."""
+    """``log u`` and ``log(1 - u)``, ``u`` the one-sided Clopper-Pearson upper bound on an error rate.
+
+    ``u`` is the bound at level ``half`` from ``k`` errors among ``n`` (``u = 1`` at ``k = n``). Each
+    logarithm comes from the beta quantile of its own tail, so that tiny levels keep their relative
+    accuracy.
+
+    Parameters
+    ----------
+    k : array_like of int
+        Errors, ``0 <= k <= n`` (neither checked nor rounded here).
+    n : int
+        Rows tested.
+    half : float
+        One-sided level in (0, 1) (``alpha / 2`` for a split certificate at ``alpha``).
+
+    Returns
+    -------
+    log_u, log_1mu : numpy.ndarray
+        ``log u`` (0 at ``k = n``) and ``log(1 - u)`` (``-inf`` at ``k = n``).
+
+    See Also
+    --------
+    epsaudit.bounds.clopper_pearson_upper : the bound itself, with its inputs checked.
+    epsaudit.bounds.clopper_pearson_epsilon : the split certificate, computed from it.
+    joint_epsilon : the joint certificate, whose ordering statistic is computed from it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> log_u, log_1mu = log_clopper_pearson_upper(0, 30, 0.05)
+    >>> round(float(np.exp(log_u)), 6), round(float(np.exp(log_1mu)), 6)  # 1 - 0.05 ** (1 / 30), 0.05 ** (1 / 30)
+    (0.095034, 0.904966)
+    """
     k = np.asarray(k, dtype=float)
     inside = k < n
     a, b = k + 1, np.where(inside, n - k, 1.0)
@@ -983,7 +1013,7 @@ def joint_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 0.0):
         Positives tested (rows of A). Unequal sizes are allowed.
     alpha : float or array_like in (0, 1)
         Error level of this certificate (a family of K certificates: ``(1 - confidence) / K``).
-    delta : float or array_like in [0, 1)
+    delta : float or array_like in [0, 1), default=0.0
         The delta of (epsilon, delta)-DP.
 
     Returns
@@ -998,6 +1028,19 @@ def joint_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 0.0):
         If a count is outside ``[0, n]``, a size is below 1 or not an integer, ``alpha`` is outside
         (0, 1) or below 1e-300 (the smallest level computed in log space), ``delta`` outside [0, 1),
         or an input is not finite. Fractional error counts are rounded up.
+
+    See Also
+    --------
+    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound on the same counts, which this one is
+        never below.
+    epsaudit.bounds.certified_epsilon : chooses between the two (``bound=``).
+    epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
+    joint_mu : the same test against the mu-GDP null region.
+    joint_pvalue : the p-value it inverts.
+    joint_rejection_region : every outcome at which it certifies a given epsilon.
+    epsaudit.audits.reserved_test_certificate : the reserved-test route, which certifies with it (the default
+        ``bound="joint"``).
+    epsaudit.audits.tradeoff_certificate : the trade-off route, which certifies a band's points with it.
 
     Notes
     -----
@@ -1056,6 +1099,12 @@ def joint_mu(fp, n_neg, fn, n_pos, alpha):
     ValueError
         As :func:`joint_epsilon`.
 
+    See Also
+    --------
+    joint_epsilon : the same test against the (epsilon, delta)-DP null region.
+    epsaudit.bounds.tradeoff_mu : the mu one point of the trade-off curve rules out (from confidence limits).
+    epsaudit.bounds.gaussian_tradeoff : the mu-GDP trade-off curve that bounds the null region.
+
     Examples
     --------
     Zero errors at 100 + 100 rows, 95%: ``2 Phi^-1(0.05 ** (1 / 200))``.
@@ -1086,7 +1135,7 @@ def joint_pvalue(fp, n_neg, fn, n_pos, epsilon: float, alpha: float, delta: floa
         The null region's epsilon.
     alpha : float in (0, 1)
         The level that fixes the ordering statistic.
-    delta : float in [0, 1)
+    delta : float in [0, 1), default=0.0
 
     Returns
     -------
@@ -1097,6 +1146,11 @@ def joint_pvalue(fp, n_neg, fn, n_pos, epsilon: float, alpha: float, delta: floa
     ------
     ValueError
         As :func:`joint_epsilon`, or if ``epsilon`` is negative.
+
+    See Also
+    --------
+    joint_epsilon : the largest epsilon at which it is at most ``alpha``.
+    joint_rejection_region : the outcomes at which it is at most ``alpha``.
 
     Examples
     --------

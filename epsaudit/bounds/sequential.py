@@ -114,6 +114,11 @@ class SequentialPrior:
     components : tuple of (float, float or None, float or None)
         Weights summing to 1 and Beta parameters.
 
+    See Also
+    --------
+    sequential_prior : the prior a spec names.
+    planned_prior : the spec of the default prior at planned error rates.
+
     Examples
     --------
     >>> sequential_prior("Z").components
@@ -215,6 +220,11 @@ def sequential_prior(spec) -> SequentialPrior:
     ------
     ValueError
         An unknown name, a rate outside [0, 1] or Beta parameters that are not positive.
+
+    See Also
+    --------
+    SequentialPrior : the prior it returns.
+    planned_prior : the spec of the default prior at planned error rates.
 
     Examples
     --------
@@ -328,9 +338,10 @@ def sequential_log_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     ----------
     fp, n_neg, fn, n_pos : array_like of int
         False positives among negatives, false negatives among positives (broadcast).
-    epsilon, delta : array_like
-        The null region ``N(epsilon, delta)``; ``epsilon`` in [0, 700], ``delta`` in [0, 1).
-    prior : str, SequentialPrior or pair of them
+    epsilon : array_like, in [0, 700]
+        The null region is ``N(epsilon, delta)``.
+    delta : array_like, in [0, 1), default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
 
     Returns
     -------
@@ -341,6 +352,11 @@ def sequential_log_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     ------
     ValueError
         Counts outside ``[0, n]``, ``epsilon`` or ``delta`` out of range, an unknown prior.
+
+    See Also
+    --------
+    sequential_evalue : the e-value itself, and what it means.
+    sequential_epsilon : the bound found on it.
 
     Examples
     --------
@@ -386,9 +402,9 @@ def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     n_pos : array_like of int, >= 0
         Positives tested so far.
     epsilon : array_like, in [0, 700]
-    delta : array_like, in [0, 1)
-    prior : str, SequentialPrior or pair of them
-        Fixed before the first row (:func:`sequential_prior`); default ``"B"``.
+    delta : array_like, in [0, 1), default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
+        Fixed before the first row (:func:`sequential_prior`).
 
     Returns
     -------
@@ -402,7 +418,8 @@ def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
 
     See Also
     --------
-    sequential_epsilon : the bound it gives.
+    sequential_epsilon : the bound it gives: the largest epsilon at which it reaches ``1 / alpha``.
+    sequential_log_evalue : its natural log (what the bounds are solved on).
     epsaudit.bounds.joint_epsilon : the fixed-size exact joint certificate.
     epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
 
@@ -436,8 +453,8 @@ def sequential_epsilon(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B"):
         Test counts (see :func:`sequential_evalue`).
     alpha : float in (0, 1)
         Error level (a family of K pairs: ``alpha / K`` each).
-    delta : float in [0, 1)
-    prior : str, SequentialPrior or pair of them
+    delta : float in [0, 1), default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
 
     Returns
     -------
@@ -452,7 +469,12 @@ def sequential_epsilon(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B"):
     See Also
     --------
     epsaudit.bounds.joint_epsilon : the fixed-size bound (larger, valid only at a size fixed in advance).
-    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
+    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound (fixed size).
+    epsaudit.bounds.certified_epsilon : the fixed-size certificate, either bound (``bound=``).
+    sequential_evalue : the e-value it inverts.
+    SequentialCertificate : the running certificate, the maximum of this bound over its looks.
+    worst_pair_sequential : the worst pair of a family's counts.
+    zero_error_sequential_epsilon : the closed form at zero errors.
 
     Notes
     -----
@@ -516,12 +538,19 @@ def zero_error_sequential_epsilon(n: int, alpha: float, prior="B"):
     n : int or array_like, >= 1
         Rows per side.
     alpha : float in (0, 1)
-    prior : str or SequentialPrior
+    prior : str or SequentialPrior, default="B"
 
     Returns
     -------
     float or numpy.ndarray
         0 where it would be negative.
+
+    See Also
+    --------
+    sequential_epsilon : the bound at any counts.
+    zero_error_stopping_row : the row at which it first reaches a target.
+    epsaudit.bounds.certifiable_cap : the fixed-size certificate at zero errors, ``logit(alpha^(1 / 2n))`` for
+        the joint bound at delta 0.
 
     Examples
     --------
@@ -548,8 +577,8 @@ def worst_pair_sequential(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B") -> 
         Each pair's counts.
     alpha : float in (0, 1)
         Family-wise error level.
-    delta : float
-    prior : str, SequentialPrior or pair of them
+    delta : float, default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
 
     Returns
     -------
@@ -563,6 +592,8 @@ def worst_pair_sequential(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B") -> 
     See Also
     --------
     sequential_epsilon : one pair.
+    SequentialFamily : the running worst-pair bound, one test row at a time.
+    SequentialCertificate : ``SequentialCertificate.worst_pair`` gives this bound for running certificates.
 
     Examples
     --------
@@ -688,6 +719,11 @@ class SequentialStatistics(RouteStatistics):
     test_hash : str or None
         The caller's hash of the fixed test (e.g. of the fitted scorer's parameters and threshold).
 
+    See Also
+    --------
+    SequentialCertificate : the certificate whose result carries them (``result().statistics``).
+    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+
     Examples
     --------
     >>> SequentialStatistics(0, 1, 40, "target reached", "B/B", None).record()["rows"]
@@ -707,13 +743,13 @@ class SequentialCertificate:
 
     Parameters
     ----------
-    alpha : float in (0, 1)
+    alpha : float in (0, 1), default=0.05
         Family-wise error level (confidence ``1 - alpha``).
-    delta : float in [0, 1)
-    prior : str, SequentialPrior or pair of them
-        Fixed before the first row and recorded by hash (default ``"B"``; with a planned error
-        rate ``r`` use ``"H:r"``). Changing it after the first row is refused.
-    family : int, >= 1
+    delta : float in [0, 1), default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
+        Fixed before the first row and recorded by hash (with a planned error rate ``r`` use
+        ``"H:r"``). Changing it after the first row is refused.
+    family : int, >= 1, default=1
         Pairs certified together: this one runs at ``alpha / family`` (Bonferroni; valid under any
         adaptive allocation of rows across pairs).
     target : float, optional
@@ -722,9 +758,9 @@ class SequentialCertificate:
         Stop ("budget spent") after this many test rows (both sides).
     claim : float, optional
         A claimed epsilon: stop ("claim refuted") when the bound exceeds it.
-    futility : bool
+    futility : bool, default=True
         With a target and a budget, stop ("futile") when even zero errors in the rest of the
-        budget could not reach the target (default True).
+        budget could not reach the target.
     test_hash : str, optional
         The caller's hash of the fixed test (e.g. of the fitted scorer's parameters and threshold),
         recorded with the prior's before the first row.
@@ -747,17 +783,20 @@ class SequentialCertificate:
     epsaudit.validation.ReusedRowsError
         (a ``ValueError``) A draw id that is a development draw or was already used.
 
+    See Also
+    --------
+    SequentialFamily : K certificates at ``alpha / K`` each and the running worst-pair bound.
+    sequential_epsilon : the bound at given counts.
+    worst_pair_sequential : the worst-pair bound of several pairs' counts.
+    epsaudit.bounds.joint_epsilon : the fixed-size certificate (valid only at a size fixed in advance).
+    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
+    epsaudit.audits.certify_sampler : the sampler audit, which draws test rows into it until it stops.
+
     References
     ----------
     Ville (1939), *Etude critique de la notion de collectif*; Wasserman, Ramdas & Balakrishnan
     (2020), "Universal inference", PNAS 117(29); Waudby-Smith & Ramdas (2024), "Estimating means of
     bounded random variables by betting", JRSS-B 86(1).
-
-    See Also
-    --------
-    epsaudit.bounds.sequential_epsilon : the bound at given counts.
-    epsaudit.bounds.joint_epsilon : the fixed-size certificate (valid only at a size fixed in advance).
-    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
 
     Examples
     --------
@@ -1225,10 +1264,10 @@ class SequentialFamily:
     ----------
     pairs : iterable of hashable
         The pairs' labels (K of them).
-    alpha : float in (0, 1)
+    alpha : float in (0, 1), default=0.05
         Family-wise error level.
-    delta : float in [0, 1)
-    prior : str, SequentialPrior or pair of them
+    delta : float in [0, 1), default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
         Every pair's prior (fixed before the first row).
     dev_ids : mapping pair -> draw ids, optional
         Each pair's development draw ids (see :class:`SequentialCertificate`).
@@ -1253,7 +1292,9 @@ class SequentialFamily:
 
     See Also
     --------
-    epsaudit.bounds.worst_pair_sequential : the worst-pair bound at given counts.
+    SequentialCertificate : each pair's certificate.
+    worst_pair_sequential : the worst-pair bound at given counts.
+    sequential_epsilon : one pair's bound at given counts.
 
     Examples
     --------
@@ -1378,6 +1419,11 @@ def planned_prior(fpr: float, fnr: float) -> str | tuple[str, str]:
     str or (str, str)
         One prior for both sides, or (negatives', positives').
 
+    See Also
+    --------
+    sequential_prior : the prior a spec names.
+    sequential_stopping_rows, fixed_size_power : the sequential and fixed-size plans at the same rates.
+
     Examples
     --------
     >>> planned_prior(0.0, 0.0), planned_prior(0.02, 0.02), planned_prior(0.01, 0.03)
@@ -1401,9 +1447,9 @@ def zero_error_stopping_row(epsilon: float, alpha: float, delta: float = 0.0, pr
     epsilon : float, >= 0
     alpha : float in (0, 1)
         Error level of this certificate.
-    delta : float
-    prior : str, SequentialPrior or pair of them
-    max_rows : int
+    delta : float, default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
+    max_rows : int, default=10_000_000
 
     Returns
     -------
@@ -1414,6 +1460,14 @@ def zero_error_stopping_row(epsilon: float, alpha: float, delta: float = 0.0, pr
     ------
     ValueError
         If it does not stop within ``max_rows``.
+
+    See Also
+    --------
+    sequential_stopping_rows : the stopping rows at error rates above zero (simulated).
+    zero_error_sequential_epsilon : the bound it reaches, in closed form.
+    epsaudit.bounds.required_test_size : the fixed-size reserved test's rows per identity for the same target.
+    epsaudit.bounds.certifiable_cap : the most a fixed-size test can certify, its zero-error certificate.
+    epsaudit.bounds.planned_epsilon : what a fixed-size test certifies at expected counts.
 
     Examples
     --------
@@ -1443,18 +1497,26 @@ def sequential_stopping_rows(epsilon: float, alpha: float, fpr: float, fnr: floa
         Error level of this certificate.
     fpr, fnr : float in [0, 1]
         The test's error rates on rows of B and of A.
-    delta : float
-    prior : str, SequentialPrior or pair of them
-    runs : int
-    max_rows : int
+    delta : float, default=0.0
+    prior : str, SequentialPrior or pair of them, default="B"
+    runs : int, default=1000
+    max_rows : int, default=100_000
         Runs not stopped by then are censored there.
-    seed : int
+    seed : int, default=0
 
     Returns
     -------
     dict
         ``mean``, ``median``, ``q90`` (total rows; censored runs count as ``max_rows``) and ``stopped``
         (the fraction of runs that reached the target within ``max_rows``).
+
+    See Also
+    --------
+    zero_error_stopping_row : the stopping row at zero errors (exact, not simulated).
+    fixed_size_power : the power of a fixed-size test at the same rates.
+    planned_prior : the default prior at the planned rates.
+    epsaudit.bounds.required_test_size : the fixed-size reserved test's rows per identity at expected counts.
+    epsaudit.bounds.planned_epsilon : what a fixed-size test certifies at expected counts.
 
     Examples
     --------
@@ -1496,13 +1558,23 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
     ----------
     n : int
         Rows per side.
-    epsilon, alpha, fpr, fnr, delta : float
-    runs, seed : int
+    epsilon, alpha, fpr, fnr : float
+        The target, the certificate's error level and the test's error rates on rows of B and of A.
+    delta : float, default=0.0
+    runs : int, default=2000
+    seed : int, default=0
 
     Returns
     -------
     float
         In [0, 1] (exactly 1 or 0 when both rates are 0).
+
+    See Also
+    --------
+    epsaudit.bounds.required_test_size : the fixed size planned at expected rates.
+    epsaudit.bounds.planned_epsilon : what that size certifies at the expected counts.
+    epsaudit.bounds.joint_epsilon : the certificate whose power it is.
+    sequential_stopping_rows : the anytime-valid certificate's cost at the same rates.
 
     Examples
     --------
