@@ -2,8 +2,8 @@
 siblings in a numpydoc ``See Also`` section (each name resolves), and every documented parameter
 with a default writes it in the type line as scikit-learn does (``alpha : float, default=0.05``).
 
-``MODULES`` is the list checked; the bounds modules (:mod:`epsaudit.bounds`) are checked too once
-they are added to it.
+``MODULES`` is the list checked: the bounds, the routes and certificates, the result type, the
+protocol, the checks, the table audit and the operator model.
 """
 
 from __future__ import annotations
