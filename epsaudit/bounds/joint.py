@@ -591,6 +591,16 @@ def _tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, ord
 # ---------------------------------------------------------------------------------------------
 
 
+
+def _start_grid(hint: float | None) -> np.ndarray:
+    """The first cells of a branch-and-bound along the boundary (positions in [-1, 1]): an even grid,
+    and cells that shrink geometrically towards the expected maximum ``hint``."""
+    grid = np.linspace(-1.0, 1.0, _GRID)
+    if hint is None:
+        return grid
+    steps = (2.0 / (_GRID - 1)) * 8.0 ** -np.arange(1, 9)
+    return np.unique(np.clip(np.concatenate([grid, hint - steps, hint + steps, [hint]]), -1.0, 1.0))
+
 class _Boundary:
     """The tail's log-probability along the lower boundary of one null family (``kind``, ``delta``)."""
 
@@ -721,10 +731,7 @@ class _Boundary:
         Branch and bound: both coordinates fall along the boundary (FPR rises, FNR falls), so on a cell
         of positions the tail is at most its value at (FPR at its left end, FNR at its right end).
         """
-        grid = np.linspace(-1.0, 1.0, _GRID)
-        if hint is not None:  # cells that shrink geometrically towards the expected maximum
-            steps = (2.0 / (_GRID - 1)) * 8.0 ** -np.arange(1, 9)
-            grid = np.unique(np.clip(np.concatenate([grid, hint - steps, hint + steps, [hint]]), -1.0, 1.0))
+        grid = _start_grid(hint)
         left, right = grid[:-1], grid[1:]
         values, ub = self.both(theta, grid, left, right)
         best = float(values.max())
@@ -752,10 +759,7 @@ class _Boundary:
         returns at most that: a sub-cell's limit is at most its cell's).
         """
         budgets = sorted(budgets)
-        grid = np.linspace(-1.0, 1.0, _GRID)
-        if hint is not None:
-            steps = (2.0 / (_GRID - 1)) * 8.0 ** -np.arange(1, 9)
-            grid = np.unique(np.clip(np.concatenate([grid, hint - steps, hint + steps, [hint]]), -1.0, 1.0))
+        grid = _start_grid(hint)
         left, right = grid[:-1], grid[1:]
         values, ub = self.both(theta, grid, left, right)
         best = float(values.max())
