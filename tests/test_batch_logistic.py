@@ -72,10 +72,12 @@ def test_the_default_and_the_papers_logistic_regression_are_recognised_and_other
 
 
 def test_the_solver_switch_and_its_errors():
-    assert current_solver() == "auto"
+    assert current_solver() == (__import__("os").environ.get("EPSAUDIT_SOLVER") or "auto")
     with use_solver("sklearn"):
         assert current_solver() == "sklearn" and resolve_solver(None, None) is None
-    assert resolve_solver(None, None) is not None and resolve_solver("auto", LinearDiscriminantAnalysis()) is None
+        with use_solver("auto"):
+            assert resolve_solver(None, None) is not None
+    assert resolve_solver("auto", LinearDiscriminantAnalysis()) is None
     with pytest.raises(ValueError, match="solver must be one of"):
         resolve_solver("newton", None)
     with pytest.raises(ValueError, match="solver='batched' fits only"):
