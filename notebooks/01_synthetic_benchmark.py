@@ -127,7 +127,8 @@ def audit_setting(setting):
     results = (gaussmech_pairs(groups, pairs)
                + kde_lr_pairs(groups, pairs)  # smoothing weights 0 and 0.01
                + mmd_tv_pairs(groups, pairs, seed=setting.seed)
-               + roc_oof_pairs(groups, pairs, seed=setting.seed, classifier=study.classifier("logistic")))
+               + roc_oof_pairs(groups, pairs, seed=setting.seed,
+                               classifier=study.classifier("logistic")))
     return annotate(results_frame(results), setting, mechanism, pairs)
 
 
