@@ -448,7 +448,9 @@ class _Tail:
             out[chunk] = self._windowed(lp[chunk], l1p[chunk], lq[chunk], l1q[chunk])
         return out
 
-    def _windowed(self, lp, l1p, lq, l1q):
+    def _window_counts(self, lp, l1p, lq, l1q):
+        """FP counts ``a .. b`` and FN counts ``y_lo .. y_hi`` within ``window_sd`` standard deviations
+        (plus a pad) of the binomials' means at any of the points."""
         w = self.window_sd
         p, q = np.exp(lp), np.exp(lq)
         mx, sx = self.n_neg * p, np.sqrt(self.n_neg * p * np.exp(l1p))
@@ -459,7 +461,21 @@ class _Tail:
         y_hi = int(np.ceil(np.max(my + w * sy)) + _WINDOW_PAD)
         if a > b:  # the window lies beyond the tail's last count: the tail's counts are all left of it
             a = b = self.K - 1
-        return self._sum(lp, l1p, lq, l1q, a, b, y_lo, y_hi)
+        return a, b, y_lo, y_hi
+
+    def _windowed(self, lp, l1p, lq, l1q):
+        return self._sum(lp, l1p, lq, l1q, *self._window_counts(lp, l1p, lq, l1q))
+
+    def _log_cdf(self, lq, l1q, y_lo, top):
+        """``log BinCDF(y; n_pos, q)`` for ``y_lo <= y <= top`` at the points (column arrays), by a scaled
+        cumulative sum; a geometric series bounds the counts below ``y_lo``."""
+        by = self.lcy[y_lo:top + 1] + self.y[y_lo:top + 1] * lq + self.ry[y_lo:top + 1] * l1q
+        m_y = by.max(axis=1, keepdims=True)
+        cs = np.cumsum(np.exp(by - m_y), axis=1)
+        log_cdf = np.log(cs * (1 + 1e-12) + self.floor_y[:top + 1 - y_lo]) + m_y
+        if y_lo > 0:
+            log_cdf = np.logaddexp(log_cdf, self._left(y_lo, self.n_pos, lq, l1q, self.lcy))
+        return np.minimum(log_cdf, 0.0)
 
     def _sum(self, lp, l1p, lq, l1q, a, b, y_lo, y_hi=None):
         """Upper limit on log P from the FP counts a .. b and the FN counts y_lo .. y_hi, the rest
@@ -473,15 +489,7 @@ class _Tail:
         else:
             c_full = c
         top = int(c[0])
-        y = self.y[y_lo:top + 1]
-        # log Bin(y; n_pos, q) for y_lo <= y <= c(a), then log BinCDF by a scaled cumulative sum
-        by = self.lcy[y_lo:top + 1] + y * lq + self.ry[y_lo:top + 1] * l1q
-        m_y = by.max(axis=1, keepdims=True)
-        cs = np.cumsum(np.exp(by - m_y), axis=1)
-        log_cdf = np.log(cs * (1 + 1e-12) + self.floor_y[:top + 1 - y_lo]) + m_y
-        if y_lo > 0:  # counts below y_lo: a geometric series from Bin(y_lo - 1)
-            log_cdf = np.logaddexp(log_cdf, self._left(y_lo, self.n_pos, lq, l1q, self.lcy))
-        log_cdf = np.minimum(log_cdf, 0.0)
+        log_cdf = self._log_cdf(lq, l1q, y_lo, top)
         cdf = log_cdf[:, c - y_lo]
         if c_full is not c:  # CDF factors beyond the window: at most 1
             cdf = np.where(c_full > c, 0.0, cdf)
@@ -503,16 +511,8 @@ class _Tail:
         them for small tails, else the union of the points' windows, as for one group of ``_sum``)."""
         if self.K + self.C <= _SMALL:
             return 0, self.K - 1, 0, self.C
-        w = self.window_sd
-        p, q = np.exp(lp), np.exp(lq)
-        mx, sx = self.n_neg * p, np.sqrt(self.n_neg * p * np.exp(l1p))
-        my, sy = self.n_pos * q, np.sqrt(self.n_pos * q * np.exp(l1q))
-        a = int(max(np.floor(np.min(mx - w * sx)) - _WINDOW_PAD, 0))
-        b = int(min(np.ceil(np.max(mx + w * sx)) + _WINDOW_PAD, self.K - 1))
-        if a > b:
-            a = b = self.K - 1
-        y_lo = min(int(max(np.floor(np.min(my - w * sy)) - _WINDOW_PAD, 0)), int(self.c[b]))
-        y_hi = int(np.ceil(np.max(my + w * sy)) + _WINDOW_PAD)
+        a, b, y_lo, y_hi = self._window_counts(lp, l1p, lq, l1q)
+        y_lo = min(y_lo, int(self.c[b]))
         return a, b, y_lo, min(int(self.c[a]), max(y_hi, y_lo))
 
     def fn_part(self, lq, l1q, win):
@@ -520,13 +520,7 @@ class _Tail:
         those below it) and the CDF factor of the FP counts above the window (as in ``_sum``)."""
         a, b, y_lo, top = win
         lq, l1q = lq[:, None], l1q[:, None]
-        by = self.lcy[y_lo:top + 1] + self.y[y_lo:top + 1] * lq + self.ry[y_lo:top + 1] * l1q
-        m_y = by.max(axis=1, keepdims=True)
-        cs = np.cumsum(np.exp(by - m_y), axis=1)
-        log_cdf = np.log(cs * (1 + 1e-12) + self.floor_y[:top + 1 - y_lo]) + m_y
-        if y_lo > 0:
-            log_cdf = np.logaddexp(log_cdf, self._left(y_lo, self.n_pos, lq, l1q, self.lcy))
-        log_cdf = np.minimum(log_cdf, 0.0)
+        log_cdf = self._log_cdf(lq, l1q, y_lo, top)
         nxt = None
         if b < self.K - 1:
             c_next = int(self.c[b + 1])
