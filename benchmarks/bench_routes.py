@@ -76,9 +76,8 @@ from epsaudit.audits import (
     mmd_tv_pairs,
     roc_oof_pairs,
 )
-from epsaudit.protocol import identity_pairs
+from epsaudit.protocol import identity_pairs, sklearn_seed
 from epsaudit.audits.scorers import logistic_regression
-from epsaudit.protocol import sklearn_seed
 
 DELTA = 1e-5
 KDE_ALPHAS = (0.0, 0.01)

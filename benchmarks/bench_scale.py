@@ -58,8 +58,7 @@ from epsaudit.audits import (
     select_pairs,
 )
 from epsaudit.data import load_embeddings
-from epsaudit.protocol import identity_pairs
-from epsaudit.protocol import split_identities
+from epsaudit.protocol import identity_pairs, split_identities
 
 ROOT = Path(__file__).resolve().parents[1]
 PAPER_PAIRS = 79_800  # 400 identities: 400 * 399 / 2 candidate pairs per condition

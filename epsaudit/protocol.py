@@ -250,7 +250,7 @@ def split_rows(x: Any, *, test_size: float, key: tuple, min_part: int = MIN_PART
     test_size : float in (0, 1)
         Fraction of rows in the test part (rounded; at least ``min_part`` in each part).
     key : tuple
-        Stream key of the permutation (:func:`epsaudit.protocol.stream`).
+        Stream key of the permutation (:func:`stream`).
     min_part : int, default=2
 
     Returns
@@ -399,8 +399,7 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
     identities : iterable of hashable
         Identity labels; duplicates are ignored.
     seed : int, default=0
-        Seed of the one shuffle, a permutation by ``stream("pair-order", seed)``
-        (:mod:`epsaudit.protocol`).
+        Seed of the one shuffle, a permutation by ``stream("pair-order", seed)`` (:func:`stream`).
 
     Returns
     -------

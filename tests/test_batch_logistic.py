@@ -4,6 +4,9 @@ scikit-learn's per-pair fits, on synthetic problems and on the committed conditi
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -31,10 +34,8 @@ from epsaudit.audits._batched_logistic import (
 )
 from epsaudit.condition import audit_condition
 from epsaudit.data import load_embeddings
-from epsaudit.protocol import identity_pairs
+from epsaudit.protocol import identity_pairs, split_identities, stream
 from epsaudit.audits.scorers import paper_logistic_regression
-from epsaudit.protocol import stream
-from epsaudit.protocol import split_identities
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 CONDITIONS = sorted(p.name for p in DATA.glob("*_*_*.csv") if p.stem.split("_")[-1] in ("none", "swap", "dp-pix")
@@ -72,7 +73,7 @@ def test_the_default_and_the_papers_logistic_regression_are_recognised_and_other
 
 
 def test_the_solver_switch_and_its_errors():
-    assert current_solver() == (__import__("os").environ.get("EPSAUDIT_SOLVER") or "auto")
+    assert current_solver() == (os.environ.get("EPSAUDIT_SOLVER") or "auto")
     with use_solver("sklearn"):
         assert current_solver() == "sklearn" and resolve_solver(None, None) is None
         with use_solver("auto"):
@@ -89,12 +90,9 @@ def test_the_solver_switch_and_its_errors():
 
 @pytest.mark.parametrize("value, expected", [("sklearn", "sklearn"), ("", "auto"), ("newton", "must be one of")])
 def test_the_environment_sets_the_default_solver(value, expected):
-    import subprocess
-    import sys
-
     code = "from epsaudit.audits._batched_logistic import current_solver; print(current_solver())"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env={**__import__("os").environ, "EPSAUDIT_SOLVER": value})
+                         env={**os.environ, "EPSAUDIT_SOLVER": value})
     assert expected in (out.stdout if out.returncode == 0 else out.stderr)
 
 

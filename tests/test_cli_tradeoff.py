@@ -12,9 +12,8 @@ import pandas as pd
 import pytest
 
 from epsaudit.cli import build_parser, main
-from epsaudit.condition import audit_condition
+from epsaudit.condition import AuditSettings, audit_condition
 from epsaudit.data import load_embeddings, write_embeddings
-from epsaudit.condition import AuditSettings
 
 K, N, D = 6, 60, 8  # identities x rows x dimensions: 18 test rows per identity at test_size 0.3
 CERT_ONLY = ["--pairs", "0", "--kde-pairs", "0", "--roc-pairs", "0", "--certificates", "3", "--selection-pool", "8",

@@ -16,10 +16,9 @@ import pytest
 
 from epsaudit.bounds import bonferroni_alpha, certifiable_cap, mmd2_deviation
 from epsaudit.cli import build_parser, main
-from epsaudit.condition import audit_condition
+from epsaudit.condition import AuditSettings, SettingsError, audit_condition
 from epsaudit.data import EmbeddingTable, load_embeddings, sha256_file, verify_manifest
 from epsaudit.build import images as img
-from epsaudit.condition import AuditSettings, SettingsError
 from epsaudit.studies import PROFILE_NAMES
 from epsaudit.studies import face_membership as fm
 from epsaudit.studies import face_study as fs

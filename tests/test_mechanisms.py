@@ -12,8 +12,7 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import roc_auc_score
 
 from epsaudit import bounds, mechanisms as M
-from epsaudit.protocol import identity_pairs
-from epsaudit.protocol import stream
+from epsaudit.protocol import identity_pairs, stream
 
 MECHS = ("laplace", "gaussian", "anisotropic_gaussian")
 

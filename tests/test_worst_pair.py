@@ -12,9 +12,8 @@ import pytest
 from epsaudit.audits import (certify_top_pairs, ranked_pairs, reserved_test_pairs, select_pairs,
                              worst_pair_certificate)
 from epsaudit.bounds import bonferroni_alpha
-from epsaudit.condition import SUMMARY_COLUMNS, audit_condition
+from epsaudit.condition import SUMMARY_COLUMNS, AuditSettings, SettingsError, audit_condition
 from epsaudit.mechanisms import ProductLaplace
-from epsaudit.condition import AuditSettings, SettingsError
 from epsaudit.protocol import split_identities
 
 

@@ -14,8 +14,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import bounds
-from ..protocol import identity_pairs
-from ..protocol import generator
+from ..protocol import generator, identity_pairs
 from .additive import AnisotropicGaussian, IsotropicGaussian, ProductLaplace
 from .base import DEFAULT_DELTA, Mechanism, check_int, check_prototypes, pairwise_distances
 

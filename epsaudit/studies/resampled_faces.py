@@ -28,8 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..data.corpora import DESIGN_DIRS, RESAMPLED_MANIFEST, control_half, load_corpora, load_resampled
-from ..protocol import stream
-from ..protocol import split_identities
+from ..protocol import split_identities, stream
 from ..validation import unit_rows
 from . import choose_profile as _choose_profile
 from . import parameters as _parameters
