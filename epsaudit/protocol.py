@@ -1,34 +1,19 @@
 """The audit protocol: one seed scheme, development/test splits and the identity-pair order.
 
-*Seeds.* Every random stream of the project is ``stream(*key)``. A key is a tuple of parts such as
-``("split", seed, "George_W_Bush")`` or ``("mmd-permutations", seed, "A", "B")`` -- what the stream
-is for, the user's base seed, and whatever the stream belongs to (an identity, a pair, a setting, a
-repetition). The key is hashed with SHA-256 to a 63-bit integer that seeds a
-:class:`numpy.random.SeedSequence`, so
+*Seeds.* Every random stream is ``stream(*key)``, a key being a tuple such as ``("split", seed, "George_W_Bush")``:
+what the stream is for, the user's base seed and what it belongs to (identity, pair, setting, repetition). The key's
+SHA-256 gives a 63-bit integer that seeds a :class:`numpy.random.SeedSequence`, so different keys give independent
+streams (unlike ``seed + k``, where pair ``k`` at seed 0 and pair ``k - 1`` at seed 1 share one), a stream depends
+only on its key (not on draw order, loops or workers), and it is stable across processes and Python versions.
+Parts are joined as ``str``, so ``("a", 1)`` and ``("a", "1")`` are one stream: use one type per part. The
+committed face-data designs (:mod:`epsaudit.build`) are reproduced by this construction.
 
-* different keys give independent streams: unlike ``seed + k`` (where pair ``k`` at seed 0 and
-  pair ``k - 1`` at seed 1 share one stream) two keys collide only if SHA-256 does;
-* a stream depends only on its key, never on how many other streams were drawn before, on the
-  order of a loop, or on the number of parallel workers;
-* a stream is stable across Python processes and versions (Python's ``hash`` is salted).
+*Splits.* A reserved test is valid only if its test rows never fitted the classifier or chose the threshold or the
+pair: certificate routes split with :func:`split_identities` (or use fresh test groups). An identity's split depends
+on nothing but its rows, the seed and its label, so every pair containing it sees the same parts.
 
-Parts are written with ``str`` and joined by the unit separator, so ``("a", 1)`` and ``("a", "1")``
-name the same stream: use one type per part. The face-data designs (which photographs, donors and
-splits; :mod:`epsaudit.build`) have always used this construction, so the committed data are
-reproduced by it.
-
-*Splits.* A reserved test is valid only if its test rows were never used to fit the classifier,
-choose the threshold or choose the pair. Every certificate route therefore takes its development
-and test rows from :func:`split_identities` (or from separate, freshly drawn test groups):
-identity ``L``'s rows are permuted by ``stream("dev-test-split", seed, L)`` and its test part has
-``round(test_size * n)`` rows, clipped so that each part keeps at least ``min_part`` rows. The split
-of an identity does not depend on the other identities, on the pairs it is in, or on their order,
-so every pair that contains it sees the same development and test rows.
-
-*Pairs* (*Picture the Epsilon*, Section IV, "Pair sampling"). All unordered identity pairs are
-listed and shuffled once with a fixed seed. Every method uses the first 100; GaussMech and MMD-TV
-also pairs 101-500; ROC-HT also pairs 101-200. Methods are thus compared on exactly the same pairs,
-and larger prefixes of one ordering serve the sensitivity analyses.
+*Pairs*: one shuffled list, whose prefixes the routes share (*Picture the Epsilon*, Section IV, "Pair sampling");
+the book's methods chapter, section 'Setting and notation'.
 """
 
 from __future__ import annotations
@@ -42,9 +27,9 @@ import numpy as np
 
 from .validation import as_pair, check_probability
 
-__all__ = ["key_int", "seed_sequence", "stream", "sklearn_seed", "check_seed", "seed_key", "generator", "generators",
-           "MIN_PART", "split_rows", "split_identities", "split_dev_test",
-           "PAIRS_PER_ROUTE", "identity_pairs", "route_pairs"]
+__all__ = ["key_int", "stream", "sklearn_seed", "check_seed", "seed_key", "generator", "generators",
+           "MIN_PART", "split_identities", "split_dev_test",
+           "PAIRS_PER_ROUTE", "identity_pairs"]
 
 
 def key_int(*key: Any) -> int:
@@ -62,13 +47,10 @@ def key_int(*key: Any) -> int:
 
     See Also
     --------
-    seed_sequence : the SeedSequence of the same key.
     stream : a Generator of the same key.
 
     Examples
     --------
-    >>> key_int("split", 0, "A") == key_int("split", 0, "A")
-    True
     >>> key_int("pair", 0, 1) == key_int("pair", 1, 0)
     False
     """
@@ -78,19 +60,8 @@ def key_int(*key: Any) -> int:
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
 
 
-def seed_sequence(*key: Any) -> np.random.SeedSequence:
-    """The :class:`numpy.random.SeedSequence` of a stream key (entropy :func:`key_int`).
-
-    See Also
-    --------
-    key_int : the entropy of the key.
-    stream : a Generator of the same key.
-
-    Examples
-    --------
-    >>> seed_sequence("demo", 0).entropy == key_int("demo", 0)
-    True
-    """
+def _seed_sequence(*key: Any) -> np.random.SeedSequence:
+    """The :class:`numpy.random.SeedSequence` of a stream key (entropy :func:`key_int`)."""
     return np.random.SeedSequence(key_int(*key))
 
 
@@ -105,22 +76,19 @@ def stream(*key: Any) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
-        PCG64 seeded by :func:`seed_sequence` of the key.
+        PCG64 seeded by the key's :class:`numpy.random.SeedSequence`.
 
     See Also
     --------
-    seed_sequence : the SeedSequence behind it.
     generator, generators : streams derived from a base seed and a purpose.
     sklearn_seed : a ``random_state`` of the same key for scikit-learn.
 
     Examples
     --------
-    >>> a = stream("demo", 0).random(3)
-    >>> b = stream("demo", 0).random(3)
-    >>> bool((a == b).all()), bool((a == stream("demo", 1).random(3)).any())
-    (True, False)
+    >>> bool((stream("demo", 0).random(3) == stream("demo", 0).random(3)).all())
+    True
     """
-    return np.random.default_rng(seed_sequence(*key))
+    return np.random.default_rng(_seed_sequence(*key))
 
 
 def sklearn_seed(*key: Any) -> int:
@@ -129,14 +97,13 @@ def sklearn_seed(*key: Any) -> int:
     See Also
     --------
     stream : a Generator of the same key.
-    key_int : the key's 63-bit integer.
 
     Examples
     --------
     >>> 0 <= sklearn_seed("folds", 0) < 2**32
     True
     """
-    return int(seed_sequence(*key).generate_state(1, np.uint32)[0])
+    return int(_seed_sequence(*key).generate_state(1, np.uint32)[0])
 
 
 def check_seed(seed: Any, name: str = "seed") -> int:
@@ -150,7 +117,6 @@ def check_seed(seed: Any, name: str = "seed") -> int:
     See Also
     --------
     seed_key : the stream key of a checked seed.
-    epsaudit.validation.check_probability : the check of a probability.
 
     Examples
     --------
@@ -163,12 +129,9 @@ def check_seed(seed: Any, name: str = "seed") -> int:
 
 
 def seed_key(seed: Any, purpose: str) -> tuple:
-    """The stream key a function derives its streams from: ``(purpose, seed)`` for an int seed, the
-    tuple itself for a key.
+    """The stream key a function derives its streams from: ``(purpose, seed)`` for an int seed, a tuple as it is.
 
-    Functions that draw take ``seed`` as an int (the user's base seed) or a full stream key (a
-    tuple, when a caller derives the function's streams from its own key, e.g. one benchmark
-    cell's development draws).
+    A tuple ``seed`` is a caller's own key (e.g. one benchmark cell's development draws).
 
     Raises
     ------
@@ -177,7 +140,6 @@ def seed_key(seed: Any, purpose: str) -> tuple:
 
     See Also
     --------
-    check_seed : the check of an int seed.
     generator, generators : the streams of the key.
 
     Examples
@@ -193,16 +155,11 @@ def seed_key(seed: Any, purpose: str) -> tuple:
 
 
 def generator(seed: Any, purpose: str, *parts: Any) -> np.random.Generator:
-    """The Generator of ``seed`` for one purpose: ``stream(*seed_key(seed, purpose), *parts)``.
-
-    A :class:`numpy.random.Generator` passed as ``seed`` is used as it is (``parts`` ignored): the
-    caller then owns the stream.
+    """The Generator ``stream(*seed_key(seed, purpose), *parts)``; a Generator ``seed`` is returned as it is.
 
     See Also
     --------
     generators : one Generator per label.
-    seed_key : the key it derives from.
-    stream : a Generator of any key.
 
     Examples
     --------
@@ -215,14 +172,11 @@ def generator(seed: Any, purpose: str, *parts: Any) -> np.random.Generator:
 
 
 def generators(seed: Any, purpose: str, labels: Any) -> list[np.random.Generator]:
-    """One Generator per label: ``stream(*seed_key(seed, purpose), label)``.
-
-    For a :class:`numpy.random.Generator` seed, its ``spawn`` children (fresh on every call).
+    """One Generator per label, ``stream(*seed_key(seed, purpose), label)``; a Generator seed's ``spawn`` children.
 
     See Also
     --------
     generator : one Generator for one purpose.
-    seed_key : the key they derive from.
 
     Examples
     --------
@@ -241,39 +195,9 @@ def generators(seed: Any, purpose: str, labels: Any) -> list[np.random.Generator
 MIN_PART = 2
 
 
-def split_rows(x: Any, *, test_size: float, key: tuple, min_part: int = MIN_PART) -> tuple[np.ndarray, np.ndarray]:
-    """Split one identity's rows into development and test parts.
-
-    Parameters
-    ----------
-    x : array_like, shape (n, d)
-    test_size : float in (0, 1)
-        Fraction of rows in the test part (rounded; at least ``min_part`` in each part).
-    key : tuple
-        Stream key of the permutation (:func:`stream`).
-    min_part : int, default=2
-
-    Returns
-    -------
-    dev, test : numpy.ndarray, shapes (n - t, d), (t, d)
-        Rows in their original order within each part.
-
-    Raises
-    ------
-    ValueError
-        If ``test_size`` is outside (0, 1) or ``x`` has fewer than ``2 * min_part`` rows.
-
-    See Also
-    --------
-    split_identities : the split of every identity.
-    split_dev_test : the split of one pair's two samples.
-
-    Examples
-    --------
-    >>> dev, test = split_rows(np.arange(20.0).reshape(10, 2), test_size=0.3, key=("demo", 0))
-    >>> dev.shape, test.shape
-    ((7, 2), (3, 2))
-    """
+def _split_rows(x: Any, *, test_size: float, key: tuple, min_part: int = MIN_PART) -> tuple[np.ndarray, np.ndarray]:
+    """``(dev, test)``: one identity's rows split by the permutation ``stream(*key)``, ``round(test_size * n)`` test
+    rows clipped to ``[min_part, n - min_part]``, each part in the original order."""
     check_probability(test_size, "test_size")
     x = np.asarray(x)
     n = len(x)
@@ -289,8 +213,8 @@ def split_identities(
 ) -> tuple[dict[Hashable, np.ndarray], dict[Hashable, np.ndarray], list[Hashable]]:
     """Split each identity's rows once into development and test parts.
 
-    Identity ``L`` is permuted by ``stream("dev-test-split", seed, L)``; its test part has
-    ``round(test_size * n_L)`` rows, clipped to ``[min_part, n_L - min_part]``.
+    Identity ``L`` is permuted by ``stream("dev-test-split", seed, L)``; its test part has ``round(test_size * n_L)``
+    rows, clipped to ``[min_part, n_L - min_part]``.
 
     Parameters
     ----------
@@ -298,7 +222,6 @@ def split_identities(
     test_size : float in (0, 1), default=0.3
     seed : int, default=0
     min_part : int, default=2
-        Fewest rows in each part; identities with fewer than ``2 * min_part`` rows are not split.
 
     Returns
     -------
@@ -314,7 +237,6 @@ def split_identities(
 
     See Also
     --------
-    split_rows : the split of one identity's rows.
     split_dev_test : the split of one pair's two samples.
     epsaudit.audits.runner.pair_parts : each pair's parts from this split.
 
@@ -333,15 +255,13 @@ def split_identities(
         if len(x) < 2 * min_part:
             too_small.append(label)
             continue
-        dev[label], test[label] = split_rows(x, test_size=test_size, key=("dev-test-split", seed, label),
+        dev[label], test[label] = _split_rows(x, test_size=test_size, key=("dev-test-split", seed, label),
                                              min_part=min_part)
     return dev, test, too_small
 
 
 def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0):
-    """Split the two samples of one pair into development and test parts (as :func:`split_identities`).
-
-    The two samples are split as identities ``"A"`` and ``"B"``.
+    """Split the two samples of one pair into development and test parts, as identities ``"A"`` and ``"B"``.
 
     Parameters
     ----------
@@ -362,19 +282,16 @@ def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0)
     See Also
     --------
     split_identities : the split of every identity.
-    split_rows : the split of one identity's rows.
-    epsaudit.audits.reserved_test_certificate : a certificate from the two parts.
 
     Examples
     --------
-    >>> parts = split_dev_test(np.zeros((10, 2)), np.ones((20, 2)), test_size=0.3)
-    >>> [len(p) for p in parts]
+    >>> [len(p) for p in split_dev_test(np.zeros((10, 2)), np.ones((20, 2)), test_size=0.3)]
     [7, 3, 14, 6]
     """
     a, b = as_pair(x_a, x_b, min_rows=2 * MIN_PART)
     seed = check_seed(seed)
-    dev_a, test_a = split_rows(a, test_size=test_size, key=("dev-test-split", seed, "A"))
-    dev_b, test_b = split_rows(b, test_size=test_size, key=("dev-test-split", seed, "B"))
+    dev_a, test_a = _split_rows(a, test_size=test_size, key=("dev-test-split", seed, "A"))
+    dev_b, test_b = _split_rows(b, test_size=test_size, key=("dev-test-split", seed, "B"))
     return dev_a, test_a, dev_b, test_b
 
 
@@ -389,17 +306,13 @@ PAIRS_PER_ROUTE: dict[str, int] = {
 
 
 def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[Hashable, Hashable]]:
-    """All unordered pairs of distinct identities, shuffled once with ``seed``.
-
-    Identities are sorted first (as strings when they are not mutually comparable), so the order
-    does not depend on how the caller listed them.
+    """All unordered pairs of distinct identities, sorted, then shuffled once by ``stream("pair-order", seed)``.
 
     Parameters
     ----------
     identities : iterable of hashable
-        Identity labels; duplicates are ignored.
+        Identity labels (duplicates ignored; sorted as strings when not mutually comparable).
     seed : int, default=0
-        Seed of the one shuffle, a permutation by ``stream("pair-order", seed)`` (:func:`stream`).
 
     Returns
     -------
@@ -413,15 +326,13 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
 
     See Also
     --------
-    route_pairs : the prefix each route audits.
-    epsaudit.validation.as_pairs : the check of a given pair list.
+    epsaudit.audits.audit_pairs : the routes on their prefixes (:data:`PAIRS_PER_ROUTE`).
 
     Examples
     --------
     >>> identity_pairs(["C", "A", "B"], seed=0)
     [('B', 'C'), ('A', 'B'), ('A', 'C')]
     """
-
     unique = set(identities)
     try:
         labels = sorted(unique)
@@ -433,37 +344,3 @@ def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[
     order = stream("pair-order", check_seed(seed)).permutation(len(pairs))
     return [pairs[i] for i in order]
 
-
-def route_pairs(pairs: Sequence[tuple[Hashable, Hashable]], route: str) -> list[tuple[Hashable, Hashable]]:
-    """The prefix of the shuffled pair list that ``route`` audits (see :data:`PAIRS_PER_ROUTE`).
-
-    Parameters
-    ----------
-    pairs : sequence of (identity, identity)
-        The shuffled list (:func:`identity_pairs`).
-    route : str
-        A key of :data:`PAIRS_PER_ROUTE`.
-
-    Returns
-    -------
-    list of tuple
-        The first ``PAIRS_PER_ROUTE[route]`` pairs (all of them for a shorter list).
-
-    Raises
-    ------
-    ValueError
-        If ``route`` is unknown.
-
-    See Also
-    --------
-    identity_pairs : the shuffled list it cuts.
-    epsaudit.audits.audit_pairs : the routes on their prefixes.
-
-    Examples
-    --------
-    >>> len(route_pairs(identity_pairs(range(40)), "kde_lr")), len(route_pairs([(0, 1)], "roc_oof"))
-    (100, 1)
-    """
-    if route not in PAIRS_PER_ROUTE:
-        raise ValueError(f"unknown route {route!r}; expected one of {sorted(PAIRS_PER_ROUTE)}")
-    return list(pairs[: PAIRS_PER_ROUTE[route]])

@@ -1,22 +1,11 @@
 """One result type for every epsilon-like number the compendium reports.
 
-An epsilon-like number means nothing without its status (*Picture the Epsilon*,
-Table 1):
-
-* ``"diagnostic"`` -- a model-based score with no DP interpretation (GaussMech, KDE-LR);
-* ``"estimate"`` -- a sample value put into a valid population bound, with no confidence
-  correction (MMD-TV sample value, ROC-HT out-of-fold value);
-* ``"certificate"`` -- a lower confidence bound on epsilon that holds with a stated probability
-  under a stated sampling model (ROC-HT reserved test, DP-Sniper).
-
-:class:`EpsilonResult` carries the number together with that status, the sample sizes it was
-computed from and, for certificates, the confidence level, the per-bound level after the
-multiplicity correction and the name of the correction. The secondary statistics a route computes
-alongside the number (an AUC, test counts, a p-value, ...) are a small frozen dataclass per route
-(a :class:`RouteStatistics`, e.g. :class:`epsaudit.audits.RocStatistics`), held in
-``EpsilonResult.statistics`` and flattened to table columns of the same names.
-
-This module imports nothing heavy: pandas is loaded by :func:`results_frame` when it is called.
+An epsilon-like number means nothing without its status (*Picture the Epsilon*, Table 1): ``"diagnostic"`` (a
+model-based score with no DP interpretation), ``"estimate"`` (a sample value put into a valid population bound,
+without confidence correction) or ``"certificate"`` (a lower confidence bound on epsilon under a stated sampling
+model); the book's methods chapter, section 'Status of each route'. :class:`EpsilonResult` carries the number with
+its status, sample sizes and, for certificates, the levels and correction; a route's secondary statistics are a
+frozen :class:`RouteStatistics` dataclass, flattened to table columns. pandas is loaded only by :func:`results_frame`.
 """
 
 from __future__ import annotations
@@ -31,12 +20,11 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 Kind = Literal["diagnostic", "estimate", "certificate"]
 KINDS: tuple[str, ...] = ("diagnostic", "estimate", "certificate")
-#: The bounds that make a reserved-test certificate from its test counts: the exact joint test of
-#: both error rates (the default) and the paper's split Clopper-Pearson bound (``EpsilonResult.bound``).
+#: The bounds that make a reserved-test certificate from its test counts: the exact joint test (the default) and
+#: the paper's split Clopper-Pearson bound (``EpsilonResult.bound``).
 BOUNDS: tuple[str, ...] = ("joint", "clopper-pearson")
 DEFAULT_BOUND = "joint"
-#: Every name ``EpsilonResult.bound`` accepts: :data:`BOUNDS` and the anytime-valid sequential certificate's
-#: (``epsaudit.bounds.SEQUENTIAL_BOUND``: test rows taken one at a time, valid at any stopping time).
+#: Every name ``EpsilonResult.bound`` accepts: :data:`BOUNDS` and the anytime-valid sequential certificate's.
 RESULT_BOUNDS: tuple[str, ...] = BOUNDS + ("anytime-valid",)
 #: The fixed columns of :func:`results_frame`, in order (``setting_*`` and statistics follow).
 FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "identity_a", "identity_b", "n_a",
@@ -47,14 +35,12 @@ FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "ide
 class RouteStatistics:
     """Base class of a route's secondary statistics: a frozen dataclass, one field per statistic.
 
-    Each route defines a subclass with its own fields (e.g. ``RocStatistics(auc, infinite, ...)``);
-    :meth:`record` flattens it to ``{column: value}`` for tables, in field order. Subclasses whose
-    fields are not scalars (an epsilon curve) override :meth:`record`.
+    :meth:`record` flattens it to ``{column: value}`` in field order; subclasses with non-scalar fields (an epsilon
+    curve) override it.
 
     See Also
     --------
     EpsilonResult : the result that holds one in ``statistics``.
-    results_frame : the table whose columns its fields become.
 
     Examples
     --------
@@ -73,7 +59,6 @@ class RouteStatistics:
         Returns
         -------
         dict
-            One entry per field (the column names of :func:`results_frame`).
 
         Examples
         --------
@@ -120,61 +105,46 @@ class EpsilonResult:
     Attributes
     ----------
     value : float
-        The number (natural-log units of epsilon). ``+inf`` is allowed only for the out-of-fold
-        ROC-HT estimate, where *Picture the Epsilon* reports it as a count.
+        The number (natural-log units). ``+inf`` only for the out-of-fold ROC-HT estimate (the paper counts it).
     kind : {"diagnostic", "estimate", "certificate"}
         The formal status of ``value``.
     route : str
         Name of the audit route, e.g. ``"gaussmech"``, ``"roc_reserved"``.
     n : tuple of int
-        Sample sizes per class ``(n_A, n_B)`` that ``value`` was computed from. For certificates
-        these are the *test* sizes (positives, negatives).
+        Sample sizes per class ``(n_A, n_B)``; for certificates the *test* sizes (positives, negatives).
     pair : tuple or None
         The identity pair ``(A, B)`` audited, when known.
     delta : float or None
         The delta of an (epsilon, delta) statement, when the route uses one.
-    confidence : float or None
-        Family-wise confidence level of a certificate (e.g. 0.95). ``None`` otherwise.
-    alpha_per_bound : float or None
-        Level of each test a certificate is made of, after the multiplicity correction: the one
-        joint test's level, or each one-sided Clopper-Pearson bound's.
-    correction : str or None
-        The multiplicity correction, e.g. ``"bonferroni: 1 joint test x 40 certificate(s)"``.
+    confidence, alpha_per_bound, correction : float, float, str or None
+        A certificate's family-wise confidence (e.g. 0.95), the level of each test it is made of after the
+        multiplicity correction, and that correction (e.g. ``"bonferroni: 1 joint test x 40 certificate(s)"``).
     bound : str or None
-        Which bound made a certificate from its test counts: ``"joint"`` (the exact joint test of
-        both error rates, the library's default), ``"clopper-pearson"`` (the paper's split
-        bound) or ``"anytime-valid"`` (the sequential certificate: test rows one at a time, valid
-        at any stopping time; :data:`RESULT_BOUNDS`); ``None`` for other numbers and for
-        certificates of another construction.
+        Which bound made a certificate from its counts (:data:`RESULT_BOUNDS`): ``"joint"`` (the default),
+        ``"clopper-pearson"`` (the paper's) or ``"anytime-valid"`` (sequential); ``None`` otherwise.
     settings : dict
         The method's hyperparameters (kernel bandwidth rule, classifier, folds, seed, ...).
     details : mapping
-        Read-only view of every secondary statistic: the fields of ``statistics`` followed by any
-        free entries passed as ``details=`` (e.g. ``"error"`` for a pair not computed, or the
-        statistics of a route without a statistics class). Kept for compatibility:
+        Read-only view of the fields of ``statistics`` followed by any free ``details=`` entries (e.g. ``"error"``);
         ``result.details["auc"]`` equals ``result.statistics.auc``.
     not_computed : str or None
-        Why the route could not compute this pair (e.g. a coordinate constant within one
-        identity for KDE-LR), naming the identities and the coordinate; ``None`` when computed.
-        A result that was not computed has ``value`` NaN -- the one documented NaN -- and is
-        left out of medians and counted instead.
+        Why the route could not compute this pair (naming the identities); then ``value`` is NaN -- the one
+        documented NaN -- and is counted, not put into medians.
     statistics : RouteStatistics or None
-        The route's secondary statistics as named fields (e.g. ``RocStatistics``), ``None`` for a
-        pair not computed or a route without a statistics class.
+        The route's secondary statistics as named fields (e.g. ``RocStatistics``).
 
     Raises
     ------
     ValueError
-        If ``kind`` is unknown, a certificate lacks its confidence level, per-bound level,
-        correction or sample sizes or names a bound not in :data:`RESULT_BOUNDS`, a non-certificate claims a confidence level, ``value`` is
-        NaN without a ``not_computed`` reason (or infinite for anything but an estimate), or a
-        ``details`` entry contradicts the field of ``statistics`` of the same name.
+        If ``kind`` is unknown, a certificate lacks its confidence level, per-bound level, correction or sample
+        sizes or names a bound not in :data:`RESULT_BOUNDS`, a non-certificate claims a confidence level, ``value``
+        is NaN without a ``not_computed`` reason (or infinite for anything but an estimate), or a ``details`` entry
+        contradicts the field of ``statistics`` of the same name.
     TypeError
         If ``statistics`` is not a :class:`RouteStatistics`.
 
     See Also
     --------
-    RouteStatistics : the type of its ``statistics``.
     results_frame : many results as a table.
 
     Examples
@@ -214,29 +184,19 @@ class EpsilonResult:
         if math.isnan(value) and self.not_computed is None:
             raise ValueError(f"{self.route}: value is NaN; routes must return a number")
         if math.isinf(value) and self.kind != "estimate":
-            raise ValueError(
-                f"{self.route}: an infinite value is only documented for estimates "
-                f"(out-of-fold ROC-HT), not for a {self.kind}"
-            )
+            raise ValueError(f"{self.route}: an infinite value is only documented for estimates "
+                             f"(out-of-fold ROC-HT), not for a {self.kind}")
         if self.kind == "certificate":
-            missing = [
-                name
-                for name in ("confidence", "alpha_per_bound", "correction")
-                if getattr(self, name) is None
-            ]
+            missing = [name for name in ("confidence", "alpha_per_bound", "correction") if getattr(self, name) is None]
             if missing or not self.n:
-                raise ValueError(
-                    f"{self.route}: a certificate must state its confidence level, per-bound "
-                    f"level, correction and sample sizes; missing {missing or ['n']}"
-                )
+                raise ValueError(f"{self.route}: a certificate must state its confidence level, per-bound "
+                                 f"level, correction and sample sizes; missing {missing or ['n']}")
             if not 0.0 < self.confidence < 1.0:
                 raise ValueError(f"confidence must be in (0, 1), got {self.confidence}")
             if self.bound is not None and self.bound not in RESULT_BOUNDS:
                 raise ValueError(f"{self.route}: bound must be one of {RESULT_BOUNDS} or None, got {self.bound!r}")
         elif self.confidence is not None or self.alpha_per_bound is not None or self.bound is not None:
-            raise ValueError(
-                f"{self.route}: only certificates carry a confidence level; this is a {self.kind}"
-            )
+            raise ValueError(f"{self.route}: only certificates carry a confidence level; this is a {self.kind}")
 
     def _details_view(self) -> Mapping[str, Any]:
         """The statistics' record followed by the free entries, as a read-only mapping."""
@@ -259,20 +219,17 @@ class EpsilonResult:
              statistics: Iterable[RouteStatistics | None], **common: Any) -> list[EpsilonResult]:
         """Computed results of one route that differ only in value, pair, sample sizes and statistics.
 
-        The fields shared by all (``kind``, ``route``, ``delta``, ``settings``, the certificate
-        levels, ...) are checked once, on the first result, which is made by the constructor; the
-        others are copies of it with their own value, pair, sizes and statistics, each value
-        checked as the constructor checks it. For routes that return hundreds of results per
-        call, where building them dominated the arithmetic.
+        The shared fields are checked once, on the first result (made by the constructor); the others are copies
+        with their own value (checked as the constructor checks it), pair, sizes and statistics. For routes that
+        return hundreds of results per call.
 
         Parameters
         ----------
         values, pairs, ns, statistics : iterables of the same length
-            Per result: the value, the pair, the sample sizes and the statistics (all of one
+            Per result: the value, the pair, the sample sizes and the statistics (one
             :class:`RouteStatistics` class, or None).
         **common
-            The other fields (not ``details`` or ``not_computed``: results not computed are
-            made one by one).
+            The other fields (not ``details`` or ``not_computed``).
 
         Returns
         -------
@@ -340,17 +297,13 @@ class EpsilonResult:
         return self.kind == "certificate"
 
     def to_record(self) -> dict[str, Any]:
-        """Flatten to one table row: the fixed fields, then ``settings``, then every statistic.
-
-        Settings are prefixed with ``setting_``; statistics (``details``) keep their names, so a
-        table of results from one route has one column per hyperparameter and per statistic.
+        """Flatten to one table row: the fixed fields, ``setting_*`` for each setting, then every statistic.
 
         Returns
         -------
         dict
-            ``value, kind, route, delta, confidence, alpha_per_bound, correction, bound, not_computed,
-            identity_a, identity_b, n_a, n_b``, the ``setting_*`` entries, then the statistics.
-            Settings that are not plain scalars (a classifier) become their ``repr``.
+            ``value, kind, route, delta, confidence, alpha_per_bound, correction, bound, not_computed, identity_a,
+            identity_b, n_a, n_b``, the settings (non-scalars as their ``repr``), then the statistics.
 
         Examples
         --------
@@ -373,10 +326,7 @@ class EpsilonResult:
             return f"{self.route}: not computed ({self.not_computed})"
         text = f"{self.route}: epsilon = {self.value:.4g} ({self.kind}, n = {self.n})"
         if self.is_certificate:
-            text += (
-                f", {self.confidence:.0%} family-wise, each bound at {self.alpha_per_bound:.3g}"
-                f" ({self.correction})"
-            )
+            text += f", {self.confidence:.0%} family-wise, each bound at {self.alpha_per_bound:.3g} ({self.correction})"
             if self.bound is not None:
                 text += f", {self.bound} bound"
         return text
@@ -399,10 +349,8 @@ def results_frame(results: Iterable[EpsilonResult]) -> "pd.DataFrame":
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`FIRST_COLUMNS` (``route, kind, value, not_computed, identity_a,
-        identity_b, n_a, n_b, delta, confidence, alpha_per_bound, correction``), then
-        ``setting_*`` and statistic columns (:meth:`EpsilonResult.to_record`). ``value`` is NaN
-        exactly where ``not_computed`` gives a reason.
+        Columns :data:`FIRST_COLUMNS`, then ``setting_*`` and statistic columns (:meth:`EpsilonResult.to_record`).
+        ``value`` is NaN exactly where ``not_computed`` gives a reason.
 
     Raises
     ------
@@ -413,7 +361,6 @@ def results_frame(results: Iterable[EpsilonResult]) -> "pd.DataFrame":
     --------
     EpsilonResult : the rows of the table.
     epsaudit.audits.tradeoff.summary_frame, epsaudit.audits.curves_frame : the tables of trade-off certificates.
-    epsaudit.condition.summarize : the summary table of a condition audit.
 
     Examples
     --------

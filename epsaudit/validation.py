@@ -1,11 +1,9 @@
 """Input checks shared by every public audit function.
 
-Every audit takes two samples of embeddings, one per identity (class). Bad input raises
-``ValueError`` naming the argument and what was expected; nothing is dropped silently.
-
-The freshness of reserved test rows is checked on values (:func:`check_fresh`: no test row repeats
-a development row, bit for bit or after L2-normalisation) or, where values repeat by design, on
-draw ids (:func:`check_fresh_ids`: no test draw is a development draw).
+Every audit takes two samples of embeddings, one per identity (class); bad input raises ``ValueError`` naming the
+argument, and nothing is dropped silently. Reserved test rows must be fresh: checked on values (:func:`check_fresh`:
+no test row repeats a development row, bit for bit or after L2-normalisation) or, where values repeat by design, on
+draw ids (:func:`check_fresh_ids`).
 """
 
 from __future__ import annotations
@@ -35,18 +33,15 @@ def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``x`` is empty, not two-dimensional, has fewer than ``min_rows`` rows or zero
-        columns, or holds NaN or infinite values (the first offending row and column are named).
+        If ``x`` is empty, not two-dimensional, has fewer than ``min_rows`` rows or zero columns, or holds NaN or
+        infinite values (the first offending row and column are named).
 
     See Also
     --------
     as_pair : the two samples of one pair.
-    as_groups : a mapping of identities to samples.
 
     Examples
     --------
-    >>> as_sample([[1, 2], [3, 4]], "x_a").dtype
-    dtype('float64')
     >>> as_sample([[1.0, float("nan")], [3.0, 4.0]], "x_a")
     Traceback (most recent call last):
     ...
@@ -61,15 +56,11 @@ def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
     if arr.ndim != 2:
         raise ValueError(f"{name} must be two-dimensional (n, d); got shape {arr.shape}")
     if arr.shape[0] < min_rows:
-        raise ValueError(
-            f"{name} has {arr.shape[0]} row(s); at least {min_rows} rows per class are needed"
-        )
+        raise ValueError(f"{name} has {arr.shape[0]} row(s); at least {min_rows} rows per class are needed")
     bad = ~np.isfinite(arr)
     if bad.any():
         row, col = np.argwhere(bad)[0]
-        raise ValueError(
-            f"{name} holds {int(bad.sum())} NaN/inf value(s); first at row {row}, column {col}"
-        )
+        raise ValueError(f"{name} holds {int(bad.sum())} NaN/inf value(s); first at row {row}, column {col}")
     return arr
 
 
@@ -93,9 +84,7 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
 
     See Also
     --------
-    as_sample : one sample.
     as_dev_test : the four parts of a reserved test.
-    as_groups : a mapping of identities to samples.
 
     Examples
     --------
@@ -107,9 +96,7 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
     a = as_sample(x_a, "x_a", min_rows=min_rows)
     b = as_sample(x_b, "x_b", min_rows=min_rows)
     if a.shape[1] != b.shape[1]:
-        raise ValueError(
-            f"x_a and x_b have different embedding dimensions: {a.shape[1]} vs {b.shape[1]}"
-        )
+        raise ValueError(f"x_a and x_b have different embedding dimensions: {a.shape[1]} vs {b.shape[1]}")
     return a, b
 
 
@@ -134,7 +121,6 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
     See Also
     --------
     as_pairs : the pairs of these identities.
-    as_sample, as_pair : one sample, one pair.
 
     Examples
     --------
@@ -150,9 +136,7 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
         if dim is None:
             dim = arr.shape[1]
         elif arr.shape[1] != dim:
-            raise ValueError(
-                f"groups[{label!r}] has dimension {arr.shape[1]}; other identities have {dim}"
-            )
+            raise ValueError(f"groups[{label!r}] has dimension {arr.shape[1]}; other identities have {dim}")
         out[label] = arr
     return out
 
@@ -177,7 +161,6 @@ def as_dev_test(dev_a: Any, dev_b: Any, test_a: Any, test_b: Any) -> tuple[np.nd
 
     See Also
     --------
-    as_pair : the two samples of one pair.
     check_fresh : the freshness of the test parts.
 
     Examples
@@ -208,18 +191,15 @@ def as_pairs(pairs: Any, groups: Mapping[Hashable, Any]) -> list[tuple[Hashable,
     Raises
     ------
     ValueError
-        If ``pairs`` is empty, an element is not a pair of two distinct identities, or an
-        identity is missing from ``groups``.
+        If ``pairs`` is empty, an element is not a pair of two distinct identities, or an identity is missing
+        from ``groups``.
 
     See Also
     --------
-    as_groups : the identities the pairs name.
     epsaudit.protocol.identity_pairs : the shuffled pair list.
 
     Examples
     --------
-    >>> as_pairs([["A", "B"]], {"A": None, "B": None})
-    [('A', 'B')]
     >>> as_pairs([("A", "A")], {"A": None})
     Traceback (most recent call last):
     ...
@@ -242,7 +222,7 @@ def as_pairs(pairs: Any, groups: Mapping[Hashable, Any]) -> list[tuple[Hashable,
 
 
 def check_probability(value: float, name: str, *, open_interval: bool = True) -> float:
-    """Check that ``value`` lies in (0, 1) (or [0, 1) when ``open_interval`` is False).
+    """Check that ``value`` lies in (0, 1) (or [0, 1) when ``open_interval`` is False); return it as a float.
 
     Parameters
     ----------
@@ -250,7 +230,6 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
     name : str
         Argument name used in the message.
     open_interval : bool, default=True
-        Refuse 0 (default) or accept it.
 
     Returns
     -------
@@ -263,13 +242,10 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
 
     See Also
     --------
-    as_sample : the check of a sample.
     epsaudit.protocol.check_seed : the check of a seed.
 
     Examples
     --------
-    >>> check_probability(0.0, "delta", open_interval=False)
-    0.0
     >>> check_probability(1.0, "confidence")
     Traceback (most recent call last):
     ...
@@ -286,13 +262,12 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
 # --------------------------------------------------------------------------------------------
 # Row identity: L2-normalisation, duplicate keys, and the freshness of reserved test rows
 
-#: Resolution of the duplicate key of a unit-norm row (2**-24): rows that differ only in scale
-#: share a key. Rounding (float32, 7 significant digits) can move a coordinate across a step, so
-#: rounded copies are found by distance instead (:data:`ROW_TOLERANCE`).
+#: Resolution of the duplicate key of a unit-norm row (2**-24): rows that differ only in scale share a key.
+#: Rounded copies (float32, 7 digits) can cross a step, so they are found by distance (:data:`ROW_TOLERANCE`).
 ROW_KEY_RESOLUTION = 2.0 ** -24
-#: Two L2-normalised rows within this Euclidean distance (2**-19, about 1.9e-6) are copies of one
-#: embedding: float32 or 7-digit rounding moves a unit row by at most about 1e-6, while distinct
-#: face embeddings in the committed tables are at least 0.06 apart.
+#: Two L2-normalised rows within this Euclidean distance (2**-19, about 1.9e-6) are copies of one embedding:
+#: float32 or 7-digit rounding moves a unit row by at most about 1e-6, while distinct face embeddings in the
+#: committed tables are at least 0.06 apart.
 ROW_TOLERANCE = 2.0 ** -19
 
 
@@ -310,7 +285,6 @@ def unit_rows(x: Any) -> np.ndarray:
     See Also
     --------
     row_keys : keys of normalised rows.
-    shared_rows : test rows that repeat development rows, after normalisation too.
 
     Examples
     --------
@@ -330,8 +304,8 @@ def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
     ----------
     x : array_like, shape (n, d)
     normalised : bool, default=True
-        True (default): the key of the L2-normalised row quantised to :data:`ROW_KEY_RESOLUTION`,
-        so rows that differ only in scale share a key. False: the exact bytes of the row.
+        True: the L2-normalised row quantised to :data:`ROW_KEY_RESOLUTION` (rows that differ only in scale share
+        a key; a float32 round trip usually does *not*: :func:`near_pairs` finds those). False: the row's bytes.
 
     Returns
     -------
@@ -339,14 +313,7 @@ def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
 
     See Also
     --------
-    unit_rows : the normalisation it keys.
     near_pairs : rows within a distance of each other.
-    shared_rows : test rows that repeat development rows.
-
-    Notes
-    -----
-    A float32 round trip of a row usually does *not* keep its key (a coordinate near a step moves
-    to the next one); :func:`near_pairs` with :data:`ROW_TOLERANCE` finds those copies.
 
     Examples
     --------
@@ -363,16 +330,15 @@ def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
 def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) -> list[tuple[int, int]]:
     """All pairs of rows within Euclidean distance ``tol`` of each other.
 
-    Candidates come from a sort along one fixed random direction ``w`` (``|w.(a - b)| <= |a - b|``
-    for unit ``w``, so no pair within ``tol`` is missed); candidates are then checked exactly,
-    ``block`` at a time. The result does not depend on ``w``. About 0.4 s for 100,000 x 512.
+    Candidates come from a sort along one fixed random unit direction ``w`` (``|w.(a - b)| <= |a - b|``, so no pair
+    is missed) and are checked exactly, ``block`` at a time; the result does not depend on ``w``. About 0.4 s for
+    100,000 x 512.
 
     Parameters
     ----------
     u : numpy.ndarray, shape (n, d)
         Rows to compare (L2-normalised rows for the duplicate checks).
     tol : float, default=ROW_TOLERANCE
-        Distance within which two rows are a pair.
     block : int, default=65536
         Candidate pairs checked at a time (bounds memory).
 
@@ -384,7 +350,6 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
     See Also
     --------
     row_keys : keys of exactly equal rows.
-    shared_rows : test rows that repeat development rows.
 
     Examples
     --------
@@ -414,36 +379,10 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
     return sorted(pairs)
 
 
-def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Which test rows repeat a development row, exactly or after L2-normalisation.
-
-    Parameters
-    ----------
-    development : array_like, shape (m, d)
-    test : array_like, shape (n, d)
-
-    Returns
-    -------
-    exact, normalised : numpy.ndarray of bool, shape (n,)
-        ``exact[i]``: test row ``i`` equals a development row bit for bit; ``normalised[i]``: it
-        is within :data:`ROW_TOLERANCE` of one after L2-normalisation (a rescaled or rounded
-        copy) but not bit for bit. Below three dimensions only exact copies count: in one
-        dimension normalisation keeps only the sign, and in two two fresh draws among a few
-        hundred share a direction to within the tolerance a few times in a hundred samples.
-
-    See Also
-    --------
-    check_fresh : refuses a reserved test with shared rows.
-    row_keys, near_pairs : how rows are compared.
-
-    Examples
-    --------
-    >>> dev = [[1.0, 2.0, 0.5], [0.5, 0.1, 0.2]]
-    >>> test = [[1.0, 2.0, 0.5], [3.0, 6.0, 1.5], [7.0, 1.0, 0.0], [0.5000001, 0.1, 0.2]]
-    >>> exact, scaled = shared_rows(dev, test)
-    >>> exact.tolist(), scaled.tolist()
-    ([True, False, False, False], [False, True, False, True])
-    """
+def _shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
+    """``exact, normalised``: per test row, whether it equals a development row bit for bit, or (only from three
+    dimensions on: below, fresh draws share directions) lies within :data:`ROW_TOLERANCE` of one after
+    L2-normalisation but is not an exact copy."""
     dev = np.asarray(development, dtype=np.float64)
     tst = np.asarray(test, dtype=np.float64)
     seen = set(row_keys(dev, normalised=False).tolist())  # hashing: linear in the rows, not n x m
@@ -460,13 +399,11 @@ def shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
 class ReusedRowsError(ValueError):
     """Test rows of a reserved test repeat rows that selected or trained the test.
 
-    Raised by :func:`check_fresh` (and so by every certificate route); a ``ValueError``, so a
-    many-pairs run records the pair as *not computed* with the message.
+    A ``ValueError``, so a many-pairs run records the pair as *not computed* with the message.
 
     See Also
     --------
-    check_fresh : raises it for repeated rows.
-    check_fresh_ids : raises it for repeated draw ids.
+    check_fresh, check_fresh_ids : raise it for repeated rows and repeated draw ids.
 
     Examples
     --------
@@ -478,16 +415,14 @@ class ReusedRowsError(ValueError):
 def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:
     """Refuse a reserved test whose test rows repeat development (selection/training) rows.
 
-    Every test row of every identity is compared with every development row of every identity
-    (a development row of A reused as a test row of B leaks as much as one reused for A). A
-    certificate computed on such rows is not a confidence bound: with copies of the development
-    rows as test rows the reserved test certifies the cap even for identical distributions.
+    Every test row of every identity is compared with every development row of every identity (a development row
+    of A reused as a test row of B leaks as much). On copies of the development rows the reserved test certifies
+    the cap even for identical distributions: such a certificate is not a confidence bound.
 
     Parameters
     ----------
     development, test : mapping identity -> array_like, shape (n_i, d)
-        Rows that fitted the classifier or chose the threshold or the pair, and the reserved
-        test rows.
+        Rows that fitted the classifier or chose the threshold or the pair, and the reserved test rows.
     context : str
         Where the check runs (e.g. ``"reserved test of pair ('A', 'B')"``), used in the message.
 
@@ -500,8 +435,6 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
     See Also
     --------
     check_fresh_ids : the same check by draw ids.
-    shared_rows : the repeated rows it counts.
-    ReusedRowsError : what it raises.
 
     Examples
     --------
@@ -520,7 +453,7 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
     for label, rows in test.items():
         rows = np.asarray(rows, dtype=np.float64)
         total += len(rows)
-        exact, scaled = shared_rows(pooled, rows)
+        exact, scaled = _shared_rows(pooled, rows)
         hit = exact | scaled
         if hit.any():
             n_exact += int(exact.sum())
@@ -547,17 +480,14 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
 def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
     """Validate the draw ids of one identity's rows: one id per row, none missing.
 
-    A *draw id* names one draw of the mechanism (one generated output). Two rows with the same id
-    are the same draw used twice; rows with different ids are different draws, whatever their
-    values (a resampled mechanism releases equal values for the same photograph; one-hot outputs
-    repeat).
+    A *draw id* names one draw of the mechanism: rows with the same id are one draw used twice, rows with different
+    ids are different draws whatever their values (a resampled mechanism repeats values; one-hot outputs repeat).
 
     Parameters
     ----------
     ids : array_like, shape (n_rows,)
         Hashable scalars (integers or strings), one per row.
     n_rows : int
-        Rows of the sample the ids belong to.
     name : str
         Argument name used in messages (e.g. ``"test_ids['A']"``).
 
@@ -568,18 +498,15 @@ def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
     Raises
     ------
     ValueError
-        If ``ids`` is not one-dimensional, its length is not ``n_rows``, or an id is missing
-        (``None`` or NaN; the first is named).
+        If ``ids`` is not one-dimensional, its length is not ``n_rows``, or an id is missing (``None`` or NaN;
+        the first is named).
 
     See Also
     --------
     check_fresh_ids : the freshness check by these ids.
-    as_sample : the check of the rows themselves.
 
     Examples
     --------
-    >>> as_draw_ids(["d0", "d1"], 2, "dev_ids['A']").tolist()
-    ['d0', 'd1']
     >>> as_draw_ids([0, 1, 2], 2, "dev_ids['A']")
     Traceback (most recent call last):
     ...
@@ -599,32 +526,26 @@ def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
 def check_fresh_ids(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:
     """Refuse a reserved test whose test draw ids repeat development draw ids (or each other).
 
-    The check of :func:`check_fresh` by draw ids instead of values, for outputs whose values repeat
-    by design: every test id of every identity is compared with every development id of every
-    identity (a development draw of A reused as a test draw of B leaks as much as one reused for
-    A), and a test id may occur only once among the test rows (a draw counted twice is not two
-    independent test rows). Values are not compared.
+    :func:`check_fresh` by draw ids, for outputs whose values repeat by design: every test id is compared with every
+    development id of every identity, and a test id may occur only once among the test rows (a draw counted twice
+    is not two independent rows). Values are not compared.
 
     Parameters
     ----------
     development, test : mapping identity -> array_like of ids, shape (n_i,)
-        Draw ids of the development rows (that fitted the classifier or chose the threshold or
-        the pair) and of the reserved test rows, one per row.
+        Draw ids of the development rows and of the reserved test rows, one per row.
     context : str
         Where the check runs, used in the message.
 
     Raises
     ------
     ReusedRowsError
-        (a ``ValueError``) Naming how many test draw ids repeat a development draw id, of which
-        identities, and the first such id (and whose development rows it is in); or the first
-        test id that occurs twice among the test rows.
+        (a ``ValueError``) Naming how many test draw ids repeat a development draw id, of which identities, and
+        the first such id (and whose development rows it is in); or the first test id that occurs twice.
 
     See Also
     --------
-    check_fresh : the same check by values.
     as_draw_ids : the check of each identity's ids.
-    ReusedRowsError : what it raises.
 
     Examples
     --------

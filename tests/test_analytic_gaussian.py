@@ -1,6 +1,6 @@
 """The analytic Gaussian mechanism in ``epsaudit.bounds`` (Balle & Wang 2018).
 
-``gaussian_delta`` is checked against direct numerical integration of the hockey-stick divergence
+``_gaussian_delta`` is checked against direct numerical integration of the hockey-stick divergence
 of P = N(mu, 1) from Q = N(0, 1); ``gaussian_epsilon`` and ``gaussian_mu_for_epsilon`` against
 round trips and a hand-checked value.
 """
@@ -14,6 +14,7 @@ import pytest
 from scipy import integrate, stats
 
 from epsaudit import bounds
+from epsaudit.bounds.gaussian import _gaussian_delta
 
 # (epsilon, mu): small and large separations, epsilon from 0 up to the benchmark's 32.
 DELTA_CASES = [
@@ -66,7 +67,7 @@ def _privacy_loss_direct(eps: float, mu: float) -> float:
 
 @pytest.mark.parametrize("eps,mu", DELTA_CASES)
 def test_gaussian_delta_matches_direct_integration(eps, mu):
-    closed = float(bounds.gaussian_delta(eps, mu))
+    closed = float(_gaussian_delta(eps, mu))
     assert closed == pytest.approx(_hockey_stick_direct(eps, mu), abs=1e-9)
     assert closed == pytest.approx(_privacy_loss_direct(eps, mu), abs=1e-9)
 
@@ -76,20 +77,20 @@ def test_gaussian_delta_relative_accuracy_in_the_tail():
     for eps, mu in [(4.3772, 1.0), (8.0, 1.6660305978457177), (32.0, 4.879598344338152)]:
         direct = _hockey_stick_direct(eps, mu)
         assert 1e-7 < direct < 1e-4
-        assert float(bounds.gaussian_delta(eps, mu)) == pytest.approx(direct, rel=1e-6)
+        assert float(_gaussian_delta(eps, mu)) == pytest.approx(direct, rel=1e-6)
 
 
 def test_gaussian_delta_special_values_and_monotonicity():
     # eps = 0: delta is the total variation distance 2 Phi(mu/2) - 1 (0.3829249 at mu = 1).
-    assert float(bounds.gaussian_delta(0.0, 1.0)) == pytest.approx(0.38292492254802624, abs=1e-12)
-    assert float(bounds.gaussian_delta(0.0, 1.0)) == pytest.approx(2 * stats.norm.cdf(0.5) - 1, abs=1e-14)
+    assert float(_gaussian_delta(0.0, 1.0)) == pytest.approx(0.38292492254802624, abs=1e-12)
+    assert float(_gaussian_delta(0.0, 1.0)) == pytest.approx(2 * stats.norm.cdf(0.5) - 1, abs=1e-14)
     # mu = 0: identical distributions, delta = 0 at every eps.
-    assert np.all(bounds.gaussian_delta(np.array([0.0, 1.0, 10.0]), 0.0) == 0.0)
+    assert np.all(_gaussian_delta(np.array([0.0, 1.0, 10.0]), 0.0) == 0.0)
     eps_grid = np.linspace(0.0, 10.0, 41)
-    d_eps = bounds.gaussian_delta(eps_grid, 2.0)
+    d_eps = _gaussian_delta(eps_grid, 2.0)
     assert np.all(np.diff(d_eps) < 0)  # decreasing in eps
     mu_grid = np.linspace(0.1, 6.0, 40)
-    d_mu = bounds.gaussian_delta(1.0, mu_grid)
+    d_mu = _gaussian_delta(1.0, mu_grid)
     assert np.all(np.diff(d_mu) > 0)  # increasing in mu
     assert d_eps.shape == (41,) and d_mu.shape == (40,)
 
@@ -108,13 +109,13 @@ def test_gaussian_epsilon_hand_checked_point():
 @pytest.mark.parametrize("mu", [0.05, 0.5, 1.0, 2.0, 5.0, 10.0])
 def test_gaussian_epsilon_solves_delta_of_eps(mu, delta):
     eps = bounds.gaussian_epsilon(mu, delta)
-    if bounds.gaussian_delta(0.0, mu) <= delta:
+    if _gaussian_delta(0.0, mu) <= delta:
         assert eps == 0.0
     else:
         assert eps > 0
-        assert float(bounds.gaussian_delta(eps, mu)) == pytest.approx(delta, rel=1e-8)
+        assert float(_gaussian_delta(eps, mu)) == pytest.approx(delta, rel=1e-8)
         # it is the smallest such eps: slightly smaller eps violates delta
-        assert float(bounds.gaussian_delta(eps * (1 - 1e-6), mu)) > delta
+        assert float(_gaussian_delta(eps * (1 - 1e-6), mu)) > delta
 
 
 def test_gaussian_epsilon_is_zero_when_delta_covers_total_variation():
@@ -140,7 +141,7 @@ def test_gaussian_epsilon_vectorised_and_monotone():
 @pytest.mark.parametrize("delta", [1e-5, 1e-2])
 def test_mu_for_epsilon_inverts_gaussian_epsilon(eps, delta):
     mu = bounds.gaussian_mu_for_epsilon(eps, delta)
-    assert float(bounds.gaussian_delta(eps, mu)) == pytest.approx(delta, rel=1e-9)
+    assert float(_gaussian_delta(eps, mu)) == pytest.approx(delta, rel=1e-9)
     assert bounds.gaussian_epsilon(mu, delta) == pytest.approx(eps, rel=1e-9)
     assert bounds.gaussian_mu_for_epsilon(bounds.gaussian_epsilon(mu, delta), delta) == pytest.approx(mu, rel=1e-9)
 

@@ -13,9 +13,9 @@ from epsaudit.bounds import (
     clopper_pearson_upper,
     epsilon_from_mmd_hockey_stick,
     epsilon_from_mmd_tv_chain,
-    epsilon_from_tv,
     roc_point_epsilon,
 )
+from epsaudit.bounds.conversions import _epsilon_from_tv as epsilon_from_tv
 
 A40 = 0.05 / 40  # error level of each of 40 certificates reported together at 95%
 CP = "clopper-pearson"  # the paper's split bound

@@ -22,7 +22,8 @@ from epsaudit.audits.mmd import (
     mmd_statistics,
     rbf_mmd2_unbiased,
 )
-from epsaudit.bounds import epsilon_from_tv, epsilon_from_tv_delta, gaussian_epsilon, mmd2_deviation, tv_lower_from_mmd
+from epsaudit.bounds import epsilon_from_tv_delta, gaussian_epsilon, mmd2_deviation, tv_lower_from_mmd
+from epsaudit.bounds.conversions import _epsilon_from_tv as epsilon_from_tv
 from epsaudit.validation import ReusedRowsError
 
 NOMINAL = 0.05

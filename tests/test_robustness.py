@@ -18,7 +18,7 @@ from epsaudit.audits import (gaussmech_pairs, kde_lr_pairs, mmd_tv_pairs, reserv
 from epsaudit.condition import audit_condition
 from epsaudit.results import EpsilonResult, results_frame
 from epsaudit.audits.scorers import logistic_regression, paper_logistic_regression
-from epsaudit.validation import ReusedRowsError, check_fresh, shared_rows
+from epsaudit.validation import ReusedRowsError, _shared_rows as shared_rows, check_fresh
 
 
 def _gaussians(seed: int, n: int = 40, d: int = 8, shift: float = 0.0):

@@ -70,7 +70,6 @@ def audit_pairs(
 
     See Also
     --------
-    epsaudit.protocol.route_pairs : the prefix of the shuffled pair list each route audits.
     epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs : the two diagnostic routes it runs.
     epsaudit.audits.mmd_tv_pairs, epsaudit.audits.roc_oof_pairs : the two estimate routes it runs.
     epsaudit.condition.audit_condition : the audit of one table: these routes and the reserved-test

@@ -397,7 +397,6 @@ def split_test_sizes(part: Any, groups: Mapping[Hashable, np.ndarray], pair: tup
     See Also
     --------
     pair_parts : the parts whose test sizes these are.
-    epsaudit.protocol.split_rows : the split of one identity's rows.
 
     Examples
     --------

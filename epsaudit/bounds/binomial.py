@@ -1,16 +1,10 @@
 """Clopper-Pearson bounds, the reserved-test certificate from test counts, its cap and the sample-size planner.
 
-A reserved-test certificate turns the counts of one fixed test on untouched test rows into a lower
-confidence bound on epsilon, through the hypothesis-testing view of differential privacy (Kairouz,
-Oh & Viswanath 2015). Two bounds are offered, chosen by ``bound=``:
-
-* ``"joint"`` (the default): the exact joint test of both error rates against the DP null region
-  (:func:`epsaudit.bounds.joint_epsilon`), at least as large at every outcome;
-* ``"clopper-pearson"``: the paper's split bound (*Picture the Epsilon*, Section IV-C; Tables 3 and 7),
-  two one-sided Clopper-Pearson bounds at ``alpha / 2`` each.
-
-Everywhere here ``alpha`` is the error level of *one certificate*; a family of ``K`` certificates
-reported together at 95% uses ``alpha = 0.05 / K`` (:func:`bonferroni_alpha`).
+A reserved-test certificate turns the counts of one fixed test on untouched test rows into a lower confidence bound
+on epsilon (hypothesis-testing view of DP; Kairouz, Oh & Viswanath 2015). ``bound=`` chooses ``"joint"`` (default:
+:func:`epsaudit.bounds.joint_epsilon`, never smaller) or ``"clopper-pearson"`` (the paper's split bound, two
+one-sided bounds at ``alpha / 2``; *Picture the Epsilon*, Section IV-C, Tables 3 and 7). ``alpha`` is always the
+error level of *one certificate*: a family of ``K`` at 95% uses ``alpha = 0.05 / K`` (:func:`bonferroni_alpha`).
 """
 
 from __future__ import annotations
@@ -42,7 +36,6 @@ def check_bound(bound: str) -> str:
     See Also
     --------
     certified_epsilon : the certificate whose ``bound=`` it checks.
-    correction_label, bound_level : what a certificate of each bound records.
 
     Examples
     --------
@@ -62,7 +55,6 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
     n_certificates : int
         Certificates reported together (the Bonferroni family size).
     bound : {"joint", "clopper-pearson"}, default="joint"
-        One joint test per certificate, or the paper's two one-sided bounds per certificate.
 
     Returns
     -------
@@ -75,9 +67,7 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
 
     See Also
     --------
-    bonferroni_alpha : the error level of each certificate of the family.
-    bound_level : the level of each test a certificate is made of.
-    epsaudit.audits.reserved_test_pairs : a family of certificates that records it.
+    bonferroni_alpha, bound_level : the levels of the family's certificates and of their tests.
 
     Examples
     --------
@@ -92,10 +82,9 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
 
 
 def bound_level(alpha, bound: str = DEFAULT_BOUND):
-    """Level of each test a certificate at error level ``alpha`` is made of.
+    """Level of each test a certificate at error level ``alpha`` is made of (results' ``alpha_per_bound``).
 
-    The joint certificate is one test at ``alpha``; the split Clopper-Pearson certificate is two
-    one-sided bounds at ``alpha / 2`` each (what results record as ``alpha_per_bound``).
+    The joint certificate is one test at ``alpha``; the split one two one-sided bounds at ``alpha / 2``.
 
     Parameters
     ----------
@@ -114,9 +103,8 @@ def bound_level(alpha, bound: str = DEFAULT_BOUND):
 
     See Also
     --------
-    bonferroni_alpha : the certificate's level ``alpha`` of a family.
+    bonferroni_alpha : the certificate's level ``alpha`` in a family.
     correction_label : the family's correction as results record it.
-    clopper_pearson_epsilon : the split certificate, two one-sided bounds at ``alpha / 2``.
 
     Examples
     --------
@@ -133,15 +121,13 @@ def bound_level(alpha, bound: str = DEFAULT_BOUND):
 def clopper_pearson_lower(k, n, alpha):
     """One-sided Clopper-Pearson lower confidence bound on a binomial proportion.
 
-    ``P(p >= bound) >= 1 - alpha`` for ``k ~ Binomial(n, p)``. Equal to the lower end of
+    ``P(p >= bound) >= 1 - alpha`` for ``k ~ Binomial(n, p)``; the lower end of
     ``scipy.stats.binomtest(k, n, alternative="greater").proportion_ci(1 - alpha)``.
 
     Parameters
     ----------
-    k : array_like of int
-        Successes, ``0 <= k <= n``. Non-integer counts are rounded *down* (conservative).
-    n : array_like of int
-        Trials, ``n >= 1``.
+    k, n : array_like of int
+        Successes ``0 <= k <= n`` (non-integer counts rounded *down*, conservative) and trials ``n >= 1``.
     alpha : float or array_like
         One-sided error level in (0, 1).
 
@@ -165,12 +151,7 @@ def clopper_pearson_lower(k, n, alpha):
     --------
     >>> round(float(clopper_pearson_lower(30, 30, 0.05)), 6)  # 0.05 ** (1 / 30)
     0.904966
-    >>> float(clopper_pearson_lower(0, 30, 0.05))
-    0.0
-
-    Accurate at tiny levels (``alpha ** (1 / 30)``):
-
-    >>> f"{clopper_pearson_lower(30, 30, 1e-200):.6e}"
+    >>> f"{clopper_pearson_lower(30, 30, 1e-200):.6e}"  # accurate at tiny levels
     '2.154435e-07'
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=True)
@@ -181,16 +162,12 @@ def clopper_pearson_lower(k, n, alpha):
 
 
 def clopper_pearson_upper(k, n, alpha):
-    """One-sided Clopper-Pearson upper confidence bound on a binomial proportion.
-
-    ``P(p <= bound) >= 1 - alpha``. Non-integer counts are rounded *up* (conservative).
+    """One-sided Clopper-Pearson upper confidence bound on a binomial proportion: ``P(p <= bound) >= 1 - alpha``.
 
     Parameters
     ----------
-    k : array_like of int
-        Successes, ``0 <= k <= n``.
-    n : array_like of int
-        Trials, ``n >= 1``.
+    k, n : array_like of int
+        Successes ``0 <= k <= n`` (non-integer counts rounded *up*, conservative) and trials ``n >= 1``.
     alpha : float or array_like
         One-sided error level in (0, 1).
 
@@ -207,7 +184,6 @@ def clopper_pearson_upper(k, n, alpha):
     See Also
     --------
     clopper_pearson_lower : the lower bound (non-integer counts rounded down).
-    clopper_pearson_epsilon : the paper's split certificate, the upper bounds on both error rates.
     epsaudit.audits.tradeoff_band : upper limits on both error rates at every threshold (``method="bonferroni"``).
 
     Examples
@@ -258,10 +234,8 @@ def _log_ratio(num, den):
 def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     """Epsilon implied by ROC operating points (*Picture the Epsilon*, Eq. 15).
 
-    ``max(log((TPR - delta) / FPR), log((1 - FPR - delta) / (1 - TPR)))`` per point, with the
-    conventions that a term is ``-inf`` when its numerator is <= 0 and ``+inf`` when the numerator
-    is positive and the denominator zero. So a point with FPR = 0 and TPR > delta, or TPR = 1 and
-    FPR < 1 - delta, gives ``+inf``.
+    ``max(log((TPR - delta) / FPR), log((1 - FPR - delta) / (1 - TPR)))`` per point; a term is ``-inf`` when its
+    numerator is <= 0 and ``+inf`` when the numerator is positive and the denominator zero.
 
     Parameters
     ----------
@@ -278,8 +252,7 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     See Also
     --------
     clopper_pearson_epsilon : the same formula at confidence limits of the rates, a certificate.
-    epsaudit.bounds.tradeoff_epsilon : the same inequality at upper limits of both error rates, clipped at 0.
-    required_test_size : refuses targets at or above it (the certificate's limit as the test grows).
+    epsaudit.bounds.tradeoff_epsilon : the same at upper limits of both error rates, clipped at 0.
     epsaudit.audits.roc_oof_epsilon : the out-of-fold ROC estimate, the largest value over a curve's points.
 
     Examples
@@ -295,27 +268,17 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
 def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     """The paper's split certificate: two one-sided Clopper-Pearson bounds at ``alpha / 2`` each.
 
-    ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))`` with
-    ``TPR_lo`` and ``FPR_hi`` one-sided Clopper-Pearson bounds at level ``alpha / 2`` (*Picture the
-    Epsilon*, Section IV-C, Tables 3 and 7). Since ``TNR_lo = 1 - FPR_hi`` and
-    ``FNR_hi = 1 - TPR_lo``, only two one-sided bounds are involved; the certificate holds with
-    probability at least ``1 - alpha``.
-
-    Counts come in the order every bound of :mod:`epsaudit.bounds` uses: the errors on identity B's
-    test rows, then the errors on identity A's (``fp`` of ``n_neg``, ``fn`` of ``n_pos``).
+    ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))`` with one-sided bounds at
+    ``alpha / 2`` (*Picture the Epsilon*, Section IV-C, Tables 3 and 7); ``TNR_lo = 1 - FPR_hi`` and
+    ``FNR_hi = 1 - TPR_lo``, so it holds with probability at least ``1 - alpha``. Computed in log space, each bound
+    and its complement from its own tail's beta quantile (tiny levels keep their relative accuracy).
 
     Parameters
     ----------
-    fp : array_like of int
-        False positives: negatives (identity B's test rows) the test says are A; fractional counts
-        round up (against the certificate).
-    n_neg : array_like of int
-        Number of negative test rows.
-    fn : array_like of int
-        False negatives: positives (identity A's test rows) the test says are B; fractional counts
-        round up.
-    n_pos : array_like of int
-        Number of positive test rows.
+    fp, n_neg : array_like of int
+        False positives (identity B's test rows the test says are A) of ``n_neg`` rows; fractional counts round up.
+    fn, n_pos : array_like of int
+        False negatives (identity A's test rows the test says are B) of ``n_pos`` rows; fractional counts round up.
     alpha : float
         Error level of the certificate (each one-sided bound at ``alpha / 2``).
     delta : float, default=1e-5
@@ -324,24 +287,17 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     Returns
     -------
     numpy.ndarray or float
-        Certified epsilon >= 0, always finite (zero errors give the finite cap); a Python float for
-        scalar inputs. Computed in log space, each bound and its complement from the beta quantile
-        of its own tail, so tiny levels keep their relative accuracy.
+        Certified epsilon >= 0, always finite (zero errors give the cap); a float for scalar inputs.
 
     Raises
     ------
     ValueError
-        If ``delta`` is outside [0, 1), a count is not finite or outside ``[0, n]``, or ``alpha``
-        is outside (0, 1).
+        If ``delta`` is outside [0, 1), a count is not finite or outside ``[0, n]``, or ``alpha`` outside (0, 1).
 
     See Also
     --------
     epsaudit.bounds.joint_epsilon : the exact joint bound on the same counts, never below this one.
     certified_epsilon : chooses between the two (``bound=``).
-    epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
-    clopper_pearson_lower, clopper_pearson_upper : the one-sided bounds it is made of.
-    epsaudit.audits.reserved_test_certificate : the reserved-test route, which certifies with it at
-        ``bound="clopper-pearson"``.
 
     Examples
     --------
@@ -379,24 +335,16 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
 def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND):
     """Reserved-test lower confidence bound on epsilon from test counts at a fixed threshold.
 
-    ``bound="joint"`` (default): :func:`epsaudit.bounds.joint_epsilon`, the exact joint test of
-    both error rates; ``bound="clopper-pearson"``: :func:`clopper_pearson_epsilon`, the paper's
-    split bound (*Picture the Epsilon*, Section IV-C). The joint bound is at least the split one on
-    every outcome.
-
-    Counts come in the order every bound of :mod:`epsaudit.bounds` uses: the errors on identity B's
-    test rows, then the errors on identity A's (``fp`` of ``n_neg``, ``fn`` of ``n_pos``).
+    ``bound="joint"`` (default): :func:`epsaudit.bounds.joint_epsilon`, the exact joint test of both error rates,
+    at least the split bound on every outcome; ``"clopper-pearson"``: :func:`clopper_pearson_epsilon`, the paper's
+    (*Picture the Epsilon*, Section IV-C).
 
     Parameters
     ----------
-    fp : array_like of int
-        False positives: negatives (identity B's test rows) the test says are A.
-    n_neg : array_like of int
-        Number of negative test rows.
-    fn : array_like of int
-        False negatives: positives (identity A's test rows) the test says are B.
-    n_pos : array_like of int
-        Number of positive test rows.
+    fp, n_neg : array_like of int
+        False positives (identity B's test rows the test says are A) of ``n_neg`` rows.
+    fn, n_pos : array_like of int
+        False negatives (identity A's test rows the test says are B) of ``n_pos`` rows.
     alpha : float
         Error level of this certificate (after the family's correction, :func:`bonferroni_alpha`).
     delta : float, default=1e-5
@@ -416,17 +364,14 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
 
     See Also
     --------
-    epsaudit.bounds.joint_epsilon : the default bound (``bound="joint"``), never below the split one.
     clopper_pearson_epsilon : the paper's split bound (``bound="clopper-pearson"``).
     epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
-    certifiable_cap : its value at zero errors, the most a test of this size can certify.
+    certifiable_cap : its value at zero errors.
     epsaudit.audits.reserved_test_certificate : the reserved-test route, which certifies with it.
 
     Examples
     --------
-    Zero errors at 100 + 100 rows, 95%:
-
-    >>> round(float(certified_epsilon(0, 100, 0, 100, 0.05, 0.0)), 3)
+    >>> round(float(certified_epsilon(0, 100, 0, 100, 0.05, 0.0)), 3)  # zero errors, 100 + 100 rows, 95%
     4.194
     >>> round(float(certified_epsilon(0, 100, 0, 100, 0.05, 0.0, bound="clopper-pearson")), 3)
     3.281
@@ -439,15 +384,13 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
 def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND) -> float:
     """Largest epsilon a reserved test of this size can certify (zero errors in both classes).
 
-    E.g. with the paper's split bound 1.277 at ``n = 30`` per class and a family of 40 at 95%
-    (``alpha = 0.05 / 40``), and 2.338 at ``n = 100`` with a family of 250 (``alpha = 2e-4``,
-    ``delta = 1e-5``; *Picture the Epsilon*, Tables 3 and 7); the joint certificate's caps are
-    larger (4.194 against 3.281 at 100 + 100 rows, 95%, pure DP).
+    Split bound: 1.277 at ``n = 30`` per class and a family of 40 at 95%, 2.338 at ``n = 100`` and a family of 250
+    (``alpha = 2e-4``, ``delta = 1e-5``; *Picture the Epsilon*, Tables 3 and 7); the joint caps are larger.
 
     Parameters
     ----------
     n_neg, n_pos : int
-        Test rows of identity B and of identity A (the order of every bound; the cap is symmetric).
+        Test rows of identity B and of identity A (the cap is symmetric).
     alpha : float
         Error level of the certificate.
     delta : float, default=1e-5
@@ -464,11 +407,8 @@ def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *
 
     See Also
     --------
-    required_test_size : the test size at which a target is reached (the planner inverts the cap).
-    planned_epsilon : the certificate at expected counts; the cap at perfect separation.
-    certified_epsilon : the certificate at any counts.
+    required_test_size : the planner, which inverts the cap.
     epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
-    epsaudit.audits.reserved_test_certificate : records each certificate's cap (``statistics.cap``).
 
     Examples
     --------
@@ -481,11 +421,7 @@ def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *
 
 
 def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
-    """Error level of each certificate so that ``n_certificates`` of them hold together at ``confidence``.
-
-    ``(1 - confidence) / n_certificates`` (the union bound over the family). The joint certificate
-    is one test at this level; the split Clopper-Pearson certificate spends half of it on each of
-    its two one-sided bounds (:func:`bound_level`).
+    """Error level ``(1 - confidence) / n_certificates`` of each certificate of a family (the union bound).
 
     Parameters
     ----------
@@ -503,7 +439,6 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
 
     See Also
     --------
-    correction_label : the family's correction as results record it.
     bound_level : the level of each test a certificate at this level is made of.
     epsaudit.audits.reserved_test_pairs : a family of reserved-test certificates at this level.
 
@@ -528,12 +463,10 @@ _MAX_TEST_SIZE = 10**9
 
 def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0, fpr: float = 0.0, *,
                     bound: str = DEFAULT_BOUND) -> float:
-    """What a reserved test with ``n`` test rows per identity certifies when it sees the expected counts.
+    """What a reserved test with ``n`` test rows per identity certifies at the expected counts.
 
-    The counts are the expected ones, rounded against the certificate: ``fp = ceil(fpr * n)``
-    false positives among the ``n`` rows of B and ``fn = n - floor(tpr * n)`` false negatives among
-    the ``n`` rows of A, the counts :func:`certified_epsilon` takes in its order ``(fp, n, fn, n)``.
-    With ``tpr = 1, fpr = 0`` (perfect separation) this is :func:`certifiable_cap`.
+    The counts are rounded against the certificate: ``fp = ceil(fpr * n)`` of B's ``n`` rows and
+    ``fn = n - floor(tpr * n)`` of A's. At ``tpr = 1, fpr = 0`` this is :func:`certifiable_cap`.
 
     Parameters
     ----------
@@ -560,20 +493,14 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
 
     See Also
     --------
-    certifiable_cap : its value at perfect separation (``tpr = 1, fpr = 0``).
-    required_test_size : the planner that inverts it: the size at which it reaches a target.
-    certified_epsilon : the certificate at observed counts.
+    required_test_size : the planner that inverts it.
     epsaudit.bounds.fixed_size_power : the probability that the joint certificate at this size reaches a target
         when the counts are drawn, not expected.
-    epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
-    epsaudit.bounds.sequential_stopping_rows : the anytime-valid certificate's rows at given error rates.
 
     Examples
     --------
     >>> round(planned_epsilon(100, 2e-4, bound="clopper-pearson"), 3)
     2.338
-    >>> planned_epsilon(100, 2e-4) == certifiable_cap(100, 100, 2e-4)
-    True
     >>> planned_epsilon(0, 0.5)  # no test rows: nothing to certify
     0.0
     """
@@ -587,19 +514,15 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
     return float(certified_epsilon(fp, n, n - tp, n, alpha, delta, bound=bound))
 
 
-# Over 80 lines only through its docstring (the promise, every option, two examples); the body is short.
 def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: float = 1.0, fpr: float = 0.0, *,
                        bound: str = DEFAULT_BOUND) -> int:
     """Test rows per identity from which a reserved test certifies ``epsilon`` at the expected counts.
 
-    The promise: every test size from the returned ``n`` to ``2 n`` certifies at least ``epsilon``
-    (more than 0 when ``epsilon = 0``) at its expected counts (:func:`planned_epsilon`), and
-    ``n - 1`` rows do not. The expected counts are rounded to integers, so the certificate is not
-    monotone in the size when ``tpr < 1`` or ``fpr > 0``: up to :data:`PROMISE_CHECKS` sizes
-    (``n <= 200``) every size of that range is checked; above, a grid of that many sizes from
-    ``n`` to ``2 n`` (:func:`promise_sizes`), where the rounding moves the certificate by a
-    fraction of a count. With perfect separation (the default) the certificate grows with the
-    size, so every size from ``n`` on certifies ``epsilon``.
+    The promise: every size from the returned ``n`` to ``2 n`` certifies at least ``epsilon`` (more than 0 when
+    ``epsilon = 0``) at its expected counts (:func:`planned_epsilon`), and ``n - 1`` rows do not. Rounded counts make
+    the certificate non-monotone in the size when ``tpr < 1`` or ``fpr > 0``: up to :data:`PROMISE_CHECKS` sizes
+    (``n <= 200``) every size of the range is checked, above that a grid (:func:`promise_sizes`). With perfect
+    separation (the default) the certificate grows with the size.
 
     Parameters
     ----------
@@ -622,23 +545,18 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
     Raises
     ------
     ValueError
-        If ``epsilon`` is negative, the rates are outside [0, 1], or the target is out of reach
-        at any size: the limit ``max(log((tpr - delta) / fpr), log((1 - fpr - delta) / (1 - tpr)))``
-        is at most ``epsilon`` (the message gives the limit).
+        If ``epsilon`` is negative, the rates are outside [0, 1], or the target is out of reach at any size: the
+        limit ``max(log((tpr - delta) / fpr), log((1 - fpr - delta) / (1 - tpr)))`` is at most ``epsilon`` (the
+        message gives the limit).
 
     See Also
     --------
     planned_epsilon : what a given size certifies at the expected counts (the function it inverts).
-    certifiable_cap : the largest value a given size can certify.
     promise_sizes : the sizes of the promised range it checks.
-    epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
     epsaudit.bounds.sequential_stopping_rows : the anytime-valid certificate's rows at given error rates.
-    epsaudit.bounds.fixed_size_power : the power of the planned fixed-size test when the rates are off.
 
     Examples
     --------
-    Certifying epsilon = 3 with one certificate at 95% and zero errors:
-
     >>> required_test_size(3.0, 0.05, 0.0), required_test_size(3.0, 0.05, 0.0, bound="clopper-pearson")
     (31, 76)
     >>> required_test_size(0.0, bonferroni_alpha(40), bound="clopper-pearson")  # the smallest test that can certify anything
@@ -702,8 +620,8 @@ def promise_sizes(n: int) -> np.ndarray:
     Returns
     -------
     numpy.ndarray of int
-        Sorted, from ``n`` to ``2 n``: every size when there are at most :data:`PROMISE_CHECKS`,
-        else that many evenly spaced sizes.
+        Sorted, from ``n`` to ``2 n``: every size when there are at most :data:`PROMISE_CHECKS`, else that many
+        evenly spaced sizes.
 
     See Also
     --------

@@ -1,6 +1,8 @@
 """From distinguishability to epsilon: total variation, MMD and trade-off curves (f-DP, Gaussian DP).
 
-The MMD-TV chain is *Picture the Epsilon*, Eq. 14; trade-off curves follow Dong, Roth & Su 2022.
+The MMD-TV chain is *Picture the Epsilon*, Eq. 14; trade-off curves follow Dong, Roth & Su 2022 (J. R. Stat.
+Soc. B 84(1), Section 2). Definitions: the book's methods chapter, sections 'MMD-TV', 'Trade-off certificate' and
+'MMD certificate'.
 """
 
 from __future__ import annotations
@@ -16,34 +18,8 @@ from .binomial import roc_point_epsilon
 # ---------------------------------------------------------------------------------------------
 
 
-def epsilon_from_tv(tv):
-    """Pure-DP epsilon implied by a total-variation distance: ``TV <= tanh(eps/2)`` inverted.
-
-    Parameters
-    ----------
-    tv : array_like in [0, 1]
-
-    Returns
-    -------
-    numpy.ndarray or float
-        ``2 artanh(tv)``; ``+inf`` at ``tv = 1``.
-
-    Raises
-    ------
-    ValueError
-        If ``tv`` is outside [0, 1] or NaN.
-
-    See Also
-    --------
-    epsilon_from_tv_delta : the same at delta > 0.
-    tv_lower_from_mmd : a lower bound on total variation from an MMD.
-    epsilon_from_mmd_tv_chain, epsilon_from_mmd_hockey_stick : the two MMD routes through it.
-
-    Examples
-    --------
-    >>> round(float(epsilon_from_tv(0.5)), 6), float(epsilon_from_tv(1.0))
-    (1.098612, inf)
-    """
+def _epsilon_from_tv(tv):
+    """Pure-DP epsilon ``2 artanh(tv)`` implied by a total-variation distance (``TV <= tanh(eps/2)``)."""
     tv = np.asarray(tv, dtype=np.float64)
     if np.any(~((tv >= 0) & (tv <= 1))):  # also refuses NaN
         raise ValueError(f"a total-variation distance lies in [0, 1]; got {tv}")
@@ -72,10 +48,7 @@ def epsilon_from_mmd_tv_chain(mmd):
 
     See Also
     --------
-    epsilon_from_mmd_hockey_stick : the bound of Gonzalez et al., larger by the factor ``sqrt(2)`` inside
-        ``artanh`` (kernels in [0, 1]).
-    tv_lower_from_mmd : the TV link alone (``link="2"``).
-    epsilon_from_tv : the step from total variation to epsilon.
+    epsilon_from_mmd_hockey_stick : the bound of Gonzalez et al., ``sqrt(2)`` instead of 2 (kernels in [0, 1]).
     epsaudit.audits.mmd_tv_epsilon : the MMD-TV estimate route, which reports it.
 
     Examples
@@ -83,16 +56,14 @@ def epsilon_from_mmd_tv_chain(mmd):
     >>> round(float(epsilon_from_mmd_tv_chain(1.0)), 6)  # 2 artanh(0.5)
     1.098612
     """
-    return epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64), 0.0, None) / 2.0)
+    return _epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64), 0.0, None) / 2.0)
 
 
 def epsilon_from_mmd_hockey_stick(mmd):
-    """Hockey-stick form: ``eps >= 2 artanh(MMD / sqrt(2))`` at delta 0.
+    """Hockey-stick form: ``eps >= 2 artanh(MMD / sqrt(2))`` at delta 0, for kernels with ``0 <= k <= 1``.
 
-    The bound of Gonzalez et al. that *Picture the Epsilon* (Section III) compares with its MMD-TV
-    route.
-
-    Valid for kernels with ``0 <= k <= 1``; ``+inf`` when ``MMD >= sqrt(2)``.
+    The bound of Gonzalez et al. that *Picture the Epsilon* (Section III) compares with its MMD-TV route;
+    ``+inf`` when ``MMD >= sqrt(2)``.
 
     Parameters
     ----------
@@ -111,7 +82,6 @@ def epsilon_from_mmd_hockey_stick(mmd):
     --------
     epsilon_from_mmd_tv_chain : the paper's MMD-TV route (``TV >= MMD / 2``).
     tv_lower_from_mmd : the TV link alone (``link="sqrt2"``).
-    epsilon_from_tv : the step from total variation to epsilon.
     epsaudit.audits.mmd_tv_epsilon : reports it beside the MMD-TV value (``statistics.epsilon_hockey_stick``).
 
     Examples
@@ -120,26 +90,17 @@ def epsilon_from_mmd_hockey_stick(mmd):
     (1.762747, inf)
     """
     # MMD <= sqrt(2) for a kernel in [0, 1]; clip rounding excess
-    return epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64) / np.sqrt(2.0), 0.0, 1.0))
+    return _epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64) / np.sqrt(2.0), 0.0, 1.0))
 
 
 # ---------------------------------------------------------------------------------------------
 # Trade-off curves (f-DP and Gaussian DP) and the MMD deviation bound
 # ---------------------------------------------------------------------------------------------
 #
-# A test that says "identity A" when its score exceeds a threshold has a false-positive rate
-# FPR = P_B(score > t) and a false-negative rate FNR = P_A(score <= t). The trade-off function
-# T(a) = inf {FNR : FPR <= a} of the pair is non-increasing and convex (Dong, Roth & Su 2022,
-# "Gaussian differential privacy", J. R. Stat. Soc. B 84(1), Section 2). Any point (FPR_hi, FNR_hi)
-# with FPR <= FPR_hi and FNR <= FNR_hi for an actual test lies on or above T, and so rules out every
-# privacy guarantee whose curve passes above it:
-#
-# * (eps, delta)-DP requires T(a) >= max(0, 1 - delta - e^eps a, e^-eps (1 - delta - a))
-#   (Kairouz, Oh & Viswanath 2015; Dong, Roth & Su 2022, Section 2);
-# * mu-GDP requires T(a) >= G_mu(a) = Phi(Phi^-1(1 - a) - mu) (Dong, Roth & Su 2022, Section 2).
-#
-# Both curves are symmetric (their own inverse), so a point and its mirror image (the complement
-# test) give the same bound and a single formula per point covers both directions of the pair.
+# A point (FPR_hi, FNR_hi) above the error rates of an actual test lies on or above the pair's trade-off
+# function T and rules out every guarantee whose curve passes above it: (eps, delta)-DP needs
+# T(a) >= max(0, 1 - delta - e^eps a, e^-eps (1 - delta - a)), mu-GDP needs T(a) >= Phi(Phi^-1(1 - a) - mu).
+# Both curves are symmetric, so one formula per point covers both directions of the pair.
 
 
 def _check_rates(fpr, fnr):
@@ -153,10 +114,8 @@ def _check_rates(fpr, fnr):
 def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
     """Lower bound on epsilon at ``delta`` implied by a point on or above the trade-off curve.
 
-    ``max(0, log((1 - delta - FNR) / FPR), log((1 - delta - FPR) / FNR))``: any pair that is
-    (epsilon, delta)-DP with a smaller epsilon has its trade-off curve above the point
-    (Kairouz, Oh & Viswanath 2015; Dong, Roth & Su 2022, Section 2). Feed it *upper*
-    confidence limits of both error rates; larger error rates can only lower the bound.
+    ``max(0, log((1 - delta - FNR) / FPR), log((1 - delta - FPR) / FNR))`` (Kairouz, Oh & Viswanath 2015; Dong,
+    Roth & Su 2022, Section 2). Feed it *upper* confidence limits of both error rates.
 
     Parameters
     ----------
@@ -167,8 +126,7 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
     Returns
     -------
     numpy.ndarray or float
-        Epsilon >= 0 in natural-log units; ``+inf`` when an error rate is 0 and the other below
-        ``1 - delta`` (no finite epsilon allows that point).
+        Epsilon >= 0 in natural-log units; ``+inf`` when an error rate is 0 and the other below ``1 - delta``.
 
     Raises
     ------
@@ -177,10 +135,7 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
 
     See Also
     --------
-    tradeoff_delta : the same inequality solved for delta.
-    tradeoff_mu : the Gaussian-DP parameter the same point rules out.
-    epsilon_from_tv_delta : the bound from total variation, the largest gap ``1 - FPR - FNR``.
-    epsaudit.bounds.roc_point_epsilon : the same formula at a ROC point, not clipped at 0.
+    tradeoff_delta, tradeoff_mu : the same point's bound on delta and on the Gaussian-DP mu.
     epsaudit.bounds.joint_epsilon : the exact joint certificate from the counts behind such limits.
     epsaudit.audits.epsilon_curve : the largest value over a band's points, per delta (the trade-off route).
 
@@ -200,10 +155,7 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
 
 
 def tradeoff_delta(fpr_upper, fnr_upper, epsilon):
-    """Lower bound on delta at ``epsilon`` implied by a point on or above the trade-off curve.
-
-    ``max(0, 1 - FNR - e^eps FPR, 1 - FPR - e^eps FNR)``: the privacy profile ``delta(eps)`` of
-    the pair is at least this (the same inequality as :func:`tradeoff_epsilon`, solved for delta).
+    """Lower bound ``max(0, 1 - FNR - e^eps FPR, 1 - FPR - e^eps FNR)`` on the privacy profile ``delta(eps)``.
 
     Parameters
     ----------
@@ -223,8 +175,6 @@ def tradeoff_delta(fpr_upper, fnr_upper, epsilon):
     See Also
     --------
     tradeoff_epsilon : the same inequality solved for epsilon.
-    tradeoff_mu : the Gaussian-DP parameter the same point rules out.
-    epsaudit.bounds.gaussian_delta : the exact privacy profile of the Gaussian mechanism.
     epsaudit.audits.TradeoffCertificate.delta_lower : the largest value over a band's points.
 
     Examples
@@ -247,9 +197,8 @@ def tradeoff_delta(fpr_upper, fnr_upper, epsilon):
 def gaussian_tradeoff(fpr, mu):
     """Trade-off function of mu-GDP: ``G_mu(a) = Phi(Phi^-1(1 - a) - mu)``.
 
-    The smallest false-negative rate of any test at false-positive rate ``a`` between
-    ``N(0, 1)`` and ``N(mu, 1)`` (Dong, Roth & Su 2022, Section 2). The Gaussian mechanism with
-    standardised separation ``mu`` has exactly this curve.
+    The smallest false-negative rate of any test at false-positive rate ``a`` between ``N(0, 1)`` and ``N(mu, 1)``
+    (Dong, Roth & Su 2022, Section 2): the curve of the Gaussian mechanism with standardised separation ``mu``.
 
     Parameters
     ----------
@@ -270,7 +219,6 @@ def gaussian_tradeoff(fpr, mu):
     --------
     tradeoff_mu : the mu a point on or above the curve rules out.
     epsaudit.bounds.gaussian_epsilon : the (epsilon, delta) of the mechanism with this curve.
-    epsaudit.bounds.joint_mu : the exact joint certificate on mu from one test's counts.
 
     Examples
     --------
@@ -290,12 +238,10 @@ def gaussian_tradeoff(fpr, mu):
 
 
 def tradeoff_mu(fpr_upper, fnr_upper):
-    """Lower bound on the Gaussian-DP parameter mu implied by a point on or above the trade-off curve.
+    """Lower bound ``max(0, Phi^-1(1 - FPR) - Phi^-1(FNR))`` on the Gaussian-DP mu from a point on or above the curve.
 
-    ``max(0, Phi^-1(1 - FPR) - Phi^-1(FNR))``: a mu-GDP pair has ``T >= G_mu``, and
-    ``G_mu(FPR) <= FNR`` exactly when ``mu >= Phi^-1(1 - FPR) - Phi^-1(FNR)`` (Dong, Roth & Su
-    2022, Section 2). Feed it *upper* confidence limits of both error rates: the bound
-    decreases in each rate.
+    A mu-GDP pair has ``T >= G_mu``, and ``G_mu(FPR) <= FNR`` exactly when ``mu >= Phi^-1(1 - FPR) - Phi^-1(FNR)``
+    (Dong, Roth & Su 2022, Section 2). Feed it *upper* confidence limits of both error rates.
 
     Parameters
     ----------
@@ -304,8 +250,7 @@ def tradeoff_mu(fpr_upper, fnr_upper):
     Returns
     -------
     numpy.ndarray or float
-        mu >= 0; 0 when ``FPR + FNR >= 1`` (no evidence); ``+inf`` when one rate is 0 and the
-        sum is below 1.
+        mu >= 0; 0 when ``FPR + FNR >= 1`` (no evidence); ``+inf`` when one rate is 0 and the sum is below 1.
 
     Raises
     ------
@@ -315,7 +260,6 @@ def tradeoff_mu(fpr_upper, fnr_upper):
     See Also
     --------
     gaussian_tradeoff : the mu-GDP curve it inverts.
-    tradeoff_epsilon : the (epsilon, delta)-DP bound from the same point.
     epsaudit.bounds.joint_mu : the exact joint certificate on mu from one test's counts.
     epsaudit.audits.mu_lower_bound : the largest value over a band's points (the trade-off route).
 
@@ -323,8 +267,6 @@ def tradeoff_mu(fpr_upper, fnr_upper):
     --------
     >>> round(float(tradeoff_mu(0.05, 0.25)), 6)  # 1.644854 + 0.674490
     2.319343
-    >>> float(tradeoff_mu(0.5, 0.6))
-    0.0
     """
     fpr, fnr = _check_rates(fpr_upper, fnr_upper)
     with np.errstate(invalid="ignore"):
@@ -334,12 +276,10 @@ def tradeoff_mu(fpr_upper, fnr_upper):
 
 
 def dkw_margin(n, alpha):
-    """Margin of the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant.
+    """Margin ``sqrt(log(2 / alpha) / (2 n))`` of the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant.
 
-    ``e = sqrt(log(2 / alpha) / (2 n))``, so that ``P(sup_t |F_n(t) - F(t)| > e) <= alpha`` for
-    the empirical distribution function of ``n`` iid draws of *any* distribution (Massart 1990,
-    Ann. Probab. 18(3): ``P(sup |F_n - F| > e) <= 2 exp(-2 n e^2)``). Ties and atoms
-    only make the band conservative.
+    ``P(sup_t |F_n(t) - F(t)| > e) <= alpha`` for the empirical distribution function of ``n`` iid draws of any
+    distribution (Massart 1990, Ann. Probab. 18(3)); ties and atoms only make the band conservative.
 
     Parameters
     ----------
@@ -360,8 +300,6 @@ def dkw_margin(n, alpha):
 
     See Also
     --------
-    epsaudit.bounds.clopper_pearson_upper : the per-threshold limit of the band's other method.
-    mmd2_deviation : the deviation bound of the MMD routes.
     epsaudit.audits.tradeoff_band : the trade-off route's band, which uses it with ``method="dkw"``.
 
     Examples
@@ -380,16 +318,11 @@ def dkw_margin(n, alpha):
 
 
 def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
-    """One-sided deviation of the unbiased ``MMD_u^2`` at level ``alpha`` (bounded kernel).
+    """One-sided deviation ``t = K sqrt(8 (1/m + 1/n) log(1/alpha))`` of the unbiased ``MMD_u^2`` (bounded kernel).
 
-    ``t = K sqrt(8 (1/m + 1/n) log(1/alpha))`` so that ``P(MMD_u^2 - MMD^2 >= t) <= alpha`` for
-    a fixed kernel with values in ``[0, K]`` and the unbiased statistic with unequal sample sizes
-    (Gretton et al. 2012, JMLR 13, Eq. 3). Derivation (McDiarmid's bounded differences):
-    replacing one row of A changes the within-A term by at most ``2K/m`` and the cross term by
-    at most ``2K/m``, so ``c_i = 4K/m`` (``4K/n`` for B), ``sum c_i^2 = 16 K^2 (1/m + 1/n)`` and
-    ``P(dev >= t) <= exp(-2 t^2 / sum c_i^2) = exp(-t^2 / (8 K^2 (1/m + 1/n)))``. For ``m = n``
-    this equals the Hoeffding U-statistic bound of Gretton et al. 2012, Theorem 10,
-    ``exp(-t^2 floor(m/2) / (8 K^2))``, at even ``m`` and is slightly smaller at odd ``m``.
+    ``P(MMD_u^2 - MMD^2 >= t) <= alpha`` for a fixed kernel valued in ``[0, K]`` (Gretton et al. 2012, JMLR 13,
+    Eq. 3): McDiarmid with ``c_i = 4K/m`` (``4K/n`` for B). At ``m = n`` it equals their Theorem 10's Hoeffding
+    bound at even ``m`` and is slightly smaller at odd ``m``.
 
     Parameters
     ----------
@@ -412,7 +345,6 @@ def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
     See Also
     --------
     tv_lower_from_mmd : the next step, from a certified MMD to total variation.
-    dkw_margin : the band of the trade-off route.
     epsaudit.audits.mmd_lower_bound : the certified lower bound on the MMD it gives.
 
     Examples
@@ -436,13 +368,9 @@ def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
 def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
     """Lower bound on total variation from an MMD with a kernel valued in [0, 1].
 
-    ``"sqrt2"`` (default): ``TV >= MMD / sqrt(2)``. With the Hahn decomposition
-    ``P - Q = nu+ - nu-`` (both of mass TV),
-    ``MMD^2 = <nu+, k nu+> + <nu-, k nu-> - 2 <nu+, k nu-> <= TV^2 + TV^2 - 0`` because
-    ``0 <= k <= 1``; this is the hockey-stick bound of González et al. that *Picture the Epsilon*
-    compares with its MMD-TV route. ``"2"``: ``TV >= MMD / 2``, which needs only
-    ``k(x, x) <= 1`` (every witness ``f`` in the unit ball has ``|f| <= 1``), the chain of the
-    MMD-TV route; weaker by the factor ``sqrt(2)``.
+    ``"sqrt2"``: ``TV >= MMD / sqrt(2)`` (Hahn decomposition ``P - Q = nu+ - nu-``, both of mass TV:
+    ``MMD^2 = <nu+, k nu+> + <nu-, k nu-> - 2 <nu+, k nu-> <= 2 TV^2`` as ``0 <= k <= 1``), the hockey-stick bound
+    of González et al.; ``"2"``: ``TV >= MMD / 2``, which needs only ``k(x, x) <= 1``, the MMD-TV route's chain.
 
     Parameters
     ----------
@@ -461,9 +389,7 @@ def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
 
     See Also
     --------
-    mmd2_deviation : the deviation that makes an MMD lower bound certified.
     epsilon_from_tv_delta : the next step, from total variation to epsilon at delta.
-    epsilon_from_mmd_tv_chain, epsilon_from_mmd_hockey_stick : the two links composed with ``epsilon_from_tv``.
     epsaudit.audits.mmd_certificate : the MMD certificate route, which uses it (``tv_link=``).
 
     Examples
@@ -481,12 +407,10 @@ def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
 
 
 def epsilon_from_tv_delta(tv, delta=0.0):
-    """Lower bound on epsilon at ``delta`` from a lower bound on total variation.
+    """Lower bound ``max(0, log((1 + TV - 2 delta) / (1 - TV)))`` on epsilon at ``delta`` from one on total variation.
 
-    An (epsilon, delta)-DP pair has ``TV <= (e^eps - 1 + 2 delta) / (e^eps + 1)`` (the largest
-    ``1 - a - T(a)`` under the (epsilon, delta) trade-off curve; Kairouz, Oh & Viswanath 2015),
-    so ``eps >= log((1 + TV - 2 delta) / (1 - TV))``, clipped at 0. At ``delta = 0`` this is
-    ``2 artanh(TV)`` (:func:`epsilon_from_tv`).
+    An (epsilon, delta)-DP pair has ``TV <= (e^eps - 1 + 2 delta) / (e^eps + 1)`` (Kairouz, Oh & Viswanath 2015);
+    at ``delta = 0`` this is ``2 artanh(TV)``.
 
     Parameters
     ----------
@@ -505,9 +429,7 @@ def epsilon_from_tv_delta(tv, delta=0.0):
 
     See Also
     --------
-    epsilon_from_tv : the same at delta = 0.
     tv_lower_from_mmd : a lower bound on total variation from an MMD.
-    tradeoff_epsilon : the bound from both error rates of one test.
     epsaudit.audits.mmd_certificate : the MMD certificate route, which uses it for its epsilon curve.
 
     Examples
