@@ -1,19 +1,16 @@
 """The audit protocol: one seed scheme, development/test splits and the identity-pair order.
 
-*Seeds.* Every random stream is ``stream(*key)``, a key being a tuple such as ``("split", seed, "George_W_Bush")``:
-what the stream is for, the user's base seed and what it belongs to (identity, pair, setting, repetition). The key's
-SHA-256 gives a 63-bit integer that seeds a :class:`numpy.random.SeedSequence`, so different keys give independent
-streams (unlike ``seed + k``, where pair ``k`` at seed 0 and pair ``k - 1`` at seed 1 share one), a stream depends
-only on its key (not on draw order, loops or workers), and it is stable across processes and Python versions.
-Parts are joined as ``str``, so ``("a", 1)`` and ``("a", "1")`` are one stream: use one type per part. The
-committed face-data designs (:mod:`epsaudit.build`) are reproduced by this construction.
+*Seeds.* Every random stream is ``stream(*key)``, a key such as ``("split", seed, "George_W_Bush")`` (purpose, base
+seed, owner). Its SHA-256 seeds a :class:`numpy.random.SeedSequence`: different keys give independent streams
+(unlike ``seed + k``), a stream depends only on its key (not on draw order, loops or workers) and is stable across
+processes. Parts are joined as ``str`` (``("a", 1)`` and ``("a", "1")`` are one stream). The committed face-data
+designs (:mod:`epsaudit.build`) are reproduced by it.
 
-*Splits.* A reserved test is valid only if its test rows never fitted the classifier or chose the threshold or the
-pair: certificate routes split with :func:`split_identities` (or use fresh test groups). An identity's split depends
-on nothing but its rows, the seed and its label, so every pair containing it sees the same parts.
+*Splits.* Certificate routes take test rows never used to fit, threshold or choose the pair from
+:func:`split_identities`; an identity's split depends only on its rows, the seed and its label.
 
-*Pairs*: one shuffled list, whose prefixes the routes share (*Picture the Epsilon*, Section IV, "Pair sampling");
-the book's methods chapter, section 'Setting and notation'.
+*Pairs*: one shuffled list whose prefixes the routes share (*Picture the Epsilon*, Section IV, "Pair sampling"; the
+book's methods chapter, section 'Setting and notation').
 """
 
 from __future__ import annotations
@@ -27,9 +24,8 @@ import numpy as np
 
 from .validation import as_pair, check_probability
 
-__all__ = ["key_int", "stream", "sklearn_seed", "check_seed", "seed_key", "generator", "generators",
-           "MIN_PART", "split_identities", "split_dev_test",
-           "PAIRS_PER_ROUTE", "identity_pairs"]
+__all__ = ["key_int", "stream", "sklearn_seed", "check_seed", "seed_key", "generator", "generators", "MIN_PART",
+           "split_identities", "split_dev_test", "PAIRS_PER_ROUTE", "identity_pairs"]
 
 
 def key_int(*key: Any) -> int:
@@ -76,12 +72,10 @@ def stream(*key: Any) -> np.random.Generator:
     Returns
     -------
     numpy.random.Generator
-        PCG64 seeded by the key's :class:`numpy.random.SeedSequence`.
 
     See Also
     --------
     generator, generators : streams derived from a base seed and a purpose.
-    sklearn_seed : a ``random_state`` of the same key for scikit-learn.
 
     Examples
     --------
@@ -130,8 +124,6 @@ def check_seed(seed: Any, name: str = "seed") -> int:
 
 def seed_key(seed: Any, purpose: str) -> tuple:
     """The stream key a function derives its streams from: ``(purpose, seed)`` for an int seed, a tuple as it is.
-
-    A tuple ``seed`` is a caller's own key (e.g. one benchmark cell's development draws).
 
     Raises
     ------
@@ -213,8 +205,8 @@ def split_identities(
 ) -> tuple[dict[Hashable, np.ndarray], dict[Hashable, np.ndarray], list[Hashable]]:
     """Split each identity's rows once into development and test parts.
 
-    Identity ``L`` is permuted by ``stream("dev-test-split", seed, L)``; its test part has ``round(test_size * n_L)``
-    rows, clipped to ``[min_part, n_L - min_part]``.
+    Identity ``L`` is permuted by ``stream("dev-test-split", seed, L)``; ``round(test_size * n_L)`` test rows,
+    clipped to ``[min_part, n_L - min_part]``.
 
     Parameters
     ----------
@@ -237,7 +229,6 @@ def split_identities(
 
     See Also
     --------
-    split_dev_test : the split of one pair's two samples.
     epsaudit.audits.runner.pair_parts : each pair's parts from this split.
 
     Examples
@@ -296,13 +287,7 @@ def split_dev_test(x_a: Any, x_b: Any, *, test_size: float = 0.3, seed: int = 0)
 
 
 #: Prefix of the shuffled pair list each route audits (*Picture the Epsilon*, Section IV).
-PAIRS_PER_ROUTE: dict[str, int] = {
-    "gaussmech": 500,
-    "mmd_tv": 500,
-    "roc_oof": 200,
-    "kde_lr": 100,
-    "common": 100,
-}
+PAIRS_PER_ROUTE: dict[str, int] = {"gaussmech": 500, "mmd_tv": 500, "roc_oof": 200, "kde_lr": 100, "common": 100}
 
 
 def identity_pairs(identities: Iterable[Hashable], seed: int = 0) -> list[tuple[Hashable, Hashable]]:

@@ -35,9 +35,6 @@ FIRST_COLUMNS: tuple[str, ...] = ("route", "kind", "value", "not_computed", "ide
 class RouteStatistics:
     """Base class of a route's secondary statistics: a frozen dataclass, one field per statistic.
 
-    :meth:`record` flattens it to ``{column: value}`` in field order; subclasses with non-scalar fields (an epsilon
-    curve) override it.
-
     See Also
     --------
     EpsilonResult : the result that holds one in ``statistics``.
@@ -54,7 +51,7 @@ class RouteStatistics:
     """
 
     def record(self) -> dict[str, Any]:
-        """The statistics as ``{column name: value}``, in field order.
+        """The statistics as ``{column name: value}``, in field order (non-scalar fields: override it).
 
         Returns
         -------
@@ -107,15 +104,12 @@ class EpsilonResult:
     value : float
         The number (natural-log units). ``+inf`` only for the out-of-fold ROC-HT estimate (the paper counts it).
     kind : {"diagnostic", "estimate", "certificate"}
-        The formal status of ``value``.
     route : str
-        Name of the audit route, e.g. ``"gaussmech"``, ``"roc_reserved"``.
+        Name of the audit route, e.g. ``"roc_reserved"``.
     n : tuple of int
         Sample sizes per class ``(n_A, n_B)``; for certificates the *test* sizes (positives, negatives).
-    pair : tuple or None
-        The identity pair ``(A, B)`` audited, when known.
-    delta : float or None
-        The delta of an (epsilon, delta) statement, when the route uses one.
+    pair, delta : tuple or None, float or None
+        The identity pair ``(A, B)`` audited and the delta of an (epsilon, delta) statement, when known or used.
     confidence, alpha_per_bound, correction : float, float, str or None
         A certificate's family-wise confidence (e.g. 0.95), the level of each test it is made of after the
         multiplicity correction, and that correction (e.g. ``"bonferroni: 1 joint test x 40 certificate(s)"``).
@@ -131,7 +125,7 @@ class EpsilonResult:
         Why the route could not compute this pair (naming the identities); then ``value`` is NaN -- the one
         documented NaN -- and is counted, not put into medians.
     statistics : RouteStatistics or None
-        The route's secondary statistics as named fields (e.g. ``RocStatistics``).
+        The route's secondary statistics (e.g. ``RocStatistics``).
 
     Raises
     ------
@@ -149,9 +143,6 @@ class EpsilonResult:
 
     Examples
     --------
-    >>> r = EpsilonResult(0.8, "estimate", "roc_oof", (30, 30), details={"auc": 0.9})
-    >>> r.kind, r.details["auc"], r.computed
-    ('estimate', 0.9, True)
     >>> print(EpsilonResult(1.2, "certificate", "roc_reserved", (30, 30), confidence=0.95,
     ...                     alpha_per_bound=0.0125, correction="bonferroni x 2"))
     roc_reserved: epsilon = 1.2 (certificate, n = (30, 30)), 95% family-wise, each bound at 0.0125 (bonferroni x 2)
@@ -219,15 +210,13 @@ class EpsilonResult:
              statistics: Iterable[RouteStatistics | None], **common: Any) -> list[EpsilonResult]:
         """Computed results of one route that differ only in value, pair, sample sizes and statistics.
 
-        The shared fields are checked once, on the first result (made by the constructor); the others are copies
-        with their own value (checked as the constructor checks it), pair, sizes and statistics. For routes that
-        return hundreds of results per call.
+        The shared fields are checked once, on the first result; the others are copies with their own value
+        (checked as the constructor checks it), pair, sizes and statistics.
 
         Parameters
         ----------
         values, pairs, ns, statistics : iterables of the same length
-            Per result: the value, the pair, the sample sizes and the statistics (one
-            :class:`RouteStatistics` class, or None).
+            Per result (statistics all of one :class:`RouteStatistics` class, or None).
         **common
             The other fields (not ``details`` or ``not_computed``).
 
@@ -239,15 +228,14 @@ class EpsilonResult:
         Raises
         ------
         ValueError
-            As the constructor, for the first result or any value (NaN, or infinite for
-            anything but an estimate); ``details`` or ``not_computed`` among ``common``.
+            As the constructor, for the first result or any value (NaN, or infinite for anything but an estimate);
+            ``details`` or ``not_computed`` among ``common``.
 
         Examples
         --------
         >>> rs = EpsilonResult.many([0.5, 2.0], [("A", "B"), ("A", "C")], [(3, 3), (3, 4)], [None, None],
-        ...                         kind="diagnostic", route="demo", settings={"rule": "x"})
-        >>> [str(r) for r in rs] == [str(EpsilonResult(0.5, "diagnostic", "demo", (3, 3))),
-        ...                          str(EpsilonResult(2.0, "diagnostic", "demo", (3, 4)))]
+        ...                         kind="diagnostic", route="demo")
+        >>> str(rs[1]) == str(EpsilonResult(2.0, "diagnostic", "demo", (3, 4)))
         True
         """
         if "details" in common or "not_computed" in common:
@@ -360,7 +348,6 @@ def results_frame(results: Iterable[EpsilonResult]) -> "pd.DataFrame":
     See Also
     --------
     EpsilonResult : the rows of the table.
-    epsaudit.audits.tradeoff.summary_frame, epsaudit.audits.curves_frame : the tables of trade-off certificates.
 
     Examples
     --------

@@ -13,7 +13,6 @@ from typing import Any, Hashable, Mapping
 import numpy as np
 
 
-
 def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
     """Return ``x`` as a finite float64 array of shape ``(n, d)``.
 
@@ -24,7 +23,6 @@ def as_sample(x: Any, name: str, *, min_rows: int = 2) -> np.ndarray:
     name : str
         Argument name used in error messages.
     min_rows : int, default=2
-        Fewest rows accepted (a class with one row has no spread).
 
     Returns
     -------
@@ -71,7 +69,6 @@ def as_pair(x_a: Any, x_b: Any, *, min_rows: int = 2) -> tuple[np.ndarray, np.nd
     ----------
     x_a, x_b : array_like, shapes (n_A, d) and (n_B, d)
     min_rows : int, default=2
-        Fewest rows accepted per class.
 
     Returns
     -------
@@ -107,11 +104,10 @@ def as_groups(groups: Mapping[Hashable, Any], *, min_rows: int = 2) -> dict[Hash
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     min_rows : int, default=2
-        Fewest rows accepted per identity.
 
     Returns
     -------
-    dict identity -> numpy.ndarray (float64), in the mapping's order
+    dict identity -> numpy.ndarray (float64)
 
     Raises
     ------
@@ -228,7 +224,6 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
     ----------
     value : float
     name : str
-        Argument name used in the message.
     open_interval : bool, default=True
 
     Returns
@@ -257,10 +252,6 @@ def check_probability(value: float, name: str, *, open_interval: bool = True) ->
         interval = "(0, 1)" if open_interval else "[0, 1)"
         raise ValueError(f"{name} must be in {interval}, got {value}")
     return value
-
-
-# --------------------------------------------------------------------------------------------
-# Row identity: L2-normalisation, duplicate keys, and the freshness of reserved test rows
 
 #: Resolution of the duplicate key of a unit-norm row (2**-24): rows that differ only in scale share a key.
 #: Rounded copies (float32, 7 digits) can cross a step, so they are found by distance (:data:`ROW_TOLERANCE`).
@@ -330,9 +321,8 @@ def row_keys(x: Any, *, normalised: bool = True) -> np.ndarray:
 def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) -> list[tuple[int, int]]:
     """All pairs of rows within Euclidean distance ``tol`` of each other.
 
-    Candidates come from a sort along one fixed random unit direction ``w`` (``|w.(a - b)| <= |a - b|``, so no pair
-    is missed) and are checked exactly, ``block`` at a time; the result does not depend on ``w``. About 0.4 s for
-    100,000 x 512.
+    Candidates from a sort along a fixed random unit direction ``w`` (``|w.(a - b)| <= |a - b|``: none missed) are
+    checked exactly; the result does not depend on ``w``. About 0.4 s for 100,000 x 512.
 
     Parameters
     ----------
@@ -340,7 +330,7 @@ def near_pairs(u: np.ndarray, tol: float = ROW_TOLERANCE, block: int = 1 << 16) 
         Rows to compare (L2-normalised rows for the duplicate checks).
     tol : float, default=ROW_TOLERANCE
     block : int, default=65536
-        Candidate pairs checked at a time (bounds memory).
+        Candidate pairs checked at a time.
 
     Returns
     -------
@@ -399,8 +389,6 @@ def _shared_rows(development: Any, test: Any) -> tuple[np.ndarray, np.ndarray]:
 class ReusedRowsError(ValueError):
     """Test rows of a reserved test repeat rows that selected or trained the test.
 
-    A ``ValueError``, so a many-pairs run records the pair as *not computed* with the message.
-
     See Also
     --------
     check_fresh, check_fresh_ids : raise it for repeated rows and repeated draw ids.
@@ -415,16 +403,15 @@ class ReusedRowsError(ValueError):
 def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:
     """Refuse a reserved test whose test rows repeat development (selection/training) rows.
 
-    Every test row of every identity is compared with every development row of every identity (a development row
-    of A reused as a test row of B leaks as much). On copies of the development rows the reserved test certifies
-    the cap even for identical distributions: such a certificate is not a confidence bound.
+    Test rows of every identity are compared with development rows of every identity: on copies of development
+    rows a reserved test certifies its cap even for identical distributions, which is no confidence bound.
 
     Parameters
     ----------
     development, test : mapping identity -> array_like, shape (n_i, d)
         Rows that fitted the classifier or chose the threshold or the pair, and the reserved test rows.
     context : str
-        Where the check runs (e.g. ``"reserved test of pair ('A', 'B')"``), used in the message.
+        Where the check runs, used in the message.
 
     Raises
     ------
@@ -473,10 +460,6 @@ def check_fresh(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any
             "pass check_reuse=False.")
 
 
-# --------------------------------------------------------------------------------------------
-# Freshness by draw ids: where values repeat by design
-
-
 def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
     """Validate the draw ids of one identity's rows: one id per row, none missing.
 
@@ -489,7 +472,7 @@ def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
         Hashable scalars (integers or strings), one per row.
     n_rows : int
     name : str
-        Argument name used in messages (e.g. ``"test_ids['A']"``).
+        Argument name used in messages.
 
     Returns
     -------
@@ -526,9 +509,8 @@ def as_draw_ids(ids: Any, n_rows: int, name: str) -> np.ndarray:
 def check_fresh_ids(development: Mapping[Hashable, Any], test: Mapping[Hashable, Any], *, context: str) -> None:
     """Refuse a reserved test whose test draw ids repeat development draw ids (or each other).
 
-    :func:`check_fresh` by draw ids, for outputs whose values repeat by design: every test id is compared with every
-    development id of every identity, and a test id may occur only once among the test rows (a draw counted twice
-    is not two independent rows). Values are not compared.
+    :func:`check_fresh` by draw ids (values are not compared); a test id may also occur only once among the test
+    rows (a draw counted twice is not two independent rows).
 
     Parameters
     ----------
@@ -549,7 +531,6 @@ def check_fresh_ids(development: Mapping[Hashable, Any], test: Mapping[Hashable,
 
     Examples
     --------
-    >>> check_fresh_ids({"A": [1, 2], "B": [3, 4]}, {"A": [5, 6], "B": [7, 8]}, context="demo")  # fresh
     >>> check_fresh_ids({"A": [1, 2], "B": [3, 4]}, {"A": [5, 2], "B": [7, 8]}, context="demo")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...

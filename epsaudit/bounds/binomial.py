@@ -1,10 +1,9 @@
 """Clopper-Pearson bounds, the reserved-test certificate from test counts, its cap and the sample-size planner.
 
-A reserved-test certificate turns the counts of one fixed test on untouched test rows into a lower confidence bound
-on epsilon (hypothesis-testing view of DP; Kairouz, Oh & Viswanath 2015). ``bound=`` chooses ``"joint"`` (default:
-:func:`epsaudit.bounds.joint_epsilon`, never smaller) or ``"clopper-pearson"`` (the paper's split bound, two
-one-sided bounds at ``alpha / 2``; *Picture the Epsilon*, Section IV-C, Tables 3 and 7). ``alpha`` is always the
-error level of *one certificate*: a family of ``K`` at 95% uses ``alpha = 0.05 / K`` (:func:`bonferroni_alpha`).
+``bound=`` chooses ``"joint"`` (default, :func:`epsaudit.bounds.joint_epsilon`) or the paper's split
+``"clopper-pearson"`` (*Picture the Epsilon*, Section IV-C, Tables 3 and 7; Kairouz, Oh & Viswanath 2015). ``alpha`` is
+one certificate's error level (a family of ``K`` at 95%: ``0.05 / K``). Definitions: the book's methods chapter,
+sections 'ROC-HT on reserved test data' and 'Sample sizes'.
 """
 
 from __future__ import annotations
@@ -53,7 +52,6 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
     Parameters
     ----------
     n_certificates : int
-        Certificates reported together (the Bonferroni family size).
     bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
@@ -71,8 +69,6 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
 
     Examples
     --------
-    >>> correction_label(40)
-    'bonferroni: 1 joint test x 40 certificate(s)'
     >>> correction_label(40, "clopper-pearson")
     'bonferroni: 2 one-sided Clopper-Pearson bounds x 40 certificate(s)'
     """
@@ -82,14 +78,11 @@ def correction_label(n_certificates: int, bound: str = DEFAULT_BOUND) -> str:
 
 
 def bound_level(alpha, bound: str = DEFAULT_BOUND):
-    """Level of each test a certificate at error level ``alpha`` is made of (results' ``alpha_per_bound``).
-
-    The joint certificate is one test at ``alpha``; the split one two one-sided bounds at ``alpha / 2``.
+    """Level of each test a certificate is made of: ``alpha`` (one joint test) or ``alpha / 2`` (split bound).
 
     Parameters
     ----------
     alpha : float
-        Error level of the certificate.
     bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
@@ -104,7 +97,6 @@ def bound_level(alpha, bound: str = DEFAULT_BOUND):
     See Also
     --------
     bonferroni_alpha : the certificate's level ``alpha`` in a family.
-    correction_label : the family's correction as results record it.
 
     Examples
     --------
@@ -113,23 +105,15 @@ def bound_level(alpha, bound: str = DEFAULT_BOUND):
     """
     return alpha if check_bound(bound) == "joint" else alpha / 2
 
-# ---------------------------------------------------------------------------------------------
-# Clopper-Pearson
-# ---------------------------------------------------------------------------------------------
-
 
 def clopper_pearson_lower(k, n, alpha):
-    """One-sided Clopper-Pearson lower confidence bound on a binomial proportion.
-
-    ``P(p >= bound) >= 1 - alpha`` for ``k ~ Binomial(n, p)``; the lower end of
-    ``scipy.stats.binomtest(k, n, alternative="greater").proportion_ci(1 - alpha)``.
+    """One-sided Clopper-Pearson lower confidence bound on a binomial proportion: ``P(p >= bound) >= 1 - alpha``.
 
     Parameters
     ----------
     k, n : array_like of int
         Successes ``0 <= k <= n`` (non-integer counts rounded *down*, conservative) and trials ``n >= 1``.
-    alpha : float or array_like
-        One-sided error level in (0, 1).
+    alpha : float or array_like in (0, 1)
 
     Returns
     -------
@@ -144,15 +128,11 @@ def clopper_pearson_lower(k, n, alpha):
     See Also
     --------
     clopper_pearson_upper : the upper bound (non-integer counts rounded up).
-    clopper_pearson_epsilon : the paper's split certificate, made of a lower and an upper bound.
-    epsaudit.sniper.sniper_bound : DP-Sniper's certificate, from a lower and an upper bound.
 
     Examples
     --------
     >>> round(float(clopper_pearson_lower(30, 30, 0.05)), 6)  # 0.05 ** (1 / 30)
     0.904966
-    >>> f"{clopper_pearson_lower(30, 30, 1e-200):.6e}"  # accurate at tiny levels
-    '2.154435e-07'
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=True)
     safe_k = np.where(k > 0, k, 1.0)
@@ -168,8 +148,7 @@ def clopper_pearson_upper(k, n, alpha):
     ----------
     k, n : array_like of int
         Successes ``0 <= k <= n`` (non-integer counts rounded *up*, conservative) and trials ``n >= 1``.
-    alpha : float or array_like
-        One-sided error level in (0, 1).
+    alpha : float or array_like in (0, 1)
 
     Returns
     -------
@@ -184,14 +163,11 @@ def clopper_pearson_upper(k, n, alpha):
     See Also
     --------
     clopper_pearson_lower : the lower bound (non-integer counts rounded down).
-    epsaudit.audits.tradeoff_band : upper limits on both error rates at every threshold (``method="bonferroni"``).
 
     Examples
     --------
     >>> round(float(clopper_pearson_upper(0, 30, 0.05)), 6)  # 1 - 0.05 ** (1 / 30)
     0.095034
-    >>> f"{1 - clopper_pearson_upper(0, 30, 1e-20):.6e}"  # 1e-20 ** (1 / 30), not 0
-    '2.154435e-01'
     """
     k, n, alpha = _check_counts(k, n, alpha, round_down=False)
     safe_nk = np.where(k < n, n - k, 1.0)
@@ -216,11 +192,6 @@ def _check_counts(k, n, alpha, *, round_down: bool):
     return np.broadcast_arrays(k, n, alpha)
 
 
-# ---------------------------------------------------------------------------------------------
-# Hypothesis-testing view of DP (Kairouz, Oh & Viswanath 2015)
-# ---------------------------------------------------------------------------------------------
-
-
 def _log_ratio(num, den):
     """log(num / den) with the DP conventions: -inf if num <= 0, +inf if num > 0 and den == 0."""
     num = np.asarray(num, dtype=np.float64)
@@ -239,10 +210,8 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
 
     Parameters
     ----------
-    tpr, fpr : array_like, same shape
-        True- and false-positive rates in [0, 1].
+    tpr, fpr : array_like, same shape, in [0, 1]
     delta : float, default=0.0
-        The delta of (epsilon, delta)-DP; 0 for pure DP.
 
     Returns
     -------
@@ -252,8 +221,6 @@ def roc_point_epsilon(tpr, fpr, delta: float = 0.0):
     See Also
     --------
     clopper_pearson_epsilon : the same formula at confidence limits of the rates, a certificate.
-    epsaudit.bounds.tradeoff_epsilon : the same at upper limits of both error rates, clipped at 0.
-    epsaudit.audits.roc_oof_epsilon : the out-of-fold ROC estimate, the largest value over a curve's points.
 
     Examples
     --------
@@ -270,8 +237,7 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
 
     ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))`` with one-sided bounds at
     ``alpha / 2`` (*Picture the Epsilon*, Section IV-C, Tables 3 and 7); ``TNR_lo = 1 - FPR_hi`` and
-    ``FNR_hi = 1 - TPR_lo``, so it holds with probability at least ``1 - alpha``. Computed in log space, each bound
-    and its complement from its own tail's beta quantile (tiny levels keep their relative accuracy).
+    ``FNR_hi = 1 - TPR_lo``, so it holds with probability at least ``1 - alpha``.
 
     Parameters
     ----------
@@ -282,7 +248,6 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     alpha : float
         Error level of the certificate (each one-sided bound at ``alpha / 2``).
     delta : float, default=1e-5
-        The delta of (epsilon, delta)-DP.
 
     Returns
     -------
@@ -297,14 +262,11 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     See Also
     --------
     epsaudit.bounds.joint_epsilon : the exact joint bound on the same counts, never below this one.
-    certified_epsilon : chooses between the two (``bound=``).
 
     Examples
     --------
     >>> round(float(clopper_pearson_epsilon(0, 30, 0, 30, 0.05 / 40)), 3)  # zero errors: Table 3's cap
     1.277
-    >>> float(clopper_pearson_epsilon(15, 30, 15, 30, 0.05))
-    0.0
     >>> round(clopper_pearson_epsilon(0, 100, 0, 100, 1e-16, 0.0), 4)  # logit((0.5e-16) ** (1 / 100))
     0.7864
     """
@@ -316,9 +278,8 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
     fn, n_pos, _ = _check_counts(fn, n_pos, half, round_down=False)
     fp, n_neg, half = _check_counts(fp, n_neg, half, round_down=False)
     fp, n_neg, fn, n_pos, half = np.broadcast_arrays(fp, n_neg, fn, n_pos, half)
-    # In log space, each bound and its complement from the beta quantile of its own tail:
-    # u = FPR_hi, v = FNR_hi = 1 - TPR_lo (and TNR_lo = 1 - u), so the two terms are
-    # log((1 - v - delta) / u) and log((1 - u - delta) / v).
+    # In log space, each bound and its complement from its own tail's beta quantile: u = FPR_hi,
+    # v = FNR_hi = 1 - TPR_lo, so the terms are log((1 - v - delta) / u) and log((1 - u - delta) / v).
     log_u, log_1mu = log_clopper_pearson_upper(fp, n_neg, half)
     log_v, log_1mv = log_clopper_pearson_upper(fn, n_pos, half)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -335,9 +296,8 @@ def clopper_pearson_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5):
 def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound: str = DEFAULT_BOUND):
     """Reserved-test lower confidence bound on epsilon from test counts at a fixed threshold.
 
-    ``bound="joint"`` (default): :func:`epsaudit.bounds.joint_epsilon`, the exact joint test of both error rates,
-    at least the split bound on every outcome; ``"clopper-pearson"``: :func:`clopper_pearson_epsilon`, the paper's
-    (*Picture the Epsilon*, Section IV-C).
+    ``bound="joint"`` (default): :func:`epsaudit.bounds.joint_epsilon`, never below the paper's split bound
+    ``"clopper-pearson"`` (:func:`clopper_pearson_epsilon`; *Picture the Epsilon*, Section IV-C).
 
     Parameters
     ----------
@@ -348,7 +308,6 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
     alpha : float
         Error level of this certificate (after the family's correction, :func:`bonferroni_alpha`).
     delta : float, default=1e-5
-        The delta of (epsilon, delta)-DP.
     bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
@@ -364,10 +323,8 @@ def certified_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 1e-5, *, bound
 
     See Also
     --------
-    clopper_pearson_epsilon : the paper's split bound (``bound="clopper-pearson"``).
-    epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
     certifiable_cap : its value at zero errors.
-    epsaudit.audits.reserved_test_certificate : the reserved-test route, which certifies with it.
+    epsaudit.bounds.sequential_epsilon : the anytime-valid bound for rows that arrive one at a time.
 
     Examples
     --------
@@ -392,7 +349,6 @@ def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *
     n_neg, n_pos : int
         Test rows of identity B and of identity A (the cap is symmetric).
     alpha : float
-        Error level of the certificate.
     delta : float, default=1e-5
     bound : {"joint", "clopper-pearson"}, default="joint"
 
@@ -408,14 +364,11 @@ def certifiable_cap(n_neg: int, n_pos: int, alpha: float, delta: float = 1e-5, *
     See Also
     --------
     required_test_size : the planner, which inverts the cap.
-    epsaudit.bounds.zero_error_stopping_row : the anytime-valid certificate's rows until zero errors reach a target.
 
     Examples
     --------
-    >>> round(certifiable_cap(100, 100, 2e-4, bound="clopper-pearson"), 3)
-    2.338
-    >>> round(certifiable_cap(100, 100, 2e-4), 3)
-    3.135
+    >>> round(certifiable_cap(100, 100, 2e-4, bound="clopper-pearson"), 3), round(certifiable_cap(100, 100, 2e-4), 3)
+    (2.338, 3.135)
     """
     return float(certified_epsilon(0, n_neg, 0, n_pos, alpha, delta, bound=bound))
 
@@ -440,7 +393,6 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
     See Also
     --------
     bound_level : the level of each test a certificate at this level is made of.
-    epsaudit.audits.reserved_test_pairs : a family of reserved-test certificates at this level.
 
     Examples
     --------
@@ -453,10 +405,6 @@ def bonferroni_alpha(n_certificates: int, confidence: float = 0.95) -> float:
         raise ValueError(f"confidence must be in (0, 1), got {confidence}")
     return (1.0 - confidence) / int(n_certificates)
 
-
-# ---------------------------------------------------------------------------------------------
-# Sample-size planner: the inverse of the cap
-# ---------------------------------------------------------------------------------------------
 
 _MAX_TEST_SIZE = 10**9
 
@@ -473,18 +421,16 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
     n : int, >= 0
         Test rows per identity (both sides); 0 rows certify nothing (0.0).
     alpha : float
-        Error level of the certificate (after the multiplicity correction).
     delta : float, default=1e-5
     tpr : float in [0, 1], default=1.0
         The test's true-positive rate on the population (rows of A).
     fpr : float in [0, 1], default=0.0
-        The test's false-positive rate on the population (rows of B).
+        Its false-positive rate (rows of B).
     bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
     float
-        Certified epsilon, >= 0.
 
     Raises
     ------
@@ -494,15 +440,11 @@ def planned_epsilon(n: int, alpha: float, delta: float = 1e-5, tpr: float = 1.0,
     See Also
     --------
     required_test_size : the planner that inverts it.
-    epsaudit.bounds.fixed_size_power : the probability that the joint certificate at this size reaches a target
-        when the counts are drawn, not expected.
 
     Examples
     --------
     >>> round(planned_epsilon(100, 2e-4, bound="clopper-pearson"), 3)
     2.338
-    >>> planned_epsilon(0, 0.5)  # no test rows: nothing to certify
-    0.0
     """
     if int(n) != n or n < 0:
         raise ValueError(f"test rows per identity n must be an integer >= 0, got {n}")
@@ -519,28 +461,24 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
     """Test rows per identity from which a reserved test certifies ``epsilon`` at the expected counts.
 
     The promise: every size from the returned ``n`` to ``2 n`` certifies at least ``epsilon`` (more than 0 when
-    ``epsilon = 0``) at its expected counts (:func:`planned_epsilon`), and ``n - 1`` rows do not. Rounded counts make
-    the certificate non-monotone in the size when ``tpr < 1`` or ``fpr > 0``: up to :data:`PROMISE_CHECKS` sizes
-    (``n <= 200``) every size of the range is checked, above that a grid (:func:`promise_sizes`). With perfect
-    separation (the default) the certificate grows with the size.
+    ``epsilon = 0``) at its expected counts (:func:`planned_epsilon`; checked at :func:`promise_sizes`), and
+    ``n - 1`` rows do not.
 
     Parameters
     ----------
     epsilon : float, >= 0
         Target lower bound.
     alpha : float
-        Error level of the certificate (e.g. :func:`bonferroni_alpha` of the family).
     delta : float, default=1e-5
     tpr : float, default=1.0
-        The test's true-positive rate on the population (default: perfect separation).
+        The test's true-positive rate on the population (the defaults: perfect separation).
     fpr : float, default=0.0
-        The test's false-positive rate on the population.
+        Its false-positive rate.
     bound : {"joint", "clopper-pearson"}, default="joint"
 
     Returns
     -------
     int
-        Test rows per identity.
 
     Raises
     ------
@@ -552,15 +490,12 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
     See Also
     --------
     planned_epsilon : what a given size certifies at the expected counts (the function it inverts).
-    promise_sizes : the sizes of the promised range it checks.
     epsaudit.bounds.sequential_stopping_rows : the anytime-valid certificate's rows at given error rates.
 
     Examples
     --------
     >>> required_test_size(3.0, 0.05, 0.0), required_test_size(3.0, 0.05, 0.0, bound="clopper-pearson")
     (31, 76)
-    >>> required_test_size(0.0, bonferroni_alpha(40), bound="clopper-pearson")  # the smallest test that can certify anything
-    11
     """
     check_bound(bound)
     if not (np.isfinite(epsilon) and epsilon >= 0):
@@ -575,9 +510,8 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
                          f"whatever its size; epsilon {epsilon:g} is out of reach")
 
     def reaches(n: int) -> bool:
-        # The joint bound is at least the split one at delta = 0, and (checked) while delta * n is small
-        # against |log(alpha / 2)| (the joint module's notes): there, where the split bound reaches, so
-        # does the joint one. Elsewhere the joint bound itself decides.
+        # The joint bound is at least the split one at delta = 0 and (checked) while delta * n is small against
+        # |log(alpha / 2)|: there, where the split bound reaches, so does the joint one.
         shortcut = bound == "clopper-pearson" or delta * n <= 0.1 * abs(np.log(alpha / 2))
         for b in dict.fromkeys(("clopper-pearson", bound) if shortcut else (bound,)):
             value = planned_epsilon(n, alpha, delta, tpr, fpr, bound=b)

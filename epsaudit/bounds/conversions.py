@@ -13,11 +13,6 @@ from scipy import special, stats
 from .binomial import roc_point_epsilon
 
 
-# ---------------------------------------------------------------------------------------------
-# Total variation / MMD -> epsilon
-# ---------------------------------------------------------------------------------------------
-
-
 def _epsilon_from_tv(tv):
     """Pure-DP epsilon ``2 artanh(tv)`` implied by a total-variation distance (``TV <= tanh(eps/2)``)."""
     tv = np.asarray(tv, dtype=np.float64)
@@ -81,7 +76,6 @@ def epsilon_from_mmd_hockey_stick(mmd):
     See Also
     --------
     epsilon_from_mmd_tv_chain : the paper's MMD-TV route (``TV >= MMD / 2``).
-    tv_lower_from_mmd : the TV link alone (``link="sqrt2"``).
     epsaudit.audits.mmd_tv_epsilon : reports it beside the MMD-TV value (``statistics.epsilon_hockey_stick``).
 
     Examples
@@ -93,14 +87,8 @@ def epsilon_from_mmd_hockey_stick(mmd):
     return _epsilon_from_tv(np.clip(np.asarray(mmd, dtype=np.float64) / np.sqrt(2.0), 0.0, 1.0))
 
 
-# ---------------------------------------------------------------------------------------------
-# Trade-off curves (f-DP and Gaussian DP) and the MMD deviation bound
-# ---------------------------------------------------------------------------------------------
-#
-# A point (FPR_hi, FNR_hi) above the error rates of an actual test lies on or above the pair's trade-off
-# function T and rules out every guarantee whose curve passes above it: (eps, delta)-DP needs
-# T(a) >= max(0, 1 - delta - e^eps a, e^-eps (1 - delta - a)), mu-GDP needs T(a) >= Phi(Phi^-1(1 - a) - mu).
-# Both curves are symmetric, so one formula per point covers both directions of the pair.
+# Trade-off curves: both the (eps, delta)-DP and the mu-GDP curve are symmetric, so one formula per point
+# covers both directions of the pair.
 
 
 def _check_rates(fpr, fnr):
@@ -112,10 +100,10 @@ def _check_rates(fpr, fnr):
 
 
 def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
-    """Lower bound on epsilon at ``delta`` implied by a point on or above the trade-off curve.
+    """Lower bound ``max(0, log((1 - delta - FNR) / FPR), log((1 - delta - FPR) / FNR))`` on epsilon at ``delta``.
 
-    ``max(0, log((1 - delta - FNR) / FPR), log((1 - delta - FPR) / FNR))`` (Kairouz, Oh & Viswanath 2015; Dong,
-    Roth & Su 2022, Section 2). Feed it *upper* confidence limits of both error rates.
+    From a point on or above the trade-off curve, e.g. *upper* confidence limits of both error rates (Kairouz, Oh
+    & Viswanath 2015; Dong, Roth & Su 2022, Section 2).
 
     Parameters
     ----------
@@ -136,15 +124,12 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
     See Also
     --------
     tradeoff_delta, tradeoff_mu : the same point's bound on delta and on the Gaussian-DP mu.
-    epsaudit.bounds.joint_epsilon : the exact joint certificate from the counts behind such limits.
     epsaudit.audits.epsilon_curve : the largest value over a band's points, per delta (the trade-off route).
 
     Examples
     --------
     >>> round(float(tradeoff_epsilon(0.1, 0.2, 0.0)), 6)  # log(0.8 / 0.1)
     2.079442
-    >>> float(tradeoff_epsilon(0.6, 0.5))
-    0.0
     """
     fpr, fnr = _check_rates(fpr_upper, fnr_upper)
     delta = np.asarray(delta, dtype=np.float64)
@@ -174,7 +159,6 @@ def tradeoff_delta(fpr_upper, fnr_upper, epsilon):
 
     See Also
     --------
-    tradeoff_epsilon : the same inequality solved for epsilon.
     epsaudit.audits.TradeoffCertificate.delta_lower : the largest value over a band's points.
 
     Examples
@@ -217,7 +201,6 @@ def gaussian_tradeoff(fpr, mu):
 
     See Also
     --------
-    tradeoff_mu : the mu a point on or above the curve rules out.
     epsaudit.bounds.gaussian_epsilon : the (epsilon, delta) of the mechanism with this curve.
 
     Examples
@@ -259,7 +242,6 @@ def tradeoff_mu(fpr_upper, fnr_upper):
 
     See Also
     --------
-    gaussian_tradeoff : the mu-GDP curve it inverts.
     epsaudit.bounds.joint_mu : the exact joint certificate on mu from one test's counts.
     epsaudit.audits.mu_lower_bound : the largest value over a band's points (the trade-off route).
 
@@ -284,7 +266,6 @@ def dkw_margin(n, alpha):
     Parameters
     ----------
     n : array_like of int, >= 1
-        Sample size.
     alpha : float or array_like in (0, 1)
         Probability that the band fails somewhere.
 
@@ -344,7 +325,6 @@ def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
 
     See Also
     --------
-    tv_lower_from_mmd : the next step, from a certified MMD to total variation.
     epsaudit.audits.mmd_lower_bound : the certified lower bound on the MMD it gives.
 
     Examples
@@ -389,7 +369,6 @@ def tv_lower_from_mmd(mmd, link: str = "sqrt2"):
 
     See Also
     --------
-    epsilon_from_tv_delta : the next step, from total variation to epsilon at delta.
     epsaudit.audits.mmd_certificate : the MMD certificate route, which uses it (``tv_link=``).
 
     Examples
@@ -429,7 +408,6 @@ def epsilon_from_tv_delta(tv, delta=0.0):
 
     See Also
     --------
-    tv_lower_from_mmd : a lower bound on total variation from an MMD.
     epsaudit.audits.mmd_certificate : the MMD certificate route, which uses it for its epsilon curve.
 
     Examples
