@@ -44,7 +44,6 @@ def epsilon_from_mmd_tv_chain(mmd):
     See Also
     --------
     epsilon_from_mmd_hockey_stick : the bound of Gonzalez et al., ``sqrt(2)`` instead of 2 (kernels in [0, 1]).
-    epsaudit.audits.mmd_tv_epsilon : the MMD-TV estimate route, which reports it.
 
     Examples
     --------
@@ -76,7 +75,6 @@ def epsilon_from_mmd_hockey_stick(mmd):
     See Also
     --------
     epsilon_from_mmd_tv_chain : the paper's MMD-TV route (``TV >= MMD / 2``).
-    epsaudit.audits.mmd_tv_epsilon : reports it beside the MMD-TV value (``statistics.epsilon_hockey_stick``).
 
     Examples
     --------
@@ -124,7 +122,6 @@ def tradeoff_epsilon(fpr_upper, fnr_upper, delta=0.0):
     See Also
     --------
     tradeoff_delta, tradeoff_mu : the same point's bound on delta and on the Gaussian-DP mu.
-    epsaudit.audits.epsilon_curve : the largest value over a band's points, per delta (the trade-off route).
 
     Examples
     --------
@@ -243,7 +240,6 @@ def tradeoff_mu(fpr_upper, fnr_upper):
     See Also
     --------
     epsaudit.bounds.joint_mu : the exact joint certificate on mu from one test's counts.
-    epsaudit.audits.mu_lower_bound : the largest value over a band's points (the trade-off route).
 
     Examples
     --------
