@@ -17,7 +17,6 @@ from epsaudit.audits import (
     gaussmech_pairs,
     kde_lr_epsilon,
     kde_lr_pairs,
-    mmd_statistics,
     mmd_tv_epsilon,
     mmd_tv_pairs,
     reserved_test_certificate,
@@ -27,6 +26,7 @@ from epsaudit.audits import (
     roc_summary,
     split_dev_test,
 )
+from epsaudit.audits.mmd import _mmd_statistics as mmd_statistics
 from epsaudit.bounds import bonferroni_alpha
 from epsaudit.protocol import identity_pairs
 from epsaudit.results import results_frame

@@ -15,12 +15,12 @@ from scipy.spatial.distance import cdist
 
 from epsaudit.audits.mmd import (
     MMDCertificate,
-    development_bandwidth,
+    _development_bandwidth,
+    _mmd_lower_bound as mmd_lower_bound,
+    _mmd_statistics as mmd_statistics,
+    _rbf_mmd2_unbiased,
     mmd_certificate,
     mmd_certificate_pairs,
-    mmd_lower_bound,
-    mmd_statistics,
-    rbf_mmd2_unbiased,
 )
 from epsaudit.bounds import epsilon_from_tv_delta, gaussian_epsilon, mmd2_deviation, tv_lower_from_mmd
 from epsaudit.bounds.conversions import _epsilon_from_tv as epsilon_from_tv
@@ -86,9 +86,9 @@ def test_statistic_matches_the_estimate_route():
     rng = np.random.default_rng(0)
     a, b = rng.normal(0, 1, (30, 3)), rng.normal(0.5, 1, (25, 3))
     stats_ = mmd_statistics(a, b)
-    assert rbf_mmd2_unbiased(a, b, stats_["bandwidth"]) == pytest.approx(stats_["mmd2_u"], abs=1e-12)
-    assert rbf_mmd2_unbiased([[0.0], [0.0]], [[1.0], [1.0]], 1.0) == pytest.approx(2 - 2 * np.exp(-0.5))
-    kernel = development_bandwidth(a, b, bandwidth_scales=(1.0,))
+    assert _rbf_mmd2_unbiased(a, b, stats_["bandwidth"]) == pytest.approx(stats_["mmd2_u"], abs=1e-12)
+    assert _rbf_mmd2_unbiased([[0.0], [0.0]], [[1.0], [1.0]], 1.0) == pytest.approx(2 - 2 * np.exp(-0.5))
+    kernel = _development_bandwidth(a, b, bandwidth_scales=(1.0,))
     assert kernel["bandwidth"] == pytest.approx(stats_["bandwidth"])  # same median heuristic on the same rows
 
 
@@ -229,4 +229,4 @@ def test_bad_inputs_are_refused():
     with pytest.raises(ValueError, match="smaller than the 2 certificates"):
         mmd_certificate_pairs({0: a, 1: b, 2: a + 1}, [(0, 1), (0, 2)], n_certificates=1)
     with pytest.raises(ValueError, match="bandwidth must be finite and > 0"):
-        rbf_mmd2_unbiased(a, b, 0.0)
+        _rbf_mmd2_unbiased(a, b, 0.0)

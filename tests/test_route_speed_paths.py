@@ -12,11 +12,11 @@ from epsaudit.audits import (
     gaussmech_epsilon,
     gaussmech_pairs,
     mmd,
-    mmd_statistics,
     mmd_tv_epsilon,
     mmd_tv_pairs,
 )
 from epsaudit.audits.gaussmech import GaussMechStatistics
+from epsaudit.audits.mmd import _mmd_statistics as mmd_statistics
 from epsaudit.results import EpsilonResult
 from epsaudit.protocol import stream
 

@@ -33,9 +33,8 @@ from .batch import audit_pairs
 from .gaussmech import GaussMechStatistics, gaussmech_epsilon, gaussmech_pairs
 from .kde_lr import KDEStatistics, kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
 from .membership import cmc, gallery_scores, membership_metrics, tpr_at_fpr
-from .mmd import (MMDCertificate, MMDCertificateStatistics, MMDStatistics, development_bandwidth, mmd_certificate,
-                  mmd_certificate_pairs, mmd_lower_bound, mmd_statistics, mmd_tv_epsilon, mmd_tv_pairs,
-                  rbf_mmd2_unbiased)
+from .mmd import (MMDCertificate, MMDCertificateStatistics, MMDStatistics, mmd_certificate, mmd_certificate_pairs,
+                  mmd_tv_epsilon, mmd_tv_pairs)
 from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
 from .roc_reserved import (CertificateStatistics, certificate_with_bound, choose_threshold, reserved_test_certificate,
                            reserved_test_pairs)
@@ -67,7 +66,6 @@ __all__ = [
     "choose_threshold",
     "cmc",
     "curves_frame",
-    "development_bandwidth",
     "development_thresholds",
     "epsilon_curve",
     "fit_sequential_test",
@@ -82,15 +80,12 @@ __all__ = [
     "membership_metrics",
     "mmd_certificate",
     "mmd_certificate_pairs",
-    "mmd_lower_bound",
-    "mmd_statistics",
     "mmd_tv_epsilon",
     "mmd_tv_pairs",
     "mu_lower_bound",
     "out_of_fold_scores",
     "paper_logistic_regression",
     "ranked_pairs",
-    "rbf_mmd2_unbiased",
     "reserved_test_certificate",
     "reserved_test_pairs",
     "roc_oof_epsilon",

@@ -1,65 +1,30 @@
 """MMD: the kernel two-sample route to epsilon, as an estimate (MMD-TV) and as a certificate.
 
-Both go the same way: an RBF kernel ``k(x, y) = exp(-||x - y||^2 / (2 s^2))`` with a
-median-heuristic bandwidth ``s``, the unbiased ``MMD_u^2`` (Gretton et al. 2012, "A kernel
-two-sample test", JMLR 13, Eq. 3), a link from MMD to total variation and one from total variation
-to epsilon. The estimate evaluates the chain at the sample value; the certificate fixes the kernel
-on development rows and subtracts a deviation bound on test rows.
+Both use an RBF kernel ``k(x, y) = exp(-||x - y||^2 / (2 s^2))`` with a median-heuristic bandwidth ``s``, the unbiased
+``MMD_u^2`` (Gretton et al. 2012, "A kernel two-sample test", JMLR 13, Eq. 3), a link from MMD to total variation and
+one from total variation to epsilon.
 
-MMD-TV, an *estimate* (:func:`mmd_tv_epsilon`, :func:`mmd_tv_pairs`; *Picture the Epsilon*,
-Section III). ``s`` is the median pairwise distance of the pooled pair sample and
-``MMD = sqrt(max(MMD_u^2, 0))``. Because ``k(x, x) <= 1``, ``TV >= MMD / 2``, and pure epsilon-DP
-gives ``TV <= tanh(eps / 2)``, so ``eps >= 2 artanh(MMD / 2)`` (*Picture the Epsilon*, Eq. 14). The
-tighter hockey-stick form ``eps >= 2 artanh(MMD / sqrt 2)`` is reported alongside. A valid
-population inequality evaluated at a sample value, with no one-sided confidence correction.
+* MMD-TV, an *estimate* (:func:`mmd_tv_epsilon`, :func:`mmd_tv_pairs`; *Picture the Epsilon*, Section III, Eq. 14):
+  ``eps >= 2 artanh(MMD / 2)`` (the hockey-stick form ``2 artanh(MMD / sqrt 2)`` beside it), ``s`` the median pairwise
+  distance of the pooled pair sample; a valid population inequality evaluated at a sample value, with no one-sided
+  confidence correction.
+* MMD certificate, a *certificate* (:func:`mmd_certificate`, :func:`mmd_certificate_pairs`): the kernel fixed on
+  development rows (median heuristic times a scale); on test rows ``MMD^2 >= MMD_u^2 - t_a`` with McDiarmid's
+  ``t_a = sqrt(8 (1/m + 1/n) log(1/a))`` (:func:`epsaudit.bounds.mmd2_deviation`), ``TV >= MMD / sqrt 2`` and
+  ``eps >= log((1 + TV - 2 delta) / (1 - TV))``, each of ``m`` certificates at ``a = (1 - confidence) / m``. Valid for
+  test rows iid within each identity and independent of the development rows. Much weaker than the reserved test
+  (``t_a`` is 1.26 at ``n = 30`` per identity and 95%, 0.69 at 100): a zero certificate says little about the pair.
 
-Cost. Each identity's within-class distances are computed once (one BLAS Gram matrix), each pair
-then costs its cross block, a median and three kernel sums. A pair whose pooled sample has more than
-:data:`MAX_IN_MEMORY` pairwise distances is computed in blocks of bounded memory, exactly
-(:func:`blocked_mmd2`): the in-memory path holds every pairwise squared distance of the pooled
-sample (the median heuristic needs all of them), ``(m + n)^2 / 2`` numbers, 8 GB for two identities
-of 20,000 rows. :func:`blocked_mmd2` computes the same two numbers -- the median of the pooled
-pairwise distances and ``MMD_u^2`` -- from distance blocks of ``block_rows`` rows, in three passes
-over the blocks, with memory bounded by a few blocks:
+Definitions and derivation: the book's methods chapter, sections 'MMD-TV — an estimate' and 'MMD certificate — a
+certificate, much weaker'.
 
-1. a histogram of the squared distances on ``2^16`` equal bins of ``[0, 4 max ||z||^2]`` (every
-   squared distance lies there) locates the bins of the two middle ranks;
-2. the distances in those bins are collected and the middle ones selected exactly (a bin still too
-   full is refined by another pass, only for its values); the median distance is the mean of the
-   square roots of the two middle squared distances, as ``numpy.median`` of the distances gives it;
-3. the kernel sums of the three parts (within A, within B, across) at that bandwidth.
-
-Same numbers as the in-memory computation up to the order of floating-point sums (about 1e-12
-relative, checked in ``tests/test_route_speed_paths.py``); each pass costs one pooled distance matrix
-of BLAS work, so 3x the arithmetic of the in-memory path, for samples that do not fit.
-
-MMD certificate, a *certificate* (:func:`mmd_certificate`, :func:`mmd_certificate_pairs`): a
-one-sided lower confidence bound on epsilon through the same chain (MMD-TV, with its comparison to
-the hockey-stick bound of González et al., inserts a sample MMD into a population inequality):
-
-1. the kernel is fixed on development rows only: ``s`` is the median pairwise distance of the
-   pair's pooled development rows times a scale, the scale maximising the development ``MMD_u^2``
-   over ``bandwidth_scales`` (:func:`development_bandwidth`);
-2. on untouched test rows (``m`` of A, ``n`` of B) the unbiased statistic satisfies, for a kernel
-   with values in ``[0, K]``, ``P(MMD_u^2 - MMD^2 >= t) <= exp(-t^2 / (8 K^2 (1/m + 1/n)))``
-   (McDiarmid's inequality; for ``m = n`` the Hoeffding U-statistic bound of Gretton et al. 2012,
-   Theorem 10), so ``MMD^2 >= MMD_u^2 - t_a`` with ``t_a = K sqrt(8 (1/m + 1/n) log(1/a))`` holds
-   with probability ``>= 1 - a`` (:func:`epsaudit.bounds.mmd2_deviation`; ``K = 1`` for the RBF
-   kernel);
-3. ``TV >= MMD / sqrt(2)`` for a kernel valued in [0, 1] (:func:`epsaudit.bounds.tv_lower_from_mmd`;
-   ``link="2"`` gives the MMD-TV chain ``TV >= MMD / 2``);
-4. an (epsilon, delta)-DP pair has ``TV <= (e^eps - 1 + 2 delta) / (e^eps + 1)``, so
-   ``eps >= log((1 + TV - 2 delta) / (1 - TV))`` (:func:`epsaudit.bounds.epsilon_from_tv_delta`).
-
-Sampling model: the test rows are independent of the development rows and iid within each
-identity; the kernel is a function of the development rows only. With ``m`` certificates reported
-together each uses ``a = (1 - confidence) / m`` (Bonferroni over one one-sided bound each).
-
-It is much weaker than the reserved-test certificates: the deviation ``t_a`` is a worst case over
-all distributions (it does not shrink with the variance of the statistic) and is 1.26 at ``n = 30``
-per identity and 95%, 0.69 at ``n = 100`` and 0.40 at ``n = 300``, while ``MMD^2 <= 2`` and a
-median-heuristic kernel rarely gives more than 1 even for well separated pairs. A zero certificate
-here says little about the pair.
+Large pairs. A pair with more than :data:`MAX_IN_MEMORY` pooled pairwise distances (the median heuristic needs all of
+them: 8 GB for two identities of 20,000 rows) is computed exactly in bounded memory by :func:`blocked_mmd2`, in three
+passes over distance blocks: a histogram of the squared distances on ``2^16`` bins of ``[0, 4 max ||z||^2]`` locates
+the two middle ranks; the values in those bins are collected (a bin still too full is refined by another pass) and the
+middle ones selected, giving the median as ``numpy.median`` does; then the kernel sums of the three parts. Same numbers
+up to the order of floating-point sums (about 1e-12 relative, ``tests/test_route_speed_paths.py``), for 3x the
+arithmetic of the in-memory path.
 """
 
 from __future__ import annotations
@@ -75,6 +40,7 @@ from ..bounds import (epsilon_from_mmd_hockey_stick, epsilon_from_mmd_tv_chain, 
 from ..results import EpsilonResult, RouteStatistics
 from ..protocol import check_seed, stream
 from ..validation import as_dev_test, as_groups, as_pair, as_pairs, check_fresh, check_probability
+from .roc_reserved import FRESHNESS
 from .runner import (PAIR_ERRORS, PairFailure, family_size, map_certificates, map_pairs, not_computed, pair_parts,
                      split_test_sizes)
 from .tradeoff import DEFAULT_DELTAS, curve_columns
@@ -84,7 +50,6 @@ if TYPE_CHECKING:  # pragma: no cover - typing only
 
 ESTIMATE_ROUTE = "mmd_tv"
 CERTIFICATE_ROUTE = "mmd_certificate"
-DEFAULT_PERMUTATIONS = 10_000
 _PERMUTATION_BATCH = 500
 #: Pooled pairwise distances above which a pair is computed in blocks (32 MB of float64 distances).
 MAX_IN_MEMORY = 2**22
@@ -100,21 +65,14 @@ TV_LINKS: tuple[str, ...] = ("sqrt2", "2")
 DEVELOPMENT_FIELDS: tuple[str, ...] = ("dev_mmd2_u", "median_distance", "n_dev_a", "n_dev_b")
 
 
-# ---------------------------------------------------------------------------------------------
-# MMD-TV: the estimate
-# ---------------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class MMDStatistics(RouteStatistics):
-    """What one MMD-TV value is computed from (see :func:`mmd_statistics`).
+    """What one MMD-TV value is computed from.
 
     Attributes
     ----------
-    mmd2_u : float
-        Unbiased ``MMD_u^2`` (may be negative).
-    mmd : float
-        ``sqrt(max(mmd2_u, 0))``.
+    mmd2_u, mmd : float
+        Unbiased ``MMD_u^2`` (may be negative) and ``sqrt(max(mmd2_u, 0))``.
     bandwidth : float
         RBF bandwidth (median heuristic times ``bandwidth_scale``; embedding units).
     p_value : float
@@ -126,7 +84,6 @@ class MMDStatistics(RouteStatistics):
 
     See Also
     --------
-    mmd_statistics : computes them.
     mmd_tv_epsilon, mmd_tv_pairs : the values they come with.
     epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
@@ -146,32 +103,9 @@ class MMDStatistics(RouteStatistics):
     epsilon_hockey_stick: float
 
 
-def cross_squared_distances(x: np.ndarray, y: np.ndarray, sq_x=None, sq_y=None, product=None) -> np.ndarray:
-    """Squared Euclidean distances between the rows of ``x`` and ``y``, via BLAS.
-
-    Parameters
-    ----------
-    x, y : numpy.ndarray, shapes (m, d), (n, d)
-    sq_x, sq_y : numpy.ndarray, shapes (m,), (n,), default=None
-        The rows' squared norms, when already known.
-    product : numpy.ndarray, shape (m, n), default=None
-        ``x @ y.T``, when already known (it is not modified).
-
-    Returns
-    -------
-    numpy.ndarray, shape (m, n)
-        ``||x_i - y_j||^2``, clipped at 0 (rounding).
-
-    See Also
-    --------
-    rbf_mmd2_unbiased : the RBF statistic built on these distances.
-    blocked_mmd2 : the statistic and bandwidth over blocks of rows.
-
-    Examples
-    --------
-    >>> cross_squared_distances(np.array([[0.0, 0.0]]), np.array([[3.0, 4.0], [1.0, 0.0]]))
-    array([[25.,  1.]])
-    """
+def _cross_squared_distances(x: np.ndarray, y: np.ndarray, sq_x=None, sq_y=None, product=None) -> np.ndarray:
+    """``||x_i - y_j||^2`` via BLAS, clipped at 0; squared norms ``sq_x``, ``sq_y`` and ``product = x @ y.T`` (not
+    modified) when already known."""
     sq_x = np.einsum("ij,ij->i", x, x) if sq_x is None else sq_x
     sq_y = np.einsum("ij,ij->i", y, y) if sq_y is None else sq_y
     twice = x @ y.T if product is None else np.array(product)
@@ -193,7 +127,7 @@ class _Sample:
         self.sq = np.einsum("ij,ij->i", x, x)
         self.d2 = self.upper = None
         if not blocked:
-            d2 = cross_squared_distances(x, x, self.sq, self.sq)
+            d2 = _cross_squared_distances(x, x, self.sq, self.sq)
             np.fill_diagonal(d2, 0.0)
             self.upper = d2[np.triu_indices(len(x), k=1)]  # the i < j distances
             self.d2 = d2 if keep_matrix else None
@@ -242,7 +176,7 @@ def _pair_statistics(sa: _Sample, sb: _Sample, bandwidth_scale: float, permutati
     pooled = np.empty(ua + ub + m * n)  # the i < j distances of A, of B, then the cross block A x B
     pooled[:ua], pooled[ua: ua + ub] = sa.upper, sb.upper
     d2_ab = pooled[ua + ub:].reshape(m, n)
-    np.add(sa.sq[:, None], sb.sq[None, :], out=d2_ab)  # as cross_squared_distances, into the buffer
+    np.add(sa.sq[:, None], sb.sq[None, :], out=d2_ab)  # as _cross_squared_distances, into the buffer
     twice = sa.x @ sb.x.T if product is None else np.array(product)
     twice *= 2.0
     d2_ab -= twice
@@ -283,58 +217,9 @@ def _check_estimate_options(bandwidth_scale: float, permutations: int) -> None:
         raise ValueError(f"permutations must be >= 0, got {permutations}")
 
 
-def mmd_statistics(
-    x_a,
-    x_b,
-    *,
-    bandwidth_scale: float = 1.0,
-    permutations: int = 0,
-    seed: int | np.random.Generator = 0,
-) -> dict[str, float]:
-    """Unbiased MMD^2, the median-heuristic bandwidth and (optionally) a permutation p-value.
-
-    ``MMD_u^2 = sum_{i != j} k(a_i, a_j) / (m (m - 1)) + sum_{i != j} k(b_i, b_j) / (n (n - 1))
-    - 2 sum_{i, j} k(a_i, b_j) / (m n)`` (Gretton et al. 2012, Eq. 3).
-
-    Parameters
-    ----------
-    x_a, x_b : array_like, shapes (m, d), (n, d)
-    bandwidth_scale : float, default=1.0
-        Multiplier of the median-heuristic bandwidth (the paper's sweep uses 0.5 ... 2).
-    permutations : int, default=0
-        Number of label permutations (0 = no test; the paper uses 10^4). The bandwidth, computed
-        on the pooled sample, is the same under every permutation.
-    seed : int or numpy Generator, default=0
-        An int seeds ``stream("mmd-permutations", seed)`` (:mod:`epsaudit.protocol`); a Generator is
-        used as it is. Seed of the permutations.
-
-    Returns
-    -------
-    dict
-        ``mmd2_u`` (may be negative), ``mmd`` (= sqrt(max(mmd2_u, 0))), ``bandwidth`` (units of
-        the embedding), ``p_value`` (Phipson-Smyth ``(b + 1) / (B + 1)`` with ``b`` the number of
-        permuted statistics >= the observed one; NaN when no test) and ``permutations``.
-
-    Raises
-    ------
-    ValueError
-        Bad samples, non-positive ``bandwidth_scale``, negative ``permutations``, most pooled
-        points identical (zero median distance), or a permutation test on a pair with more than
-        :data:`MAX_IN_MEMORY` pooled distances (computed in blocks, exactly, without the kernel
-        matrix a permutation test needs).
-
-    See Also
-    --------
-    mmd_tv_epsilon : the value of one pair from these statistics.
-    blocked_mmd2 : the statistic and bandwidth without the permutation test.
-    rbf_mmd2_unbiased : the statistic at a fixed bandwidth.
-
-    Examples
-    --------
-    >>> stats = mmd_statistics([[0.0], [0.0]], [[1.0], [1.0]])
-    >>> round(stats["mmd2_u"], 6), stats["bandwidth"], stats["permutations"]
-    (0.786939, 1.0, 0)
-    """
+def _mmd_statistics(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int = 0,
+                    seed: int | np.random.Generator = 0) -> dict[str, float]:
+    """The fields of :class:`MMDStatistics` but the hockey-stick epsilon, of one pair (see :func:`mmd_tv_epsilon`)."""
     a, b = as_pair(x_a, x_b)
     _check_estimate_options(bandwidth_scale, permutations)
     blocked = _too_large(len(a), len(b))
@@ -370,28 +255,31 @@ def mmd_tv_epsilon(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int 
     Parameters
     ----------
     x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
-    bandwidth_scale, permutations, seed
-        See :func:`mmd_statistics`.
+    bandwidth_scale : float, default=1.0
+        Multiplier of the median-heuristic bandwidth (the paper's sweep uses 0.5 ... 2).
+    permutations : int, default=0
+        Label permutations of a test of ``P_A = P_B`` (0 = no test; the paper uses 10^4); p-value
+        ``(b + 1) / (B + 1)`` (Phipson-Smyth), ``b`` permuted statistics >= the observed one.
+    seed : int, default=0
+        Seed of the permutations (``stream("mmd-permutations", seed)``, :mod:`epsaudit.protocol`).
     pair : tuple, default=None
 
     Returns
     -------
     EpsilonResult
-        ``kind="estimate"``, ``delta`` 0; ``statistics`` an :class:`MMDStatistics` (``mmd2_u``,
-        ``mmd``, ``bandwidth``, ``p_value``, ``permutations``, ``epsilon_hockey_stick``).
+        ``kind="estimate"``, ``delta`` 0; ``statistics`` an :class:`MMDStatistics`.
 
     Raises
     ------
     ValueError
-        See :func:`mmd_statistics`.
+        Bad samples, non-positive ``bandwidth_scale``, negative ``permutations``, most pooled points identical (zero
+        median distance), or a permutation test on a pair with more than :data:`MAX_IN_MEMORY` pooled distances
+        (computed in blocks, without the kernel matrix a permutation test needs).
 
     See Also
     --------
-    mmd_tv_pairs : the same estimate for many pairs.
-    mmd_statistics : the statistics it converts.
-    mmd_certificate : a certified lower bound from separate development and test rows.
-    epsaudit.audits.roc_oof_epsilon : the other estimate route.
-    epsaudit.audits.gaussmech_epsilon, epsaudit.audits.kde_lr_epsilon : the diagnostic routes.
+    mmd_tv_pairs, mmd_certificate : many pairs; a certified lower bound from development and test rows.
+    epsaudit.audits.roc_oof_epsilon, epsaudit.audits.gaussmech_epsilon, epsaudit.audits.kde_lr_epsilon : other routes.
 
     Examples
     --------
@@ -399,7 +287,7 @@ def mmd_tv_epsilon(x_a, x_b, *, bandwidth_scale: float = 1.0, permutations: int 
     >>> round(r.value, 4), r.kind, round(r.statistics.mmd, 4)
     (0.9533, 'estimate', 0.8871)
     """
-    stats = mmd_statistics(x_a, x_b, bandwidth_scale=bandwidth_scale, permutations=permutations, seed=seed)
+    stats = _mmd_statistics(x_a, x_b, bandwidth_scale=bandwidth_scale, permutations=permutations, seed=seed)
     return _result(stats, len(x_a), len(x_b), pair, bandwidth_scale, seed, permutations)
 
 
@@ -415,20 +303,17 @@ def mmd_tv_pairs(
 ) -> list[EpsilonResult]:
     """MMD-TV for many pairs (joblib over tasks of pairs).
 
-    The permutations of pair ``(A, B)`` use ``stream("mmd-permutations", seed, A, B)``
-    (:mod:`epsaudit.protocol`); within-identity distances are computed once per identity. Without
-    permutations, pairs sharing an identity are computed together (its rows multiplied with all
-    their partners' rows in one BLAS product), in tasks of 32 pairs; a pair with more than
-    :data:`MAX_IN_MEMORY` pooled distances is computed in blocks (:func:`blocked_mmd2`).
+    The permutations of pair ``(A, B)`` use ``stream("mmd-permutations", seed, A, B)``; within-identity distances are
+    computed once per identity. Without permutations, pairs sharing an identity are computed together (one BLAS
+    product with all its partners' rows), in tasks of 32 pairs; a large pair in blocks (:func:`blocked_mmd2`).
 
     Parameters
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
     pairs : sequence of (identity, identity)
     bandwidth_scale : float, default=1.0
-        See :func:`mmd_statistics`.
     permutations : int, default=0
-        See :func:`mmd_statistics`.
+        This and ``bandwidth_scale``: see :func:`mmd_tv_epsilon`.
     seed : int, default=0
         Base seed; results do not depend on ``n_jobs``.
     n_jobs : int, default=None
@@ -437,21 +322,18 @@ def mmd_tv_pairs(
     Returns
     -------
     list of EpsilonResult
-        One per pair, as :func:`mmd_tv_epsilon`. A pair whose pooled points mostly coincide (zero
-        median distance) is *not computed*, with the reason; the other pairs go on.
+        One per pair, as :func:`mmd_tv_epsilon`. A pair whose pooled points mostly coincide (zero median distance) is
+        *not computed*, with the reason; the other pairs go on.
 
     Raises
     ------
     ValueError
-        Invalid ``groups``/``pairs``, a non-positive ``bandwidth_scale``, negative
-        ``permutations`` or a bad ``seed``.
+        Invalid ``groups``/``pairs``, a non-positive ``bandwidth_scale``, negative ``permutations`` or a bad ``seed``.
 
     See Also
     --------
-    mmd_tv_epsilon : the same estimate for one pair.
-    mmd_certificate_pairs : certified lower bounds for many pairs.
-    epsaudit.audits.roc_oof_pairs : the other estimate route over many pairs.
-    epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs : the diagnostic routes over many pairs.
+    mmd_tv_epsilon, mmd_certificate_pairs : one pair; certified lower bounds for many pairs.
+    epsaudit.audits.roc_oof_pairs, epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs : other routes.
     epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples
@@ -528,11 +410,6 @@ def _results(stats: list, groups, pairs, bandwidth_scale: float, seed, permutati
             _result(st, *sizes[k], pairs[k], bandwidth_scale, seed, permutations) for k, st in enumerate(stats)]
 
 
-# ---------------------------------------------------------------------------------------------
-# MMD-TV of large pairs in bounded memory, exact
-# ---------------------------------------------------------------------------------------------
-
-
 def _blocks(x: np.ndarray, y: np.ndarray | None, block_rows: int) -> Iterator[np.ndarray]:
     """Squared distances of the rows of ``x`` with those of ``y`` (``None``: of ``x``, pairs i < j), in blocks."""
     sq_x = np.einsum("ij,ij->i", x, x)
@@ -543,7 +420,7 @@ def _blocks(x: np.ndarray, y: np.ndarray | None, block_rows: int) -> Iterator[np
         start = i if y is None else 0
         for j in range(start, len(other), block_rows):
             cols = slice(j, min(j + block_rows, len(other)))
-            d2 = cross_squared_distances(x[rows], other[cols], sq_x[rows], sq_y[cols])
+            d2 = _cross_squared_distances(x[rows], other[cols], sq_x[rows], sq_y[cols])
             if y is None and j == i:
                 yield d2[np.triu_indices(d2.shape[0], k=1)]
             else:
@@ -602,7 +479,7 @@ def _select(parts, ranks: tuple[int, int], high: float) -> tuple[float, float]:
 
 def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
                  block_rows: int = BLOCK_ROWS) -> tuple[float, float]:
-    """Unbiased ``MMD_u^2`` and the median-heuristic bandwidth of one pair, in blocks (module docstring).
+    """Unbiased ``MMD_u^2`` and the median-heuristic bandwidth of one pair, exactly, in blocks (module docstring).
 
     Parameters
     ----------
@@ -616,7 +493,7 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
     Returns
     -------
     mmd2 : float
-        As :func:`epsaudit.audits.mmd_statistics` computes it in memory.
+        As :func:`mmd_tv_epsilon` computes it in memory.
     bandwidth : float
         Median pairwise distance of the pooled sample times ``bandwidth_scale``.
 
@@ -627,23 +504,19 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
 
     See Also
     --------
-    mmd_statistics : the same statistic with a permutation p-value.
-    rbf_mmd2_unbiased : the statistic at a fixed bandwidth.
-    cross_squared_distances : the distances of each block.
+    mmd_tv_epsilon : the estimate from the same statistic.
 
     References
     ----------
-    *Picture the Epsilon*, Section III (the MMD-TV route, Eq. 14); Gretton et al. (2012), A kernel
-    two-sample test (JMLR 13), Eq. 3: the unbiased ``MMD_u^2``.
+    *Picture the Epsilon*, Section III (Eq. 14); Gretton et al. (2012), JMLR 13, Eq. 3.
 
     Examples
     --------
-    >>> from epsaudit.audits import mmd_statistics
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(size=(40, 3)), rng.normal(0.5, 1.0, size=(30, 3))
     >>> mmd2, s = blocked_mmd2(a, b, block_rows=16)
-    >>> ref = mmd_statistics(a, b)
-    >>> bool(abs(mmd2 - ref["mmd2_u"]) < 1e-12 and abs(s - ref["bandwidth"]) < 1e-12)
+    >>> ref = mmd_tv_epsilon(a, b).statistics
+    >>> bool(abs(mmd2 - ref.mmd2_u) < 1e-12 and abs(s - ref.bandwidth) < 1e-12)
     True
     """
     m, n = len(a), len(b)
@@ -661,45 +534,8 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
     return float(mmd2), s
 
 
-# ---------------------------------------------------------------------------------------------
-# MMD certificate: statistic and kernel choice
-# ---------------------------------------------------------------------------------------------
-
-
-def rbf_mmd2_unbiased(x_a, x_b, bandwidth: float) -> float:
-    """Unbiased ``MMD_u^2`` of two samples with a fixed RBF kernel.
-
-    ``sum_{i != j} k(a_i, a_j) / (m (m - 1)) + sum_{i != j} k(b_i, b_j) / (n (n - 1))
-    - 2 sum_{i, j} k(a_i, b_j) / (m n)`` with ``k(x, y) = exp(-||x - y||^2 / (2 s^2))``
-    (Gretton et al. 2012, Eq. 3); unbiased for the population ``MMD^2``, may be negative.
-
-    Parameters
-    ----------
-    x_a, x_b : array_like, shapes (m, d), (n, d), m, n >= 2
-    bandwidth : float, > 0
-        ``s``, in the units of the embedding.
-
-    Returns
-    -------
-    float
-        In ``[-1, 2]``.
-
-    Raises
-    ------
-    ValueError
-        Bad samples (see :func:`epsaudit.validation.as_pair`) or a non-positive bandwidth.
-
-    See Also
-    --------
-    blocked_mmd2 : the statistic at the median-heuristic bandwidth, in blocks.
-    development_bandwidth : the bandwidth a certificate fixes on development rows.
-    mmd_lower_bound : the confidence bound on the population MMD from this statistic.
-
-    Examples
-    --------
-    >>> round(rbf_mmd2_unbiased([[0.0], [0.0]], [[1.0], [1.0]], 1.0), 6)  # 1 + 1 - 2 exp(-1/2)
-    0.786939
-    """
+def _rbf_mmd2_unbiased(x_a, x_b, bandwidth: float) -> float:
+    """Unbiased ``MMD_u^2`` (Gretton et al. 2012, Eq. 3) of two samples at a fixed RBF ``bandwidth`` > 0."""
     a, b = as_pair(x_a, x_b)
     if not (np.isfinite(bandwidth) and bandwidth > 0):
         raise ValueError(f"bandwidth must be finite and > 0, got {bandwidth}")
@@ -709,56 +545,24 @@ def rbf_mmd2_unbiased(x_a, x_b, bandwidth: float) -> float:
 def _mmd2(a: np.ndarray, b: np.ndarray, s: float) -> float:
     g = -1.0 / (2.0 * s * s)
     m, n = len(a), len(b)
-    k_aa = np.exp(g * cross_squared_distances(a, a))
-    k_bb = np.exp(g * cross_squared_distances(b, b))
-    k_ab = np.exp(g * cross_squared_distances(a, b))
+    k_aa = np.exp(g * _cross_squared_distances(a, a))
+    k_bb = np.exp(g * _cross_squared_distances(b, b))
+    k_ab = np.exp(g * _cross_squared_distances(a, b))
     return ((k_aa.sum() - np.trace(k_aa)) / (m * (m - 1)) + (k_bb.sum() - np.trace(k_bb)) / (n * (n - 1))
             - 2.0 * k_ab.sum() / (m * n))
 
 
-def development_bandwidth(dev_a, dev_b, bandwidth_scales: Sequence[float] = DEFAULT_BANDWIDTH_SCALES) -> dict[str, float]:
-    """RBF bandwidth fixed on development rows: median heuristic times the best scale.
-
-    The median heuristic ``s0`` is the median of the pairwise distances (``i < j``) of the pair's
-    pooled development rows (the rule of the MMD-TV route, applied to development rows only);
-    the scale maximising the development ``MMD_u^2`` wins (the first among ties).
-
-    Parameters
-    ----------
-    dev_a, dev_b : array_like, shapes (m, d), (n, d)
-    bandwidth_scales : sequence of float, > 0, default=DEFAULT_BANDWIDTH_SCALES
-
-    Returns
-    -------
-    dict
-        ``bandwidth`` (``s0 * scale``), ``scale``, ``median_distance`` (``s0``) and
-        ``dev_mmd2_u`` (the development statistic at the chosen bandwidth).
-
-    Raises
-    ------
-    ValueError
-        Bad samples, an empty or non-positive scale list, or a zero median distance (most pooled
-        points coincide).
-
-    See Also
-    --------
-    mmd_certificate : the certificate that fixes its bandwidth with it.
-    rbf_mmd2_unbiased : the test statistic at that bandwidth.
-    blocked_mmd2 : the median heuristic it scales.
-
-    Examples
-    --------
-    >>> out = development_bandwidth([[0.0], [0.1]], [[1.0], [1.1]], bandwidth_scales=(1.0,))
-    >>> round(out["median_distance"], 6), out["scale"]
-    (0.95, 1.0)
-    """
+def _development_bandwidth(dev_a, dev_b,
+                           bandwidth_scales: Sequence[float] = DEFAULT_BANDWIDTH_SCALES) -> dict[str, float]:
+    """The certificate's RBF bandwidth: the pooled development rows' median distance ``s0`` times the scale maximising
+    the development ``MMD_u^2`` (first among ties); ``bandwidth``, ``scale``, ``median_distance``, ``dev_mmd2_u``."""
     a, b = as_pair(dev_a, dev_b)
     scales = np.asarray(bandwidth_scales, dtype=np.float64)
     if scales.ndim != 1 or scales.size < 1 or np.any(~(scales > 0)) or np.any(~np.isfinite(scales)):
         raise ValueError(f"bandwidth_scales must be a non-empty sequence of finite numbers > 0, got {bandwidth_scales!r}")
     iu_a, iu_b = np.triu_indices(len(a), k=1), np.triu_indices(len(b), k=1)
-    pooled = np.concatenate([cross_squared_distances(a, a)[iu_a], cross_squared_distances(b, b)[iu_b],
-                             cross_squared_distances(a, b).ravel()])
+    pooled = np.concatenate([_cross_squared_distances(a, a)[iu_a], _cross_squared_distances(b, b)[iu_b],
+                             _cross_squared_distances(a, b).ravel()])
     s0 = float(np.median(np.sqrt(pooled)))
     if s0 == 0.0:
         raise ValueError("the median pairwise distance of the development rows is zero (most pooled points "
@@ -769,45 +573,13 @@ def development_bandwidth(dev_a, dev_b, bandwidth_scales: Sequence[float] = DEFA
             "dev_mmd2_u": float(values[best])}
 
 
-def mmd_lower_bound(mmd2_u, n_a, n_b, alpha, kernel_bound: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-    """One-sided lower confidence bound on the population MMD from the unbiased statistic.
-
-    ``MMD^2_LB = max(0, MMD_u^2 - t_alpha)`` with ``t_alpha`` from
-    :func:`epsaudit.bounds.mmd2_deviation`; ``MMD_LB = sqrt(MMD^2_LB)``.
-
-    Parameters
-    ----------
-    mmd2_u : array_like
-        Unbiased statistic(s) on test rows with a kernel fixed beforehand.
-    n_a, n_b : int or array_like, >= 2
-    alpha : float in (0, 1)
-    kernel_bound : float, default=1.0
-        Upper end of the kernel's range (1 for RBF).
-
-    Returns
-    -------
-    mmd2_lower, mmd_lower : numpy.ndarray or float
-
-    See Also
-    --------
-    rbf_mmd2_unbiased : the statistic it bounds.
-    mmd_certificate : the certificate built on it.
-    epsaudit.bounds.mmd2_deviation : the deviation bound it uses.
-
-    Examples
-    --------
-    >>> [round(float(v), 4) for v in mmd_lower_bound(1.0, 100, 100, 0.05)]
-    [0.3077, 0.5547]
-    """
+def _mmd_lower_bound(mmd2_u, n_a, n_b, alpha, kernel_bound: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """One-sided lower confidence bounds ``MMD^2_LB = max(0, MMD_u^2 - t_alpha)`` and ``MMD_LB = sqrt(MMD^2_LB)``,
+    ``t_alpha`` from :func:`epsaudit.bounds.mmd2_deviation`."""
     t = mmd2_deviation(n_a, n_b, alpha, kernel_bound)
     low = np.maximum(np.asarray(mmd2_u, dtype=np.float64) - t, 0.0)
     root = np.sqrt(low)
     return (low[()] if low.ndim == 0 else low), (root[()] if root.ndim == 0 else root)
-
-
-# ---------------------------------------------------------------------------------------------
-# MMD certificate: result type
-# ---------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -817,8 +589,8 @@ class MMDCertificateStatistics(RouteStatistics):
     Attributes
     ----------
     mmd2_u, deviation, mmd2_lower, mmd_lower, tv_lower : float
-        The test statistic, the subtracted deviation ``t_alpha`` and the certified lower bounds
-        on ``MMD^2``, ``MMD`` and total variation.
+        The test statistic, the subtracted deviation ``t_alpha`` and the certified lower bounds on ``MMD^2``, ``MMD``
+        and total variation.
     bandwidth, bandwidth_scale : float
         The RBF bandwidth fixed on development rows and its multiple of the median heuristic.
     deltas, epsilon_at_delta : tuple of float
@@ -828,8 +600,7 @@ class MMDCertificateStatistics(RouteStatistics):
 
     See Also
     --------
-    MMDCertificate : the certificate whose result carries them.
-    mmd_certificate, mmd_certificate_pairs : compute them.
+    MMDCertificate, mmd_certificate, mmd_certificate_pairs : its certificate; they compute it.
     epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
@@ -854,17 +625,7 @@ class MMDCertificateStatistics(RouteStatistics):
     n_dev_b: int | None = None
 
     def record(self) -> dict[str, Any]:
-        """The statistics as columns: the chain of bounds, the curve, then the development statistics.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> list(MMDCertificateStatistics(0.9, 0.5, 0.4, 0.63, 0.45, 1.0, 1.0).record())[:3]
-        ['mmd2_u', 'deviation', 'mmd2_lower']
-        """
+        """The statistics as columns: the chain of bounds, the curve, then the development statistics."""
         out = {k: v for k, v in super().record().items() if k not in ("deltas", "epsilon_at_delta")
                and k not in DEVELOPMENT_FIELDS}
         out.update(curve_columns(self.deltas, self.epsilon_at_delta))
@@ -881,51 +642,39 @@ class MMDCertificate:
     pair : tuple or None
     n : tuple of int
         Test sizes ``(n_A, n_B)``.
-    confidence : float
-        Family-wise confidence of every certificate reported together.
-    alpha_per_bound : float
-        Level of this certificate's one-sided bound.
+    confidence, alpha_per_bound : float
+        Family-wise confidence of every certificate reported together; level of this one-sided bound.
     correction : str
-    bandwidth : float
-        RBF bandwidth fixed on development rows (embedding units).
-    bandwidth_scale : float
-        Its multiple of the development median heuristic.
-    mmd2_u : float
-        Unbiased statistic on the test rows.
-    deviation : float
-        ``t_alpha``, subtracted from ``mmd2_u``.
+    bandwidth, bandwidth_scale : float
+        RBF bandwidth fixed on development rows (embedding units); its multiple of the median heuristic.
+    mmd2_u, deviation : float
+        Unbiased statistic on the test rows; ``t_alpha``, subtracted from it.
     mmd2_lower, mmd_lower : float
         Certified lower bounds on ``MMD^2`` and ``MMD``.
     tv_link : {"sqrt2", "2"}
     tv_lower : float
         Certified lower bound on total variation.
-    deltas : numpy.ndarray, shape (J,)
-    epsilon_at_delta : numpy.ndarray, shape (J,)
+    deltas, epsilon_at_delta : numpy.ndarray, shape (J,)
         Certified lower bound on epsilon at each delta.
-    delta : float
-    epsilon : float
+    delta, epsilon : float
         Certified lower bound on epsilon at ``delta``.
     settings, details : dict
-    kind : str
-        Always ``"certificate"``.
-    route : str
-        ``"mmd_certificate"``.
+    kind, route : str
+        ``"certificate"``; ``"mmd_certificate"``.
     not_computed : str or None
-        Why the pair could not be certified (many-pairs runs only); then the numbers are NaN and
-        the pair still counts in the family.
+        Why the pair could not be certified (many-pairs runs only); then the numbers are NaN and the pair still
+        counts in the family.
 
     Raises
     ------
     ValueError
-        If ``kind`` is not ``"certificate"``, a level is outside (0, 1), the curve arrays differ
-        in length or ``tv_link`` is unknown.
+        If ``kind`` is not ``"certificate"``, a level is outside (0, 1), the curve arrays differ in length or
+        ``tv_link`` is unknown.
 
     See Also
     --------
-    mmd_certificate, mmd_certificate_pairs : build it for one or many pairs.
-    MMDCertificateStatistics : the statistics of its result.
-    epsaudit.audits.TradeoffCertificate : the trade-off route's certificate.
-    epsaudit.audits.WorstPairCertificate : the worst-pair route's certificate.
+    mmd_certificate, mmd_certificate_pairs, MMDCertificateStatistics : build it; its result's statistics.
+    epsaudit.audits.TradeoffCertificate, epsaudit.audits.WorstPairCertificate : the other certificates.
 
     Examples
     --------
@@ -1001,10 +750,8 @@ class MMDCertificate:
                              "tv_lower": self.tv_lower, "mmd_lower": self.mmd_lower})
 
     def to_result(self) -> EpsilonResult:
-        """The epsilon at ``delta`` as an :class:`EpsilonResult` (``kind="certificate"``; *not computed* with the reason when it failed).
-
-        Its ``statistics`` is an :class:`MMDCertificateStatistics`.
-        """
+        """The epsilon at ``delta`` as an :class:`EpsilonResult` (``kind="certificate"``) with an
+        :class:`MMDCertificateStatistics`; *not computed* with the reason when it failed."""
         fields = dict(kind="certificate", route=self.route, n=self.n, pair=self.pair, delta=self.delta,
                       confidence=self.confidence, alpha_per_bound=self.alpha_per_bound, correction=self.correction,
                       settings=dict(self.settings))
@@ -1028,24 +775,8 @@ class MMDCertificate:
                 f"{self.confidence:.0%} family-wise, n = {self.n}, {self.correction})")
 
 
-# ---------------------------------------------------------------------------------------------
-# MMD certificate: certificates
-# ---------------------------------------------------------------------------------------------
-
-
-def correction_label(n_certificates: int) -> str:
-    """Text of the multiplicity correction recorded on each certificate.
-
-    See Also
-    --------
-    epsaudit.audits.tradeoff.correction_label : the same label for trade-off certificates.
-    epsaudit.bounds.correction_label : the same label for reserved-test certificates.
-
-    Examples
-    --------
-    >>> correction_label(5)
-    'bonferroni: 1 one-sided MMD deviation bound x 5 certificate(s)'
-    """
+def _correction_label(n_certificates: int) -> str:
+    """The multiplicity correction in words."""
     return f"bonferroni: 1 one-sided MMD deviation bound x {n_certificates} certificate(s)"
 
 
@@ -1069,8 +800,7 @@ def _certificate_settings(bandwidth_scales, tv_link, m, seed, check_reuse) -> di
     return {"kernel": "rbf", "bandwidth": "development median heuristic x scale maximising development MMD_u^2",
             "bandwidth_scales": ",".join(f"{c:g}" for c in bandwidth_scales), "tv_link": tv_link,
             "deviation": "McDiarmid, kernel in [0, 1]", "n_certificates": m, "seed": seed,
-            "freshness": ("test rows checked against development rows" if check_reuse else
-                          "not checked (check_reuse=False): the caller vouches for fresh test draws")}
+            "freshness": FRESHNESS["values" if check_reuse else "none"]}
 
 
 def _certify(dev_a, dev_b, test_a, test_b, bandwidth_scales, tv_link, m, confidence, delta, deltas, pair, seed,
@@ -1080,15 +810,15 @@ def _certify(dev_a, dev_b, test_a, test_b, bandwidth_scales, tv_link, m, confide
     if check_reuse:
         check_fresh({names[0]: dev_a, names[1]: dev_b}, {names[0]: test_a, names[1]: test_b},
                     context=f"MMD certificate of pair ({names[0]!r}, {names[1]!r})")
-    kernel = development_bandwidth(dev_a, dev_b, bandwidth_scales)
+    kernel = _development_bandwidth(dev_a, dev_b, bandwidth_scales)
     alpha = (1.0 - confidence) / m
     mmd2 = float(_mmd2(test_a, test_b, kernel["bandwidth"]))
     na, nb = len(test_a), len(test_b)
     deviation = float(mmd2_deviation(na, nb, alpha))
-    mmd2_lo, mmd_lo = mmd_lower_bound(mmd2, na, nb, alpha)
+    mmd2_lo, mmd_lo = _mmd_lower_bound(mmd2, na, nb, alpha)
     tv = float(tv_lower_from_mmd(mmd_lo, tv_link))
     return MMDCertificate(
-        pair=pair, n=(na, nb), confidence=confidence, alpha_per_bound=alpha, correction=correction_label(m),
+        pair=pair, n=(na, nb), confidence=confidence, alpha_per_bound=alpha, correction=_correction_label(m),
         bandwidth=kernel["bandwidth"], bandwidth_scale=kernel["scale"], mmd2_u=mmd2, deviation=deviation,
         mmd2_lower=float(mmd2_lo), mmd_lower=float(mmd_lo), tv_link=tv_link, tv_lower=tv,
         deltas=deltas, epsilon_at_delta=epsilon_from_tv_delta(tv, deltas), delta=delta,
@@ -1119,10 +849,9 @@ def mmd_certificate(
     test_a, test_b : array_like, shapes (m, d), (n, d)
         Untouched test rows: the unbiased statistic.
     bandwidth_scales : sequence of float, default=DEFAULT_BANDWIDTH_SCALES
-        Multiples of the development median heuristic tried on development rows (default
-        0.25 ... 4); ``(1.0,)`` is the plain median heuristic.
+        Multiples of the development median heuristic tried (0.25 ... 4); ``(1.0,)`` is the plain median heuristic.
     tv_link : {"sqrt2", "2"}, default="sqrt2"
-        ``TV >= MMD / sqrt(2)`` (default; kernel in [0, 1]) or the MMD-TV chain ``TV >= MMD / 2``.
+        ``TV >= MMD / sqrt(2)`` (kernel in [0, 1]) or the MMD-TV chain ``TV >= MMD / 2``.
     n_certificates : int, default=1
         Family size ``m``: each bound is at ``(1 - confidence) / m``.
     confidence : float in (0, 1), default=0.95
@@ -1132,9 +861,7 @@ def mmd_certificate(
         Deltas of the reported epsilon curve (``delta`` is added).
     pair : tuple, default=None
     check_reuse : bool, default=True
-        Compare every test row with every development row and refuse copies (default); False
-        only when values repeat by design or rows differing only in scale are different outputs,
-        and the test rows are fresh draws (as :func:`reserved_test_certificate`).
+        Refuse test rows that copy development rows; as in :func:`epsaudit.audits.reserved_test_certificate`.
 
     Returns
     -------
@@ -1149,13 +876,8 @@ def mmd_certificate(
 
     See Also
     --------
-    mmd_certificate_pairs : the same certificate for many pairs with a Bonferroni family.
-    development_bandwidth, mmd_lower_bound : its two steps (bandwidth on development rows, bound on test rows).
-    mmd_tv_epsilon : the MMD-TV estimate on one sample.
-    epsaudit.audits.reserved_test_certificate : the reserved-test certificate (a classifier at one threshold).
-    epsaudit.audits.tradeoff_certificate : a trade-off curve from several thresholds.
-    epsaudit.audits.worst_pair_certificate : a bound on the worst pair.
-    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
+    mmd_certificate_pairs, mmd_tv_epsilon : many pairs in a Bonferroni family; the MMD-TV estimate.
+    epsaudit.audits.reserved_test_certificate, epsaudit.audits.tradeoff_certificate : one threshold; several.
 
     Examples
     --------
@@ -1188,10 +910,7 @@ def mmd_certificate_pairs(
     progress: bool = False,
     check_reuse: bool = True,
 ) -> list[MMDCertificate]:
-    """MMD certificates for many pairs, all holding together at ``confidence``.
-
-    Same splits as :func:`epsaudit.audits.roc_reserved.reserved_test_pairs` (pair ``k`` with
-    each identity split once when ``test_groups`` is None, as for the reserved test).
+    """MMD certificates for many pairs, all holding together at ``confidence`` (splits as the reserved test's).
 
     Parameters
     ----------
@@ -1209,22 +928,18 @@ def mmd_certificate_pairs(
 
     Returns
     -------
-    list of MMDCertificate, one per pair; a pair that cannot be certified (reused rows, a split
-    too small, a zero median distance, ...) is *not computed*, with the reason, and stays in the
-    family.
+    list of MMDCertificate, one per pair; a pair that cannot be certified (reused rows, a split too small, a zero
+    median distance, ...) is *not computed*, with the reason, and stays in the family.
 
     Raises
     ------
     ValueError
-        As :func:`mmd_certificate`, plus invalid ``groups``/``pairs`` or ``n_certificates``
-        below the number of pairs.
+        As :func:`mmd_certificate`, plus invalid ``groups``/``pairs`` or ``n_certificates`` below the number of pairs.
 
     See Also
     --------
-    mmd_certificate : the same certificate for one pair.
-    mmd_tv_pairs : the MMD-TV estimate for many pairs.
-    epsaudit.audits.reserved_test_pairs, epsaudit.audits.tradeoff_certificate_pairs : the other certificates for
-        many pairs.
+    mmd_certificate, mmd_tv_pairs : the same certificate for one pair; the MMD-TV estimate for many pairs.
+    epsaudit.audits.reserved_test_pairs, epsaudit.audits.tradeoff_certificate_pairs : the other certificates.
 
     Examples
     --------
@@ -1250,7 +965,7 @@ def mmd_certificate_pairs(
         desc=CERTIFICATE_ROUTE, n_jobs=n_jobs, progress=progress, prefer="threads")
     return [out if not isinstance(out, PairFailure) else MMDCertificate.failed(
                 out.reason, pair=(a, b), n=split_test_sizes(parts[k], groups, (a, b), test_size),
-                confidence=confidence, alpha_per_bound=(1.0 - confidence) / m, correction=correction_label(m),
+                confidence=confidence, alpha_per_bound=(1.0 - confidence) / m, correction=_correction_label(m),
                 tv_link=tv_link, delta=delta, deltas=deltas,
                 settings=_certificate_settings(scales, tv_link, m, seed, check_reuse), details={"error": out.error})
             for k, ((a, b), out) in enumerate(zip(pairs, outs))]

@@ -1,51 +1,27 @@
 """ROC-HT reserved test: a finite-sample lower confidence bound on epsilon (*Picture the Epsilon*,
 Section IV-C; Tables 3 and 7).
 
-The classifier and its threshold are chosen on development data only. On untouched test data with
-``n1`` rows of identity A and ``n0`` of identity B, the fixed test's true- and false-positive
-counts become a lower confidence bound on epsilon, by one of two bounds (``bound=``):
+A classifier (or a fixed score) and its threshold are chosen on development rows only; the test's counts on untouched
+test rows (``n1`` of A, ``n0`` of B) become a lower confidence bound: the exact joint test of both error rates
+(``bound="joint"``, default, :func:`epsaudit.bounds.joint_epsilon`) or the paper's split bound (``"clopper-pearson"``:
+``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))``, one-sided bounds at ``a / 2``).
+With ``m`` certificates reported together ``a = (1 - confidence) / m`` (Bonferroni): all hold together with
+probability at least ``confidence`` under the iid row model. Definitions and derivation: the book's methods chapter,
+section 'ROC-HT on reserved test data — a certificate'.
 
-* ``"joint"`` (default): the exact joint test of both error rates against the (epsilon, delta)-DP
-  null region (:func:`epsaudit.bounds.joint_epsilon`), at error level ``a`` per certificate;
-* ``"clopper-pearson"``: the paper's split bound, one-sided Clopper-Pearson bounds ``TPR_lo`` and
-  ``FPR_hi`` at level ``a / 2`` each, and
-  ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))``.
+Threshold (ours; the paper leaves it open): the midpoint between consecutive distinct in-sample development scores
+maximising the same bound on development counts (the middle one among ties; if none certifies anything, the one
+maximising ``|TPR - FPR|``): it can cost power, never validity. The default logistic regression is fitted for many
+pairs at once (:mod:`epsaudit.audits._batched_logistic`, scores equal to scikit-learn's to rounding;
+``solver="sklearn"`` fits pair by pair, the reference).
 
-With ``m`` certificates reported together, ``a = (1 - confidence) / m`` (Bonferroni over the
-family: one joint test per pair, or the two one-sided bounds of each split certificate at
-``(1 - confidence) / (2 m)``), so all ``m`` bounds hold together with probability at least
-``confidence`` under the iid row model. A *certificate*; ``result.bound`` says which.
-
-Threshold choice (ours; the paper leaves it open): a learned classifier is fitted on all
-development rows and scores them (in-sample), or a fixed score function (e.g. the exact likelihood
-ratio of a synthetic mechanism) scores them. Candidate thresholds are the midpoints between
-consecutive distinct development scores; the one maximising the same bound on the development
-counts wins (the middle one among ties); if no candidate certifies anything on development data,
-the one maximising ``|TPR - FPR|`` is used. When the development scores separate the classes, as
-they do for a linear classifier with fewer rows than dimensions, this is the middle of the gap.
-Choosing on in-sample scores can only cost power, never validity: the test rows are untouched.
-The default logistic regression is fitted for many pairs at once (:mod:`epsaudit.audits._batched_logistic`:
-scikit-learn's objective and L-BFGS-B iterations, vectorised over pairs, scores equal to rounding);
-``solver="sklearn"`` fits it pair by pair with scikit-learn, the reference.
-
-Freshness. The bound holds only if the test rows were never used to fit the classifier, choose the
-threshold or choose the pair. Every entry point therefore compares each test row with every
-development row of the pair, bit for bit and after L2-normalisation
-(:func:`epsaudit.validation.check_fresh`), and refuses a certificate whose test rows repeat
-development rows: with copies as test rows the reserved test certifies its cap even for two
-identical distributions. Where values repeat by design (a resampled mechanism: the same
-photograph encoded again gives the same embedding; a discrete mechanism, one-hot rows) or rows
-that differ only in scale are different outputs (raw, low-dimensional outputs), equal values say
-nothing about reuse. Then give each row's *draw id* (``dev_ids``, ``test_ids``): the check compares
-draws instead of values (:func:`epsaudit.validation.check_fresh_ids`) and refuses a test draw that
-is a development draw. Without ids, ``check_reuse=False`` skips the check and records that the
-caller vouches for fresh test draws. Every certificate's ``settings["freshness"]`` says which
-check ran (:func:`freshness_label`).
-
-The same test, another bound. The threshold is fixed on development rows the same way for both
-bounds, so a certificate's test counts give the other bound's certificate without fitting again
-(:func:`certificate_with_bound`): chapters that show the joint certificate beside *Picture the
-Epsilon*'s split bound fit each test once.
+Freshness: the bound needs test rows never used to fit, choose the threshold or choose the pair. Every entry point
+refuses test rows that copy the pair's development rows, bit for bit or after L2-normalisation
+(:func:`epsaudit.validation.check_fresh`; with copies it would certify its cap for identical distributions). Where
+values repeat by design or rows differing only in scale are different outputs, draw ids (``dev_ids``, ``test_ids``)
+are compared instead (:func:`epsaudit.validation.check_fresh_ids`), or ``check_reuse=False`` vouches for fresh draws;
+``settings["freshness"]`` records which (:data:`FRESHNESS`). :func:`certificate_with_bound` gives a certificate's
+counts the other bound without fitting again.
 """
 
 from __future__ import annotations
@@ -80,27 +56,23 @@ class CertificateStatistics(RouteStatistics):
     Attributes
     ----------
     threshold : float
-        Threshold fixed on development scores (rule: "identity A" when score > threshold).
+        Fixed on development scores (rule: "identity A" when score > threshold).
     tp, fp : int
         Test rows of A and of B scored above the threshold.
     tpr_lower, fpr_upper : float
-        One-sided Clopper-Pearson bounds at half the certificate's level (the split bound's parts;
-        descriptive when the joint bound made the certificate).
+        One-sided Clopper-Pearson bounds at half the certificate's level (the split bound's parts).
     test_auc : float
         AUC of the fixed score on the test rows (a description, not part of the bound).
     censored : bool
-        Zero test errors: the certificate is its ``cap``.
+        Zero test errors: the certificate is its ``cap``, the most this test size can certify
+        (:func:`epsaudit.bounds.certifiable_cap`).
     cap : float
-        The largest value this test size can certify (:func:`epsaudit.bounds.certifiable_cap`).
-    n_dev_a, n_dev_b : int
-        Development rows that fitted the classifier and chose the threshold.
-    convergence_warnings : int
-        Fits that stopped at ``max_iter``.
+    n_dev_a, n_dev_b, convergence_warnings : int
+        Development rows that fitted the classifier and chose the threshold; fits that stopped at ``max_iter``.
 
     See Also
     --------
-    reserved_test_certificate, reserved_test_pairs : the certificates they come with.
-    certificate_with_bound : the same test's certificate by another bound.
+    reserved_test_certificate, reserved_test_pairs, certificate_with_bound : the certificates they come with.
     epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
@@ -132,68 +104,10 @@ FRESHNESS = {
 }
 
 
-def freshness_label(check_reuse: bool, ids_given: bool = False) -> str:
-    """What a certificate records as its freshness check (``settings["freshness"]``).
-
-    Parameters
-    ----------
-    check_reuse : bool
-        Whether the caller asked for a check.
-    ids_given : bool, default=False
-        Whether draw ids were given (then the ids are checked, not the values).
-
-    Returns
-    -------
-    str
-        One of :data:`FRESHNESS`.
-
-    See Also
-    --------
-    check_freshness : the check whose label this is.
-
-    Examples
-    --------
-    >>> freshness_label(True, ids_given=True)
-    'test draw ids checked against development draw ids (values not compared)'
-    """
-    return FRESHNESS["draw ids" if ids_given else "values" if check_reuse else "none"]
-
-
-def check_freshness(dev_a, dev_b, test_a, test_b, names: tuple = ("A", "B"), check_reuse: bool = True,
-                    ids: tuple | None = None) -> None:
-    """The freshness check of one pair's reserved test: by draw ids when given, else by values.
-
-    Parameters
-    ----------
-    dev_a, dev_b, test_a, test_b : numpy.ndarray
-        The pair's development and test rows.
-    names : tuple, default=("A", "B")
-        The identities, named in the message.
-    check_reuse : bool, default=True
-        Without ids: compare values (True) or skip the check (False).
-    ids : tuple of four arrays, default=None
-        Draw ids of ``dev_a, dev_b, test_a, test_b`` (validated: one per row).
-
-    Raises
-    ------
-    epsaudit.validation.ReusedRowsError
-        Test rows (or test draws) that repeat development rows (draws).
-
-    See Also
-    --------
-    freshness_label : what a certificate records of this check.
-    epsaudit.validation.check_fresh : the check by values.
-    epsaudit.validation.check_fresh_ids : the check by draw ids.
-
-    Examples
-    --------
-    >>> x = np.zeros((2, 1))  # equal values: fresh draws or not, only their ids can tell
-    >>> check_freshness(x, x, x, x, ids=([1, 2], [3, 4], [5, 6], [7, 8]))
-    >>> check_freshness(x, x, x, x, ids=([1, 2], [3, 4], [5, 6], [7, 3]))  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    epsaudit.validation.ReusedRowsError: reserved test of pair ('A', 'B'): 1 of 4 test draw id(s) equal a development draw id: 1 of identity 'B'; first: test draw id 3 of 'B' (a development draw of 'B'). ...
-    """
+def _check_freshness(dev_a, dev_b, test_a, test_b, names: tuple = ("A", "B"), check_reuse: bool = True,
+                     ids: tuple | None = None) -> None:
+    """One pair's freshness check: by the draw ids ``ids`` (of ``dev_a, dev_b, test_a, test_b``) when given, else by
+    values unless ``check_reuse`` is False; raises :class:`epsaudit.validation.ReusedRowsError`."""
     context = f"reserved test of pair ({names[0]!r}, {names[1]!r})"
     if ids is not None:
         check_fresh_ids({names[0]: ids[0], names[1]: ids[1]}, {names[0]: ids[2], names[1]: ids[3]}, context=context)
@@ -209,23 +123,19 @@ def choose_threshold(scores_a: np.ndarray, scores_b: np.ndarray, alpha: float, d
     scores_a, scores_b : ndarray, shapes (n_A,), (n_B,)
         Development scores of the two identities.
     alpha, delta : float
-        Error level of the certificate and delta, used to evaluate the paper's split bound on
-        development counts (fast, and close in ordering to the joint bound; the choice affects
-        power only, never validity: the test rows are untouched).
+        Level of the certificate and delta of the paper's split bound, evaluated on development counts (fast, close in
+        ordering to the joint bound; the choice affects power only, never validity).
 
     Returns
     -------
     float
-        A midpoint between two consecutive distinct development scores (the score itself when
-        all scores coincide). Infinite scores are allowed: between the largest finite score and
-        ``+inf`` the threshold is the largest float, so "score > t" means "score is +inf" (and
-        between ``-inf`` and the smallest finite score it is minus the largest float).
+        A midpoint between consecutive distinct development scores (the score itself when all coincide); next to
+        ``+inf`` (``-inf``) the largest float (its negative), so "score > t" means "score is +inf".
 
     See Also
     --------
-    fixed_score : the score it thresholds.
-    reserved_test_certificate : the certificate that uses both on development rows.
-    epsaudit.audits.development_thresholds : several thresholds for a trade-off band.
+    fixed_score, reserved_test_certificate : the score it thresholds; the certificate.
+    epsaudit.audits.development_thresholds : a trade-off band's thresholds.
 
     Examples
     --------
@@ -274,14 +184,11 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
     Raises
     ------
     ValueError
-        A classifier without ``predict_proba``/``decision_function``; from ``score``: output of
-        the wrong shape or with NaN.
+        A classifier without ``predict_proba``/``decision_function``; from ``score``: output of the wrong shape or NaN.
 
     See Also
     --------
-    choose_threshold : the threshold chosen on its development scores.
-    reserved_test_certificate : the certificate that fixes its score with it.
-    epsaudit.audits.fit_sequential_test : the same fixed test for a sampler audit.
+    choose_threshold, reserved_test_certificate, epsaudit.audits.fit_sequential_test : its users.
 
     Examples
     --------
@@ -300,7 +207,7 @@ def fixed_score(dev_a: np.ndarray, dev_b: np.ndarray, classifier: Any = None,
 
 def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, alpha, delta,
              names=("A", "B"), check_reuse=True, ids=None, bound=DEFAULT_BOUND) -> dict:
-    check_freshness(dev_a, dev_b, test_a, test_b, names, check_reuse, ids)
+    _check_freshness(dev_a, dev_b, test_a, test_b, names, check_reuse, ids)
     score, warned = fixed_score(dev_a, dev_b, classifier, score_function)
     dev_sa = score(dev_a, f"development rows of {names[0]!r}")
     dev_sb = score(dev_b, f"development rows of {names[1]!r}")
@@ -321,7 +228,7 @@ def _certify_batched(items: Sequence[tuple], spec: LogisticSpec, name: str, alph
             out[i] = parts
             continue
         try:
-            check_freshness(*parts, names, check_reuse, ids)
+            _check_freshness(*parts, names, check_reuse, ids)
             designs.append((i, certificate_design(*parts)))
         except errors as exc:
             out[i] = PairFailure(reason=str(exc), error=type(exc).__name__)
@@ -359,7 +266,8 @@ def _certificate(out: dict | PairFailure, pair, n_test, classifier, score_functi
     fields = {"route": ROUTE, "kind": "certificate", "pair": pair, "n": n_test, "delta": delta, "confidence": confidence,
               "alpha_per_bound": bound_level(alpha, bound), "correction": correction_label(m, bound), "bound": bound,
               "settings": {"test": test_name, "threshold_rule": "max bound on development scores", "seed": seed,
-                           "n_certificates": m, "freshness": freshness_label(check_reuse, ids_given)}}
+                           "n_certificates": m,
+                           "freshness": FRESHNESS["draw ids" if ids_given else "values" if check_reuse else "none"]}}
     if isinstance(out, PairFailure):
         return not_computed(out, **fields)
     stats = dict(out)
@@ -412,75 +320,57 @@ def reserved_test_certificate(
     Parameters
     ----------
     dev_a, dev_b : array_like, shapes (n_A_dev, d), (n_B_dev, d)
-        Development rows: used to fit the classifier and choose the threshold.
+        Development rows: fit the classifier and choose the threshold.
     test_a, test_b : array_like, shapes (n1, d), (n0, d)
-        Untouched test rows: used only to count errors at the fixed threshold.
+        Untouched test rows: only count errors at the fixed threshold.
     classifier : scikit-learn estimator, default=None
-        Learned test (default logistic regression). Ignored when ``score_function`` is given.
+        Learned test (default logistic regression); ignored with ``score_function``.
     score_function : callable, default=None
-        A fixed score ``(n, d) -> (n,)``, higher meaning "more A" (e.g. the exact likelihood
-        ratio of a synthetic mechanism); then nothing is learned. Its output must have shape
-        ``(n,)`` and no NaN; ``+inf``/``-inf`` are allowed.
+        A fixed score ``(n, d) -> (n,)``, higher meaning "more A" (e.g. a mechanism's exact likelihood ratio): one
+        number per row, no NaN, ``+/-inf`` allowed.
     n_certificates : int, default=1
         How many certificates are reported together (the Bonferroni family size ``m``).
     confidence : float, default=0.95
-        Family-wise confidence; each certificate is at error level
-        ``(1 - confidence) / m``.
+        Family-wise confidence; each certificate is at error level ``(1 - confidence) / m``.
     delta : float, default=1e-5
         The delta of (epsilon, delta)-DP.
     pair : tuple, default=None
     check_reuse : bool, default=True
-        Compare every test row with every development row, bit for bit and after
-        L2-normalisation, and refuse copies (default). Set False only when values repeat by
-        design (a discrete mechanism) or rows that differ only in scale are different outputs,
-        the test rows are fresh draws and no draw ids are at hand; the certificate's settings
-        record it.
+        Refuse test rows that copy development rows (bit for bit or after L2-normalisation). False only when values
+        repeat by design or rows differing only in scale are different outputs, the test rows are fresh draws and no
+        draw ids are at hand; the settings record it.
     dev_ids, test_ids : pair of array_like, default=None
-        Draw ids of the rows: ``dev_ids = (ids of dev_a, ids of dev_b)``, ``test_ids = (ids of
-        test_a, ids of test_b)``, one hashable id per row (give both or neither). Then the
-        freshness check compares draws, not values: a test draw id equal to a development draw
-        id (of either identity), or a test draw id used twice, is refused
-        (:func:`epsaudit.validation.check_fresh_ids`); equal *values* are allowed (outputs that
-        repeat by design). Not with ``check_reuse=False``.
+        Draw ids, ``(ids of dev_a, ids of dev_b)`` and ``(ids of test_a, ids of test_b)``, one per row (both or neither;
+        not with ``check_reuse=False``): a test draw id equal to a development one or used twice is refused
+        (:func:`epsaudit.validation.check_fresh_ids`); equal values are allowed.
     solver : {"auto", "batched", "sklearn"}, default=None
-        How a logistic-regression classifier is fitted (:func:`epsaudit.audits._batched_logistic.resolve_solver`;
-        None: :func:`epsaudit.audits._batched_logistic.current_solver`); the numbers are the same.
+        How a logistic regression is fitted (:func:`epsaudit.audits._batched_logistic.resolve_solver`; None:
+        :func:`epsaudit.audits._batched_logistic.current_solver`); the numbers are the same.
     bound : {"joint", "clopper-pearson"}, default="joint"
-        The certificate: the exact joint test of both error rates (default,
-        :func:`epsaudit.bounds.joint_epsilon`) or the paper's two one-sided Clopper-Pearson bounds
-        (*Picture the Epsilon*, Section IV-C). Recorded as ``result.bound``.
+        The exact joint test (:func:`epsaudit.bounds.joint_epsilon`) or the paper's two one-sided Clopper-Pearson
+        bounds (*Picture the Epsilon*, Section IV-C). Recorded as ``result.bound``.
 
     Returns
     -------
     EpsilonResult
-        ``kind="certificate"`` with ``n = (n1, n0)``; ``settings["freshness"]`` says which check
-        ran (:data:`FRESHNESS`); ``statistics`` a
-        :class:`CertificateStatistics` (``threshold``, ``tp``, ``fp``, ``tpr_lower``,
-        ``fpr_upper``, ``test_auc``, ``censored`` (zero test errors), ``cap`` (the largest value
-        this test size can certify), ``n_dev_a``, ``n_dev_b``, ``convergence_warnings``).
+        ``kind="certificate"``, ``n = (n1, n0)``, ``settings["freshness"]`` (:data:`FRESHNESS`), ``statistics`` a
+        :class:`CertificateStatistics`.
 
     Raises
     ------
     ValueError
-        Bad samples (fewer than 2 rows per class, NaN/inf, mismatched dimensions), a bad
-        classifier, ``confidence``/``delta`` out of range, ``n_certificates < 1``, a
-        ``score_function`` whose output is not one number per row or holds NaN; draw ids not
-        one per row, missing, given for one part only or with ``check_reuse=False``.
+        Bad samples (fewer than 2 rows per class, NaN/inf, mismatched dimensions), a bad classifier,
+        ``confidence``/``delta`` out of range, ``n_certificates < 1``, a ``score_function`` output not one number per
+        row or with NaN; draw ids not one per row, missing, given for one part only or with ``check_reuse=False``.
     epsaudit.validation.ReusedRowsError
-        (a ``ValueError``) Test rows that repeat development rows, or with ids test draws that
-        are development draws (counted and located).
+        (a ``ValueError``) Test rows that repeat development rows, or with ids test draws that are development draws.
 
     See Also
     --------
-    reserved_test_pairs : the same certificate for many pairs with a Bonferroni family.
-    epsaudit.audits.worst_pair_certificate : the largest of several reserved-test certificates, a bound on the
-        worst pair.
-    certificate_with_bound : the same test's certificate by another bound.
-    epsaudit.audits.tradeoff_certificate : several thresholds, a certified trade-off curve.
-    epsaudit.audits.mmd_certificate : a certified lower bound through the MMD.
-    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
-    epsaudit.audits.roc_oof_epsilon : the out-of-fold estimate on one sample.
-    epsaudit.bounds.joint_epsilon : the bound it uses by default.
+    reserved_test_pairs, certificate_with_bound : many pairs in a Bonferroni family; the same test by another bound.
+    epsaudit.audits.worst_pair_certificate, epsaudit.audits.tradeoff_certificate : the worst pair; a trade-off curve.
+    epsaudit.audits.mmd_certificate, epsaudit.audits.certify_sampler : the MMD and anytime-valid certificates.
+    epsaudit.audits.roc_oof_epsilon, epsaudit.bounds.joint_epsilon : the out-of-fold estimate; the default bound.
 
     Examples
     --------
@@ -489,15 +379,7 @@ def reserved_test_certificate(
     >>> cert = reserved_test_certificate(a[:30], b[:30], a[30:], b[30:])
     >>> round(cert.value, 3), cert.statistics.censored, round(cert.statistics.cap, 3), cert.bound
     (2.972, True, 2.972, 'joint')
-
-    The paper's split Clopper-Pearson bound on the same rows, zero errors in 30 + 30 test rows:
-
-    >>> round(reserved_test_certificate(a[:30], b[:30], a[30:], b[30:], bound="clopper-pearson").value, 3)
-    2.034
-
-    One-hot outputs repeat by design; their draw ids tell fresh test draws from reused ones:
-
-    >>> hot = lambda i, n: np.eye(3)[np.full(n, i)]
+    >>> hot = lambda i, n: np.eye(3)[np.full(n, i)]  # one-hot outputs repeat by design: draw ids tell fresh ones
     >>> cert = reserved_test_certificate(hot(0, 20), hot(1, 20), hot(0, 20), hot(1, 20), delta=0.0,
     ...                                  dev_ids=(range(0, 20), range(20, 40)), test_ids=(range(40, 60), range(60, 80)))
     >>> round(cert.value, 3), cert.settings["freshness"]
@@ -547,69 +429,52 @@ def reserved_test_pairs(
     Parameters
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
-        Development rows (or all rows, split with ``test_size`` when ``test_groups`` is None).
+        Development rows, or all rows when ``test_groups`` is None (each identity split once,
+        :func:`epsaudit.protocol.split_identities`).
     pairs : sequence of (identity, identity)
     test_groups : mapping, default=None
         Separate untouched test rows per identity (synthetic mechanisms draw fresh ones).
     test_size : float, default=0.3
-        Fraction of each identity's rows reserved for testing when ``test_groups`` is None: each
-        identity is split once (:func:`epsaudit.protocol.split_identities`).
+        Fraction of each identity's rows reserved for testing when ``test_groups`` is None.
     classifier : estimator, default=None
     score_functions : callable ``(A, B) -> score function``, default=None
         Fixed tests, e.g. ``mechanism.exact_score`` (then nothing is learned).
     n_certificates : int, default=None
-        Bonferroni family size; defaults to ``len(pairs)`` (every certificate of this call is
-        reported together).
+        Bonferroni family size ``m``; defaults to ``len(pairs)``.
     confidence : float, default=0.95
-        As in :func:`reserved_test_certificate`.
     delta : float, default=1e-5
-        As in :func:`reserved_test_certificate`.
+        These, ``check_reuse`` and ``solver``: as in :func:`reserved_test_certificate`.
     seed : int, default=0
         Seed of the development/test splits.
     n_jobs : int, default=None
         joblib workers; results do not depend on it.
     progress : bool, default=False
     check_reuse : bool, default=True
-        As in :func:`reserved_test_certificate`.
-    dev_ids : mapping identity -> array_like, default=None
-        Draw ids of the rows of ``groups`` (one per row, for every identity in ``pairs``). Without
-        ``test_groups`` they are split with the rows (the same permutation), so each part keeps
-        its ids; with ``test_groups`` give ``test_ids`` too. Then the freshness check compares
-        draws, not values (as in :func:`reserved_test_certificate`).
-    test_ids : mapping identity -> array_like, default=None
-        Draw ids of the rows of ``test_groups``.
+    dev_ids, test_ids : mapping identity -> array_like, default=None
+        Draw ids of the rows of ``groups`` and ``test_groups``, one per row; without ``test_groups``, ``dev_ids``
+        alone, split with the rows.
     solver : {"auto", "batched", "sklearn"}, default=None
-        As in :func:`reserved_test_certificate`: the default classifier of all pairs is fitted
-        in batches unless ``"sklearn"``.
     bound : {"joint", "clopper-pearson"}, default="joint"
-        As in :func:`reserved_test_certificate`: one joint test per pair at ``(1 - confidence) / m``
-        (default), or the paper's two one-sided bounds per pair at ``(1 - confidence) / (2 m)``.
+        One joint test per pair at ``(1 - confidence) / m``, or two one-sided bounds at ``(1 - confidence) / (2 m)``.
 
     Returns
     -------
     list of EpsilonResult
-        One certificate per pair. A pair that cannot be certified (its test rows repeat
-        development rows, or its test draws are development draws, a split leaves a part too
-        small, the score function returns NaN, ...) is *not computed*, with the reason; it stays
-        in the Bonferroni family.
+        One per pair; a pair that cannot be certified (reused rows or draws, a split part too small, a NaN score, ...)
+        is *not computed*, with the reason, and stays in the Bonferroni family.
 
     Raises
     ------
     ValueError
-        Invalid ``groups``/``pairs``/``test_groups``, ``n_certificates`` below the number of
-        pairs, ``confidence``/``delta`` out of range, a bad classifier, or draw ids that are
-        missing for an identity, not one per row, given without their counterpart
-        (``test_ids`` without ``test_groups``, ...) or with ``check_reuse=False``.
+        Invalid ``groups``/``pairs``/``test_groups``, ``n_certificates`` below the number of pairs,
+        ``confidence``/``delta`` out of range, a bad classifier, or draw ids missing for an identity, not one per row,
+        given without their counterpart (``test_ids`` without ``test_groups``, ...) or with ``check_reuse=False``.
 
     See Also
     --------
-    reserved_test_certificate : the same certificate for one pair.
-    epsaudit.audits.worst_pair_certificate : the largest of several reserved-test certificates, a bound on the
-        worst pair.
-    epsaudit.audits.tradeoff_certificate_pairs, epsaudit.audits.mmd_certificate_pairs : the other certificates
-        for many pairs.
-    epsaudit.audits.roc_oof_pairs : the out-of-fold estimate for many pairs.
-    epsaudit.condition.audit_condition : the audit of one table that runs it.
+    reserved_test_certificate, epsaudit.audits.worst_pair_certificate : one pair; a bound on the worst pair.
+    epsaudit.audits.tradeoff_certificate_pairs, epsaudit.audits.mmd_certificate_pairs : the other certificates.
+    epsaudit.audits.roc_oof_pairs, epsaudit.condition.audit_condition : the estimate; the table audit that runs it.
 
     Examples
     --------
@@ -618,9 +483,6 @@ def reserved_test_pairs(
     >>> certs = reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0)
     >>> [round(c.value, 3) for c in certs], certs[0].n, certs[0].correction
     ([1.795, 0.0], (12, 12), 'bonferroni: 1 joint test x 2 certificate(s)')
-    >>> ids = {k: [f"{k}{i}" for i in range(40)] for k in groups}  # split with the rows
-    >>> [round(c.value, 3) for c in reserved_test_pairs(groups, [("A", "B"), ("A", "C")], seed=0, dev_ids=ids)]
-    [1.795, 0.0]
     """
     groups = as_groups(groups)
     pairs = as_pairs(pairs, groups)
@@ -654,46 +516,38 @@ def reserved_test_pairs(
 
 
 def certificate_with_bound(result: EpsilonResult, bound: str) -> EpsilonResult:
-    """The same reserved test's certificate by another bound: same threshold and test counts, other bound.
+    """The same reserved test's certificate by another bound: same threshold and test counts, no refit.
 
-    The threshold is chosen on development rows the same way for both bounds, so one fit gives
-    both certificates (e.g. the joint certificate and the paper's split Clopper-Pearson bound,
-    *Picture the Epsilon*, Section IV-C, side by side) without fitting again.
+    The threshold is chosen the same way for both bounds, so one fit gives e.g. the joint certificate and the paper's
+    split Clopper-Pearson bound (*Picture the Epsilon*, Section IV-C) side by side.
 
     Parameters
     ----------
     result : EpsilonResult
-        A certificate of :func:`~epsaudit.audits.reserved_test_certificate` or
-        :func:`~epsaudit.audits.reserved_test_pairs`
-        (route ``"roc_reserved"``), computed or not.
+        A certificate of :func:`reserved_test_certificate` or :func:`reserved_test_pairs`, computed or not.
     bound : {"joint", "clopper-pearson"}
 
     Returns
     -------
     EpsilonResult
-        ``value``, ``bound``, ``alpha_per_bound``, ``correction`` and the statistics' ``cap`` of
-        ``bound``, at the same family size and confidence; a pair that was not computed stays so.
+        ``value``, ``bound``, ``alpha_per_bound``, ``correction`` and the statistics' ``cap`` of ``bound``, at the
+        same family size and confidence; a pair that was not computed stays so.
 
     Raises
     ------
     ValueError
-        If ``result`` is not a reserved-test certificate, or ``bound`` is not one of
-        :data:`epsaudit.bounds.BOUNDS`.
+        If ``result`` is not a reserved-test certificate, or ``bound`` is not one of :data:`epsaudit.bounds.BOUNDS`.
 
     See Also
     --------
-    reserved_test_certificate, reserved_test_pairs : the certificates it re-bounds.
-    epsaudit.bounds.joint_epsilon : the default (joint) bound.
-    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
+    reserved_test_certificate, epsaudit.bounds.clopper_pearson_epsilon : the certificate it re-bounds; the split bound.
 
     Examples
     --------
-    >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> a, b = rng.normal(3, 1, (60, 2)), rng.normal(-3, 1, (60, 2))
-    >>> from epsaudit.audits import reserved_test_certificate
     >>> joint = reserved_test_certificate(a[:30], b[:30], a[30:], b[30:])
-    >>> split = certificate_with_bound(joint, "clopper-pearson")
+    >>> split = certificate_with_bound(joint, "clopper-pearson")  # zero errors in 30 + 30 test rows
     >>> round(joint.value, 3), round(split.value, 3), split.bound
     (2.972, 2.034, 'clopper-pearson')
     """

@@ -1,67 +1,25 @@
 """Trade-off certificate: a simultaneous confidence band on the whole trade-off curve of a pair.
 
-The reserved-test certificate of *Picture the Epsilon* (Section IV-C; Tables 3 and 7) certifies one
-(epsilon, delta) point from one threshold. This route certifies the privacy *profile*: an upper
-envelope of the pair's trade-off curve (f-DP; Dong, Roth & Su 2022, "Gaussian differential
-privacy", J. R. Stat. Soc. B 84(1)), and from it a lower bound on epsilon at every delta, a lower
-bound on the Gaussian-DP parameter mu and the best single-point epsilon. A *certificate*.
-
-Sampling model. A score function is fixed on development rows (a classifier fitted on them, or a
-given score such as a mechanism's exact likelihood ratio). The test rows are independent of the
-development rows, and within each identity iid draws of that identity's output distribution
-(``n_A`` of A, ``n_B`` of B). The test "identity A when score > t" has the false-positive rate
-``FPR(t) = P_B(score > t)`` and the false-negative rate ``FNR(t) = P_A(score <= t)``.
-
-Certified statement. With probability at least ``confidence`` (over the test rows, for the fixed
-score), for every threshold ``t`` of the family at once, ``FPR(t) <= FPR_hi(t)`` and
-``FNR(t) <= FNR_hi(t)``. Because the trade-off function ``T(a) = inf {FNR : FPR <= a}`` is
-non-increasing, every certified point ``(FPR_hi, FNR_hi)`` then lies on or above ``T``, and so does
-their lower convex hull (randomised tests mix thresholds): the identities are *at least* this
-distinguishable. Any (epsilon, delta)-DP pair has ``T(a) >= max(0, 1 - delta - e^eps a,
-e^-eps (1 - delta - a))`` and any mu-GDP pair ``T(a) >= Phi(Phi^-1(1 - a) - mu)``; a certified
-point below either curve rules that guarantee out, giving
+The reserved test of *Picture the Epsilon* (Section IV-C; Tables 3 and 7) certifies one (epsilon, delta) point from one
+threshold; this route certifies an upper envelope of the pair's trade-off curve (f-DP; Dong, Roth & Su 2022, "Gaussian
+differential privacy", J. R. Stat. Soc. B 84(1)) and from it lower bounds on epsilon at every delta and on the
+Gaussian-DP mu. A *certificate*. A score is fixed on development rows; on independent test rows, iid within each
+identity (``n_A`` of A, ``n_B`` of B), the test "A when score > t" has ``FPR(t) = P_B(score > t)`` and
+``FNR(t) = P_A(score <= t)``. With probability at least ``confidence``, ``FPR(t) <= FPR_hi(t)`` and
+``FNR(t) <= FNR_hi(t)`` for every threshold of the family at once, so the certified points and their lower convex hull
+lie on or above the trade-off curve, and
 
     eps_LB(delta) = max_t max(0, log((1 - delta - FNR_hi) / FPR_hi), log((1 - delta - FPR_hi) / FNR_hi)),
     mu_LB         = max_t max(0, Phi^-1(1 - FPR_hi) - Phi^-1(FNR_hi)).
 
-Both curves are convex and the envelope is piecewise linear, so the maxima over the hull are
-attained at certified points (checking the points suffices). Only *upper* confidence limits of the
-two error rates enter, and both bounds decrease in each of them.
-
-Two simultaneous constructions (``method``):
-
-``"bonferroni"`` (default)
-    ``k`` thresholds fixed on development scores (:func:`development_thresholds`: the threshold
-    the single-threshold reserved test would choose, plus pooled development-score quantiles);
-    one-sided Clopper-Pearson upper limits on ``FPR`` and ``FNR`` at each, every one at
-    ``(1 - confidence) / (2 k m)`` for ``m`` certificates reported together.
-``"dkw"``
-    Every threshold at once: the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant per
-    identity, ``FPR_hi(t) = FPR_n(t) + e_B``, ``FNR_hi(t) = FNR_n(t) + e_A`` with
-    ``e = sqrt(log(2 / a) / (2 n))`` and ``a = (1 - confidence) / (2 m)`` per identity. The band
-    holds over all real ``t``, so its points are read off at every distinct test score. Its margin
-    is the same at every error rate, so it is far weaker in the tails, where epsilon lives: at
-    ``n = 30`` per identity and 95% the margin is 0.27, so no point can certify more than
-    ``log(0.73 / 0.27) = 0.99`` at delta = 1e-5, against 1.69 for four Clopper-Pearson thresholds
-    and 2.03 for the single threshold (zero test errors; 1.75, 2.96 and 3.28 at ``n = 100``).
-
-Relation to the single-threshold certificate. With ``n_thresholds=1`` the Bonferroni band is the
-paper's split reserved-test certificate of :func:`epsaudit.audits.roc_reserved.reserved_test_certificate`
-(same classifier, threshold and level; ``bound="clopper-pearson"``); ``single_threshold_epsilon``
-is that reserved test with the library's default bound, the exact joint test. With ``k`` thresholds the family always contains that
-threshold, so ``best_epsilon >= single_threshold_epsilon - correction_cost``, where the cost is the
-loss from evaluating the same counts at level ``a / k`` instead of ``a`` (and, against the joint
-single-threshold certificate, from the split bounds); both numbers are reported.
-
-Joint regions. The band needs upper limits of both rates at every threshold, so it keeps its split
-one-sided bounds; its best *point* does not: ``joint_best_epsilon`` spends the same per-threshold
-level on one exact joint test per threshold (:func:`epsaudit.bounds.joint_epsilon`) and is at least
-``best_epsilon`` at every outcome (the split point bound is the joint test's ordering statistic).
-
-Layout: the band (pure functions over scores and rates, vectorised over leading axes so that one call
-computes many simulated bands; the DKW band with Massart's constant: Massart 1990, Ann. Probab.
-18(3)), the result :class:`TradeoffCertificate` with its tables (:func:`curves_frame`,
-:func:`summary_frame`), then the certificates of one pair and of many.
+``method="bonferroni"`` (default): ``k`` thresholds fixed on development scores (:func:`development_thresholds`),
+one-sided Clopper-Pearson upper limits each at ``(1 - confidence) / (2 k m)`` for ``m`` certificates; with
+``n_thresholds=1`` this is exactly the paper's split reserved-test certificate. ``method="dkw"``: every threshold at
+once, the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant (Massart 1990, Ann. Probab. 18(3)),
+``e = sqrt(log(2 / a) / (2 n))`` per identity at ``a = (1 - confidence) / (2 m)``, far weaker in the tails.
+``single_threshold_epsilon`` is the reserved test (default joint bound) on the same scores; ``joint_best_epsilon``
+spends each threshold's level on one exact joint test. Definitions, derivation and numbers: the book's methods
+chapter, section 'Trade-off certificate (f-DP, Gaussian DP) — a certificate'.
 """
 
 from __future__ import annotations
@@ -80,14 +38,14 @@ from ..results import EpsilonResult, RouteStatistics
 from .scorers import check_classifier, classifier_name
 from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
-from .roc_reserved import choose_threshold, fixed_score
+from .roc_reserved import FRESHNESS, choose_threshold, fixed_score
 from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
     import pandas as pd
 
 __all__ = ["DEFAULT_DELTAS", "DEFAULT_THRESHOLDS", "DEVELOPMENT_FIELDS", "METHODS", "ROUTE", "SUMMARY_FRAME_COLUMNS",
-           "TradeoffCertificate", "TradeoffStatistics", "correction_label", "curve_columns", "curves_frame",
+           "TradeoffCertificate", "TradeoffStatistics", "curve_columns", "curves_frame",
            "development_thresholds", "epsilon_curve", "mu_lower_bound", "summary_frame", "tradeoff_band",
            "tradeoff_certificate", "tradeoff_certificate_pairs"]
 ScoreFunction = Callable[[np.ndarray], np.ndarray]
@@ -102,22 +60,14 @@ DEFAULT_DELTAS: tuple[float, ...] = (0.0, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
 DEVELOPMENT_FIELDS: tuple[str, ...] = ("test_auc", "n_dev_a", "n_dev_b", "convergence_warnings")
 
 
-# ---------------------------------------------------------------------------------------------
-# The band: thresholds fixed on development scores, simultaneous limits, what they certify
-# ---------------------------------------------------------------------------------------------
-
-
 def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAULT_THRESHOLDS, *,
                            alpha: float = 0.025, delta: float = 1e-5) -> np.ndarray:
     """The Bonferroni band's thresholds, chosen on development scores only.
 
-    The threshold of the single-threshold reserved test (:func:`choose_threshold` at level
-    ``alpha`` and ``delta``: the best epsilon bound on the development counts) plus
-    ``k - 1`` thresholds (``k = n_thresholds``) at the pooled development-score quantiles ``j / k``,
-    ``j = 1 .. k - 1``, each snapped to the nearest midpoint between consecutive distinct
-    development scores. Duplicates are dropped, so fewer than ``n_thresholds`` may come back
-    (e.g. for scores with three distinct values); the multiplicity correction then uses the
-    number returned, which depends on development data only.
+    The single-threshold reserved test's threshold (:func:`epsaudit.audits.choose_threshold` at ``alpha``, ``delta``)
+    plus the pooled development-score quantiles ``j / k`` (``k = n_thresholds``, ``j = 1 .. k - 1``), each snapped to
+    the nearest midpoint between consecutive distinct scores. Duplicates are dropped, so fewer may come back; the
+    correction then uses the number returned (a function of development data only).
 
     Parameters
     ----------
@@ -125,8 +75,7 @@ def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAU
         Development scores, higher meaning "more A".
     n_thresholds : int, >= 1, default=4
     alpha : float in (0, 1), default=0.025
-        Level of the single-threshold reserved test whose threshold is included (its
-        ``(1 - confidence) / (2 m)``).
+        Level of the single-threshold reserved test whose threshold is included.
     delta : float in [0, 1), default=1e-5
 
     Returns
@@ -137,14 +86,12 @@ def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAU
     Raises
     ------
     ValueError
-        If ``n_thresholds < 1``, the scores are not 1-D arrays with >= 1 entry each or hold NaN
-        (``+inf``/``-inf`` are allowed, as for the reserved test), or ``alpha``/``delta`` are out
-        of range.
+        If ``n_thresholds < 1``, the scores are not non-empty 1-D arrays or hold NaN (``+/-inf`` allowed), or
+        ``alpha``/``delta`` are out of range.
 
     See Also
     --------
-    tradeoff_band : the band at these thresholds on test scores.
-    tradeoff_certificate : the certificate that chooses them.
+    tradeoff_band, tradeoff_certificate : the band at these thresholds; the certificate that chooses them.
     epsaudit.audits.choose_threshold : the single threshold of a reserved test.
 
     Examples
@@ -174,41 +121,36 @@ def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAU
 
 def tradeoff_band(test_scores_a, test_scores_b, *, alpha: float, method: str = "bonferroni",
                   thresholds=None) -> dict[str, np.ndarray]:
-    """Simultaneous upper confidence limits on FPR and FNR at a family of thresholds.
-
-    Vectorised over leading axes, so one call computes many simulated bands.
+    """Simultaneous upper confidence limits on FPR and FNR at a family of thresholds (vectorised over leading axes).
 
     Parameters
     ----------
     test_scores_a, test_scores_b : array_like, shapes (..., n_A), (..., n_B)
         Scores of the test rows of each identity (same leading shape); ``+inf``/``-inf`` allowed.
     alpha : float in (0, 1), or array_like of the leading shape (one level per band)
-        ``"bonferroni"``: level of *each* one-sided Clopper-Pearson bound (the caller divides by
-        ``2 k m``). ``"dkw"``: failure probability of *each* identity's two-sided band.
+        ``"bonferroni"``: level of *each* one-sided Clopper-Pearson bound (the caller divides by ``2 k m``).
+        ``"dkw"``: failure probability of *each* identity's two-sided band.
     method : {"bonferroni", "dkw"}, default="bonferroni"
     thresholds : array_like, shape (k,) or (..., k), default=None
-        Thresholds fixed before the test rows were seen (no NaN). Required for ``"bonferroni"``;
-        for ``"dkw"`` they are added to the thresholds at every distinct test score.
+        Thresholds fixed before the test rows were seen (no NaN). Required for ``"bonferroni"``; for ``"dkw"``
+        added to the thresholds at every distinct test score.
 
     Returns
     -------
     dict of numpy.ndarray, each of shape (..., K)
-        ``thresholds``; ``fp`` (B rows scored > t) and ``fn`` (A rows scored <= t) as counts;
-        ``fpr_upper`` and ``fnr_upper``; ``valid`` (False for positions inside a run of tied
-        test scores, which are not thresholds of any test: their limits are set to 1). For
-        ``"dkw"``, ``K = n_A + n_B + 1 + k``: ``-inf`` (every finite score is "A"), then every
-        pooled test score in increasing order, then the given thresholds.
+        ``thresholds``; counts ``fp`` (B rows scored > t) and ``fn`` (A rows scored <= t); ``fpr_upper``,
+        ``fnr_upper``; ``valid`` (False inside a run of tied test scores, not a threshold of any test: limits 1).
+        For ``"dkw"``, ``K = n_A + n_B + 1 + k``: ``-inf``, every pooled test score ascending, the given thresholds.
 
     Raises
     ------
     ValueError
-        Unknown ``method``, missing thresholds for ``"bonferroni"``, NaN scores or thresholds,
-        mismatched leading shapes, or ``alpha`` out of range.
+        Unknown ``method``, missing thresholds for ``"bonferroni"``, NaN scores or thresholds, mismatched leading
+        shapes, or ``alpha`` out of range.
 
     See Also
     --------
-    development_thresholds : the thresholds, chosen on development scores.
-    epsilon_curve, mu_lower_bound : what the band certifies.
+    development_thresholds, epsilon_curve, mu_lower_bound : its thresholds; what it certifies.
     epsaudit.bounds.clopper_pearson_upper, epsaudit.bounds.dkw_margin : the limits of the two methods.
 
     Examples
@@ -306,8 +248,7 @@ def epsilon_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
     Returns
     -------
     numpy.ndarray, shape (..., J)
-        ``max`` over the ``K`` points of :func:`epsaudit.bounds.tradeoff_epsilon`; >= 0,
-        non-increasing in delta.
+        ``max`` over the ``K`` points of :func:`epsaudit.bounds.tradeoff_epsilon`; >= 0, non-increasing in delta.
 
     Raises
     ------
@@ -316,9 +257,7 @@ def epsilon_curve(fpr_upper, fnr_upper, deltas) -> np.ndarray:
 
     See Also
     --------
-    mu_lower_bound : the Gaussian-DP parameter from the same band.
-    tradeoff_band : the band it reads.
-    curve_columns : the curve as table columns.
+    mu_lower_bound, tradeoff_band, curve_columns : mu from the same band; the band; the curve as table columns.
     epsaudit.bounds.tradeoff_epsilon : the epsilon of each point.
 
     Examples
@@ -346,8 +285,7 @@ def mu_lower_bound(fpr_upper, fnr_upper) -> np.ndarray:
 
     See Also
     --------
-    epsilon_curve : epsilon at each delta from the same band.
-    tradeoff_band : the band it reads.
+    epsilon_curve, tradeoff_band : epsilon at each delta from the same band; the band.
     epsaudit.bounds.tradeoff_mu : the mu of each point.
 
     Examples
@@ -390,11 +328,6 @@ def _check_scores(scores, name: str) -> np.ndarray:
     return arr
 
 
-# ---------------------------------------------------------------------------------------------
-# Result type
-# ---------------------------------------------------------------------------------------------
-
-
 def curve_columns(deltas: Sequence[float], epsilons: Sequence[float]) -> dict[str, float]:
     """An epsilon curve as table columns ``epsilon_at_delta_<delta>`` (``<delta>`` written with ``%g``).
 
@@ -408,8 +341,7 @@ def curve_columns(deltas: Sequence[float], epsilons: Sequence[float]) -> dict[st
 
     See Also
     --------
-    epsilon_curve : the curve it writes as columns.
-    curves_frame : the curves of many certificates, one row per point.
+    epsilon_curve, curves_frame : the curve it writes as columns; many certificates' points as rows.
 
     Examples
     --------
@@ -432,8 +364,8 @@ class TradeoffStatistics(RouteStatistics):
     n_points : int
         Certified points of the band.
     single_threshold, single_threshold_epsilon, same_threshold_epsilon, correction_cost : float
-        The single-threshold reserved test on the same scores: its threshold and certificate, this
-        band's bound at that threshold, and the difference.
+        The single-threshold reserved test on the same scores: its threshold and certificate, this band's bound at
+        that threshold, and the difference.
     deltas, epsilon_at_delta : tuple of float
         The certified epsilon curve; :meth:`record` writes it as ``epsilon_at_delta_<delta>``.
     test_auc, n_dev_a, n_dev_b, convergence_warnings : float or int, optional
@@ -441,8 +373,7 @@ class TradeoffStatistics(RouteStatistics):
 
     See Also
     --------
-    TradeoffCertificate : the certificate whose result carries them.
-    tradeoff_certificate, tradeoff_certificate_pairs : compute them.
+    TradeoffCertificate, tradeoff_certificate, tradeoff_certificate_pairs : its certificate; they compute it.
     epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
@@ -471,17 +402,7 @@ class TradeoffStatistics(RouteStatistics):
     convergence_warnings: int | None = None
 
     def record(self) -> dict[str, Any]:
-        """The statistics as columns: the point and comparison, the curve, then the development statistics.
-
-        Returns
-        -------
-        dict
-
-        Examples
-        --------
-        >>> TradeoffStatistics(1.0, 0.5, 0.1, 0.2, 3, 0.5, 1.0, 0.9, 0.1, (0.1,), (0.5,), n_dev_a=7).record()["n_dev_a"]
-        7
-        """
+        """The statistics as columns: the point and comparison, the curve, then the development statistics."""
         out = {k: v for k, v in super().record().items() if k not in ("deltas", "epsilon_at_delta")
                and k not in DEVELOPMENT_FIELDS}
         out.update(curve_columns(self.deltas, self.epsilon_at_delta))
@@ -515,8 +436,7 @@ class TradeoffCertificate:
     confidence : float
         Family-wise confidence of every certificate reported together.
     alpha_per_bound : float
-        Level of each one-sided Clopper-Pearson bound (Bonferroni) or failure probability of each
-        identity's DKW band.
+        Level of each one-sided Clopper-Pearson bound (Bonferroni) or failure probability of each identity's DKW band.
     correction : str
         The multiplicity correction in words.
     thresholds : numpy.ndarray, shape (K,)
@@ -525,59 +445,43 @@ class TradeoffCertificate:
         Test counts: B rows scored > t, A rows scored <= t.
     fpr_upper, fnr_upper : numpy.ndarray, shape (K,)
         Simultaneous upper confidence limits of the false-positive and false-negative rates.
-    deltas : numpy.ndarray, shape (J,)
-    epsilon_at_delta : numpy.ndarray, shape (J,)
+    deltas, epsilon_at_delta : numpy.ndarray, shape (J,)
         Certified lower bound on epsilon at each delta (natural-log units, >= 0).
     mu_lower : float
         Certified lower bound on the Gaussian-DP parameter mu.
-    delta : float
-        The delta of ``best_epsilon``.
-    best_epsilon : float
-        Certified lower bound on epsilon at ``delta`` (the best point).
-    best_threshold : float
-        Threshold of the point that attains ``best_epsilon``.
-    single_threshold : float
-        The threshold the single-threshold reserved test chooses on the same development scores.
-    single_threshold_epsilon : float
-        That reserved-test certificate on the same test rows, at its own level (a comparison
-        number, *not* part of this family).
+    delta, best_epsilon, best_threshold : float
+        Certified lower bound on epsilon at ``delta`` (the best point) and that point's threshold.
+    single_threshold, single_threshold_epsilon : float
+        The single-threshold reserved test's threshold on the same development scores and its certificate on the same
+        test rows at its own level (a comparison number, *not* part of this family).
     same_threshold_epsilon : float
         This band's epsilon bound at ``single_threshold``.
     joint_best_epsilon : float
-        The best point by joint tests instead of the band's split bounds: the largest exact joint
-        certificate (:func:`epsaudit.bounds.joint_epsilon`) over the band's development-fixed
-        thresholds, each at the band's per-threshold level ``(1 - confidence) / (k m)`` (with
-        ``method="dkw"``, whose points are read at test scores, the single development threshold
-        at ``(1 - confidence) / m``). An alternative to ``best_epsilon`` from the same error
-        budget, not a second statement beside it. NaN only when not computed.
+        The best point by exact joint tests (:func:`epsaudit.bounds.joint_epsilon`) over the band's development-fixed
+        thresholds, each at ``(1 - confidence) / (k m)`` (``"dkw"``: the single threshold at
+        ``(1 - confidence) / m``): an alternative to ``best_epsilon`` from the same error budget, not a second
+        statement beside it. NaN only when not computed.
     settings, details : dict
-        Hyperparameters; development statistics (:data:`DEVELOPMENT_FIELDS`: ``test_auc``,
-        ``n_dev_a``, ``n_dev_b``, ``convergence_warnings``; ``error`` when not computed).
-    kind : str
-        Always ``"certificate"``.
-    route : str
-        ``"tradeoff_reserved"``.
+        Hyperparameters; development statistics (:data:`DEVELOPMENT_FIELDS`; ``error`` when not computed).
+    kind, route : str
+        ``"certificate"``; ``"tradeoff_reserved"``.
     not_computed : str or None
-        Why the pair could not be certified (many-pairs runs only); then the arrays are empty and
-        the numbers NaN, and the pair still counts in the family.
+        Why the pair could not be certified (many-pairs runs only); then the arrays are empty and the numbers NaN,
+        and the pair still counts in the family.
 
     Raises
     ------
     ValueError
-        If the curve arrays differ in length, a rate lies outside [0, 1], ``kind`` is not
-        ``"certificate"``, ``confidence`` is outside (0, 1) or ``method`` is unknown.
+        If the curve arrays differ in length, a rate lies outside [0, 1], ``kind`` is not ``"certificate"``,
+        ``confidence`` is outside (0, 1) or ``method`` is unknown.
 
     See Also
     --------
-    tradeoff_certificate, tradeoff_certificate_pairs : build it for one or many pairs.
-    TradeoffStatistics : the statistics of its result.
-    curves_frame, summary_frame : certificates as tables.
-    epsaudit.audits.MMDCertificate : the MMD route's certificate.
-    epsaudit.audits.WorstPairCertificate : the worst-pair route's certificate.
+    tradeoff_certificate, tradeoff_certificate_pairs, TradeoffStatistics : build it; its result's statistics.
+    epsaudit.audits.MMDCertificate, epsaudit.audits.WorstPairCertificate : the other certificates.
 
     Examples
     --------
-    >>> from epsaudit.audits.tradeoff import tradeoff_certificate
     >>> rng = np.random.default_rng(0)
     >>> rows = [rng.normal(c, 1.0, size=(200, 3)) for c in (3.0, 0.0, 3.0, 0.0)]
     >>> cert = tradeoff_certificate(*rows, pair=("A", "B"))
@@ -658,12 +562,8 @@ class TradeoffCertificate:
     # -- derived numbers -------------------------------------------------------------------
     @cached_property
     def joint_best_epsilon(self) -> float:
-        """The best point by joint tests (see the class attributes), computed when first asked for.
-
-        Bonferroni: ``max`` over the certified points of :func:`epsaudit.bounds.joint_epsilon` on
-        their test counts at ``2 * alpha_per_bound`` (one joint test in place of two one-sided
-        bounds); DKW: ``single_threshold_epsilon``; NaN when not computed.
-        """
+        """The best point by joint tests: Bonferroni, ``max`` over the points of :func:`epsaudit.bounds.joint_epsilon`
+        at ``2 * alpha_per_bound`` (one joint test for two one-sided bounds); DKW, ``single_threshold_epsilon``."""
         if not self.computed:
             return float("nan")
         if self.method != "bonferroni":
@@ -683,8 +583,7 @@ class TradeoffCertificate:
 
     @property
     def correction_cost(self) -> float:
-        """``single_threshold_epsilon - same_threshold_epsilon``: what the band's extra correction
-        costs at the single-threshold test's threshold (>= 0 for Bonferroni)."""
+        """``single_threshold_epsilon - same_threshold_epsilon`` (>= 0 for Bonferroni)."""
         return self.single_threshold_epsilon - self.same_threshold_epsilon
 
     def epsilon(self, delta) -> np.ndarray | float:
@@ -694,10 +593,7 @@ class TradeoffCertificate:
         return float(out[0]) if np.ndim(delta) == 0 else out
 
     def delta_lower(self, epsilon) -> np.ndarray | float:
-        """Certified lower bound on the privacy profile ``delta(epsilon)`` (scalar or array).
-
-        ``max`` over the points of :func:`epsaudit.bounds.tradeoff_delta`.
-        """
+        """Certified lower bound on the privacy profile ``delta(epsilon)`` (:func:`epsaudit.bounds.tradeoff_delta`)."""
         self._require_computed()
         eps = np.atleast_1d(np.asarray(epsilon, dtype=np.float64))
         out = np.max(tradeoff_delta(self.fpr_upper[:, None], self.fnr_upper[:, None], eps[None, :]), axis=0)
@@ -706,9 +602,8 @@ class TradeoffCertificate:
     def envelope(self, fpr) -> np.ndarray | float:
         """Certified upper envelope of the trade-off curve ``T(P_B, P_A)`` at false-positive rate ``fpr``.
 
-        The lower convex hull of the certified points and the trivial tests ``(0, 1)``, ``(1, 0)``
-        (mixtures of tests are tests), evaluated by linear interpolation. The true curve lies on
-        or below it with the certificate's confidence.
+        The lower convex hull of the certified points and the trivial tests ``(0, 1)``, ``(1, 0)``, interpolated
+        linearly; the true curve lies on or below it with the certificate's confidence.
 
         Raises
         ------
@@ -729,11 +624,8 @@ class TradeoffCertificate:
 
     # -- tables ----------------------------------------------------------------------------
     def frame(self) -> "pd.DataFrame":
-        """Tidy table of the certified points, one row per threshold (none if not computed).
-
-        Columns ``identity_a, identity_b, method, threshold, fp, fn, n_a, n_b, fpr_hat, fnr_hat,
-        fpr_upper, fnr_upper, epsilon`` (the point's bound at ``delta``) and ``mu`` (its bound on mu).
-        """
+        """The certified points, one row per threshold: ``identity_a, identity_b, method, threshold, fp, fn, n_a, n_b,
+        fpr_hat, fnr_hat, fpr_upper, fnr_upper, epsilon`` (the point's bound at ``delta``) and ``mu``."""
         import pandas as pd
 
         a, b = self.pair if self.pair is not None else (None, None)
@@ -755,25 +647,8 @@ class TradeoffCertificate:
         return pd.DataFrame({"identity_a": a, "identity_b": b, "delta": self.deltas, "epsilon": self.epsilon_at_delta})
 
     def to_result(self) -> EpsilonResult:
-        """The best single-point epsilon as an :class:`EpsilonResult` (``kind="certificate"``).
-
-        Its ``statistics`` is a :class:`TradeoffStatistics`: ``mu_lower``, the best point, the
-        comparison with the single-threshold certificate, the epsilon curve (columns
-        ``epsilon_at_delta_<delta>``) and the development statistics of ``details``. A
-        certificate that was not computed becomes a *not computed* result with the reason.
-
-        Returns
-        -------
-        EpsilonResult
-
-        Examples
-        --------
-        >>> cert = TradeoffCertificate.failed("too few rows", pair=("A", "B"), n=(1, 1), method="dkw",
-        ...                                   confidence=0.95, alpha_per_bound=0.025, correction="DKW band",
-        ...                                   delta=1e-5, deltas=[1e-5], details={"error": "ValueError"})
-        >>> r = cert.to_result()
-        >>> r.computed, r.details["error"]
-        (False, 'ValueError')
+        """The best single-point epsilon as an :class:`EpsilonResult` (``kind="certificate"``) with a
+        :class:`TradeoffStatistics`; a certificate not computed becomes a *not computed* result with the reason.
         """
         fields = dict(kind="certificate", route=self.route, n=self.n, pair=self.pair, delta=self.delta,
                       confidence=self.confidence, alpha_per_bound=self.alpha_per_bound, correction=self.correction,
@@ -811,9 +686,7 @@ def curves_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame":
 
     See Also
     --------
-    summary_frame : one row per certificate.
-    curve_columns : a curve as columns of one row.
-    epsaudit.results.results_frame : the results of any route as a table.
+    summary_frame, curve_columns : one row per certificate; a curve as columns of one row.
 
     Examples
     --------
@@ -846,16 +719,10 @@ def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame"
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`SUMMARY_FRAME_COLUMNS`: the pair and its test sizes, ``points`` (certified
-        points ``K``), ``mu_lower`` (certified Gaussian-DP mu), ``best_epsilon`` (the best
-        single-point epsilon at ``delta``), ``single_threshold_epsilon`` (the reserved-test
-        certificate on the same rows at its own level), ``correction_cost`` (what the band's
-        extra correction costs at the reserved test's threshold, >= 0 for Bonferroni),
-        ``gain = best_epsilon - single_threshold_epsilon`` (negative when the other thresholds do
-        not make up the cost), ``joint_best_epsilon`` (the best point by joint tests at the band's
-        per-threshold level) and ``joint_gain = joint_best_epsilon - single_threshold_epsilon``,
-        ``delta``, ``confidence``, ``alpha_per_bound`` and ``not_computed``
-        (the reason, or None; the numbers are then NaN).
+        Columns :data:`SUMMARY_FRAME_COLUMNS`: the pair, its test sizes, the :class:`TradeoffCertificate` numbers of
+        those names (``points``: ``n_points``; NaN when not computed, ``not_computed`` the reason),
+        ``gain = best_epsilon - single_threshold_epsilon`` (negative when the other thresholds do not make up the
+        ``correction_cost``) and ``joint_gain = joint_best_epsilon - single_threshold_epsilon``.
 
     Raises
     ------
@@ -864,12 +731,10 @@ def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame"
 
     See Also
     --------
-    curves_frame : one row per point of each certificate's curve.
-    epsaudit.results.results_frame : the results of any route as a table.
+    curves_frame, epsaudit.results.results_frame : one row per point; the results of any route as a table.
 
     Examples
     --------
-    >>> from epsaudit.audits.tradeoff import tradeoff_certificate
     >>> rng = np.random.default_rng(0)
     >>> rows = [rng.normal(c, 1.0, size=(200, 1)) for c in (3.0, 0.0, 3.0, 0.0)]
     >>> row = summary_frame([tradeoff_certificate(*rows, score_function=lambda x: x[:, 0])]).iloc[0]
@@ -895,36 +760,8 @@ def summary_frame(certificates: Sequence[TradeoffCertificate]) -> "pd.DataFrame"
     return pd.DataFrame(rows, columns=list(SUMMARY_FRAME_COLUMNS))
 
 
-# ---------------------------------------------------------------------------------------------
-# Certificates
-# ---------------------------------------------------------------------------------------------
-
-
-def correction_label(method: str, n_thresholds: int, n_certificates: int) -> str:
-    """Text of the multiplicity correction recorded on each certificate.
-
-    Parameters
-    ----------
-    method : {"bonferroni", "dkw"}
-    n_thresholds : int
-        Thresholds of the Bonferroni band (ignored for ``"dkw"``).
-    n_certificates : int
-        Certificates reported together.
-
-    Returns
-    -------
-    str
-
-    See Also
-    --------
-    epsaudit.audits.mmd.correction_label : the same label for MMD certificates.
-    epsaudit.bounds.correction_label : the same label for reserved-test certificates.
-
-    Examples
-    --------
-    >>> correction_label("dkw", 0, 40)
-    'DKW band (Massart constant) per identity: 2 bands x 40 certificate(s)'
-    """
+def _correction_label(method: str, n_thresholds: int, n_certificates: int) -> str:
+    """The multiplicity correction in words (``n_thresholds`` ignored for ``"dkw"``)."""
     if method == "bonferroni":
         return (f"bonferroni: 2 one-sided Clopper-Pearson bounds x {n_thresholds} threshold(s) "
                 f"x {n_certificates} certificate(s)")
@@ -944,18 +781,13 @@ def _check_options(method, n_thresholds, n_certificates, confidence, delta, delt
     return np.unique(np.r_[d, delta])
 
 
-def _freshness(check_reuse: bool) -> str:
-    return ("test rows checked against development rows" if check_reuse else
-            "not checked (check_reuse=False): the caller vouches for fresh test draws")
-
-
 def _settings(classifier, score_function, method, n_thresholds, m, seed, check_reuse) -> dict:
     name = "fixed score function" if score_function is not None else classifier_name(check_classifier(classifier))
     return {"test": name, "method": method,
             "threshold_rule": ("single-threshold choice + pooled development quantiles" if method == "bonferroni"
                                else "every distinct test score (the band holds for all thresholds)"),
             "n_thresholds": n_thresholds if method == "bonferroni" else None,
-            "n_certificates": m, "seed": seed, "freshness": _freshness(check_reuse)}
+            "n_certificates": m, "seed": seed, "freshness": FRESHNESS["values" if check_reuse else "none"]}
 
 
 def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n_thresholds, m, confidence, delta,
@@ -991,7 +823,7 @@ def _certify(dev_a, dev_b, test_a, test_b, classifier, score_function, method, n
     _, y_test = pair_design(test_a, test_b)
     return TradeoffCertificate(
         pair=pair, n=(na, nb), method=method, confidence=confidence, alpha_per_bound=alpha,
-        correction=correction_label(method, k, m),
+        correction=_correction_label(method, k, m),
         thresholds=band["thresholds"], fp=band["fp"], fn=band["fn"],
         fpr_upper=band["fpr_upper"], fnr_upper=band["fnr_upper"],
         deltas=deltas, epsilon_at_delta=epsilon_curve(band["fpr_upper"], band["fnr_upper"], deltas),
@@ -1021,8 +853,8 @@ def tradeoff_certificate(
 ) -> TradeoffCertificate:
     """Trade-off certificate for one pair from separate development and test samples.
 
-    The score is fixed on the development rows; the test rows only count errors (module
-    docstring). All ``n_certificates`` certificates reported together hold at ``confidence``.
+    The score is fixed on the development rows; the test rows only count errors. All ``n_certificates`` certificates
+    reported together hold at ``confidence``.
 
     Parameters
     ----------
@@ -1031,30 +863,26 @@ def tradeoff_certificate(
     test_a, test_b : array_like, shapes (n_A, d), (n_B, d)
         Untouched test rows, never used for fitting or choosing.
     classifier : scikit-learn estimator, default=None
-        Learned score (default :func:`epsaudit.audits.scorers.logistic_regression`). Ignored when
-        ``score_function`` is given.
+        Learned score (default :func:`epsaudit.audits.scorers.logistic_regression`); ignored with ``score_function``.
     score_function : callable ``(n, d) -> (n,)``, default=None
-        A fixed score, higher meaning "more A" (e.g. a mechanism's ``exact_score(a, b)``); its
-        output must be one number per row without NaN (``+inf``/``-inf`` allowed).
+        A fixed score, higher meaning "more A" (e.g. a mechanism's ``exact_score(a, b)``): one number per row, no NaN
+        (``+inf``/``-inf`` allowed).
     method : {"bonferroni", "dkw"}, default="bonferroni"
-        Simultaneous construction (module docstring); Bonferroni is the more powerful default.
+        Simultaneous construction; Bonferroni is the more powerful.
     n_thresholds : int, default=4
-        Thresholds of the Bonferroni band; ``1`` reproduces the single-threshold
-        reserved-test certificate exactly.
+        Thresholds of the Bonferroni band; ``1`` reproduces the split single-threshold reserved test exactly.
     n_certificates : int, default=1
         How many certificates are reported together (family size ``m``).
     confidence : float in (0, 1), default=0.95
         Family-wise confidence.
     delta : float in [0, 1), default=1e-5
-        Delta of ``best_epsilon`` (as the reserved test).
+        Delta of ``best_epsilon``.
     deltas : sequence of float in [0, 1), default=DEFAULT_DELTAS
         Deltas of the reported epsilon curve (``delta`` is added).
     pair : tuple, default=None
     check_reuse : bool, default=True
-        Compare every test row with every development row, bit for bit and after
-        L2-normalisation, and refuse copies (default). Set False only when values repeat by
-        design (a discrete mechanism, one-hot rows) or rows that differ only in scale are
-        different outputs, and the test rows are fresh draws; the settings record it.
+        Refuse test rows that copy development rows (bit for bit or after L2-normalisation). False only when values
+        repeat by design or rows differing only in scale are different outputs, and the test rows are fresh draws.
 
     Returns
     -------
@@ -1063,19 +891,16 @@ def tradeoff_certificate(
     Raises
     ------
     ValueError
-        Bad samples (fewer than 2 rows per identity, NaN/inf, mismatched dimensions), a bad
-        classifier or score function output, an unknown ``method``,
-        ``n_thresholds``/``n_certificates`` < 1, ``confidence``/``delta``/``deltas`` out of range.
+        Bad samples (fewer than 2 rows per identity, NaN/inf, mismatched dimensions), a bad classifier or score
+        output, an unknown ``method``, ``n_thresholds``/``n_certificates`` < 1, ``confidence``/``delta``/``deltas``
+        out of range.
     epsaudit.validation.ReusedRowsError
         (a ``ValueError``) Test rows that repeat development rows.
 
     See Also
     --------
-    tradeoff_certificate_pairs : the same certificate for many pairs with a Bonferroni family.
-    epsaudit.audits.reserved_test_certificate : the single-threshold certificate (``n_thresholds=1``).
-    epsaudit.audits.mmd_certificate : a certified lower bound through the MMD.
-    epsaudit.audits.worst_pair_certificate : a bound on the worst pair.
-    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
+    tradeoff_certificate_pairs, epsaudit.audits.reserved_test_certificate : many pairs; one threshold.
+    epsaudit.audits.mmd_certificate, epsaudit.audits.worst_pair_certificate : the MMD and worst-pair certificates.
 
     Examples
     --------
@@ -1114,20 +939,17 @@ def tradeoff_certificate_pairs(
 ) -> list[TradeoffCertificate]:
     """Trade-off certificates for many pairs, all holding together at ``confidence``.
 
-    Mirrors :func:`epsaudit.audits.roc_reserved.reserved_test_pairs` (same splits, same
-    classifier, same per-pair failure handling), with the correction taken over the pairs as
-    well as the thresholds.
+    Bonferroni over pairs and thresholds; splits and per-pair failures as :func:`epsaudit.audits.reserved_test_pairs`.
 
     Parameters
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
-        Development rows (or all rows, split with ``test_size`` when ``test_groups`` is None).
+        Development rows (or all rows, each identity split once with ``test_size`` when ``test_groups`` is None).
     pairs : sequence of (identity, identity)
     test_groups : mapping, default=None
         Separate untouched test rows per identity.
     test_size : float, default=0.3
-        Fraction of each identity's rows reserved for testing when ``test_groups`` is None; pair
-        each identity is split once (:func:`epsaudit.protocol.split_identities`), as for the reserved test.
+        Fraction of each identity's rows reserved for testing when ``test_groups`` is None.
     classifier, score_functions
         A learned score, or ``(A, B) -> score function`` (e.g. ``mechanism.exact_score``).
     method, n_thresholds, confidence, delta, deltas, check_reuse
@@ -1141,22 +963,18 @@ def tradeoff_certificate_pairs(
 
     Returns
     -------
-    list of TradeoffCertificate, one per pair. A pair that cannot be certified (its test rows
-    repeat development rows, a split leaves a part too small, the score is NaN, ...) is *not
-    computed*, with the reason; it stays in the family.
+    list of TradeoffCertificate, one per pair. A pair that cannot be certified (reused rows, a split part too small,
+    a NaN score, ...) is *not computed*, with the reason; it stays in the family.
 
     Raises
     ------
     ValueError
-        Invalid ``groups``/``pairs``, ``n_certificates`` below the number of pairs, or options
-        out of range (as :func:`tradeoff_certificate`).
+        Invalid ``groups``/``pairs``, ``n_certificates`` below the number of pairs, or options out of range.
 
     See Also
     --------
-    tradeoff_certificate : the same certificate for one pair.
-    summary_frame, curves_frame : the certificates as tables.
-    epsaudit.audits.reserved_test_pairs, epsaudit.audits.mmd_certificate_pairs : the other certificates for many
-        pairs.
+    tradeoff_certificate, summary_frame, curves_frame : the same certificate for one pair; the certificates as tables.
+    epsaudit.audits.reserved_test_pairs, epsaudit.audits.mmd_certificate_pairs : the other certificates.
 
     Examples
     --------
@@ -1196,5 +1014,5 @@ def _failed(failure: PairFailure, pair, sizes, method, n_thresholds, m, confiden
     return TradeoffCertificate.failed(
         failure.reason, pair=pair, n=sizes, method=method, confidence=confidence,
         alpha_per_bound=(1.0 - confidence) / (2.0 * k_bound * m),
-        correction=correction_label(method, k_bound, m) if method == "bonferroni" else correction_label(method, 0, m),
+        correction=_correction_label(method, k_bound, m) if method == "bonferroni" else _correction_label(method, 0, m),
         delta=delta, deltas=deltas, settings=settings, details={"error": failure.error})

@@ -1,32 +1,16 @@
 """Worst-pair certificate: a lower confidence bound on the mechanism's worst-case pairwise epsilon.
 
-A differential-privacy claim is about the *worst* pair: epsilon is the largest privacy loss over
-all pairs of inputs (here, identities). A reserved-test certificate bounds one pair's epsilon
-from below (:mod:`epsaudit.audits.roc_reserved`); this route turns a few of them into a bound on
-the worst case:
+A DP claim is about the *worst* pair of inputs (here, identities). This route ranks the candidate pairs on
+development rows only by out-of-fold AUC (:func:`select_pairs`, the ranking :func:`epsaudit.condition.audit_condition`
+uses), certifies the top ``k`` on the untouched test rows by reserved tests (:mod:`epsaudit.audits.roc_reserved`) with
+a Bonferroni correction over the ``k`` (each joint test at ``(1 - confidence) / k``, or with the paper's split bound
+each one-sided Clopper-Pearson bound at ``(1 - confidence) / (2 k)``), and reports the largest.
 
-1. rank the candidate pairs on development rows only, by out-of-fold AUC of the ROC-HT
-   classifier (:func:`select_pairs`, the ranking :func:`epsaudit.condition.audit_condition` uses to
-   choose its certificates);
-2. certify the top ``k`` on the untouched test rows with the Bonferroni correction over the ``k``
-   certificates (each one joint test at ``(1 - confidence) / k``, or with the paper's split bound each
-   one-sided Clopper-Pearson bound at ``(1 - confidence) / (2 k)``);
-3. report the largest of the ``k`` certificates.
-
-Why it holds: the ranking and every threshold are fixed by development rows alone, so given them
-the ``k`` certificates are reserved tests on fresh rows and all hold together with probability at
-least ``confidence``: each is then at most its own pair's epsilon, which is at most the worst pair's.
-So ``max_j eps_LB(j) <= eps_worst`` with probability at least ``confidence`` (95%), whichever
-pair attains the maximum -- the maximum is taken after the test, which is why the correction
-runs over all ``k``. The ranking only decides how much is certified (power), never validity: a
-poor ranking certifies less. Tests: the validity simulation on mechanisms of known worst-case
-epsilon in ``tests/test_validity.py``.
-
-The result is an :class:`~epsaudit.results.EpsilonResult` of kind ``"certificate"`` (route
-``"worst_pair"``): its value is the bound, its ``pair`` the pair that attained it, ``n`` that pair's
-test sizes, ``alpha_per_bound`` the level of each bound; :class:`WorstPairStatistics` holds ``k``,
-the attaining pair's development rank and test counts, and the caps. :class:`WorstPairCertificate`
-keeps it together with the ``k`` certificates and the ranking.
+Why it holds: the ranking and every threshold depend on development rows alone, so the ``k`` certificates all hold
+together with probability at least ``confidence``, each at most its own pair's epsilon, which is at most the worst
+pair's: ``max_j eps_LB(j) <= eps_worst`` whichever pair attains the maximum (taken after the test, hence the
+correction over all ``k``). A poor ranking certifies less (power), never invalidly. Validity simulation on mechanisms
+of known worst-case epsilon: ``tests/test_validity.py``.
 """
 
 from __future__ import annotations
@@ -55,10 +39,6 @@ CLAIM = "lower bound on the worst-case pairwise epsilon (the largest over all id
 SELECTION_RULE = "development-only out-of-fold AUC (ties: dev max(TPR-FPR), then shuffled order)"
 
 
-# -------------------------------------------------------------------------------------------------
-# the development-only ranking
-
-
 def select_pairs(
     dev_groups: Mapping[Hashable, np.ndarray],
     candidates: Sequence[tuple[Hashable, Hashable]],
@@ -79,31 +59,27 @@ def select_pairs(
     dev_groups : mapping identity -> ndarray, shape (n_j, d)
         Development rows only.
     candidates : sequence of (identity, identity)
-        In the shuffled order; pairs with an identity missing from ``dev_groups`` or with fewer
-        than ``folds`` development rows are skipped (they get no rank).
+        In the shuffled order; pairs with an identity missing or with fewer than ``folds`` development rows get no rank.
     k : int
         How many pairs to select (fewer if fewer candidates qualify).
     seed, folds, n_jobs, progress
         As in :func:`epsaudit.audits.roc_oof_pairs`.
     test_caps : mapping (identity, identity) -> float, default=None
-        The largest bound each pair's *test size* can certify (a function of the sizes only, never
-        of the test rows). When given, ties in development AUC go to the larger cap before the
-        witness and the shuffled order are consulted, and the ranking gets a ``test_cap`` column.
+        The largest bound each pair's test *size* can certify: ties in development AUC then go to the larger cap
+        before the witness and the shuffled order, and the ranking gets a ``test_cap`` column.
     classifier : estimator, default=None
         The ROC-HT classifier (default :func:`epsaudit.audits.scorers.logistic_regression`).
     solver : {"auto", "batched", "sklearn"}, default=None
-        How its folds are fitted, as in :func:`epsaudit.audits.roc_oof_pairs`.
+        How its folds are fitted (:func:`epsaudit.audits.roc_oof_pairs`).
 
     Returns
     -------
     selected : list of (identity, identity)
         Best first.
     ranking : pandas.DataFrame
-        One row per ranked candidate: ``rank`` (1 = best), ``identity_a``, ``identity_b``,
-        ``order`` (position in ``candidates``), ``dev_auc``, ``dev_tv_witness``, ``selected``
-        (and ``test_cap`` when ``test_caps`` is given), ``not_computed``. Candidates whose
-        development ROC could not be computed come last, with ``rank`` and ``dev_auc`` ``<NA>``
-        and the reason in ``not_computed``; they are never selected.
+        One row per candidate: ``rank`` (1 = best), ``identity_a``, ``identity_b``, ``order`` (position in
+        ``candidates``), ``dev_auc``, ``dev_tv_witness``, (``test_cap``,) ``selected``, ``not_computed``; candidates
+        whose development ROC failed come last, unselected, ``rank`` and ``dev_auc`` ``<NA>``, with the reason.
 
     Raises
     ------
@@ -112,10 +88,7 @@ def select_pairs(
 
     See Also
     --------
-    ranked_pairs : the ranked candidates, best first.
-    certify_top_pairs : certifies the pairs it selects.
-    worst_pair_certificate : selection and certification in one call.
-    epsaudit.audits.roc_oof_pairs : the out-of-fold values it ranks by.
+    ranked_pairs, certify_top_pairs, worst_pair_certificate : its candidates; their certificates; both in one call.
 
     Examples
     --------
@@ -188,24 +161,15 @@ def ranked_pairs(ranking: "pd.DataFrame") -> list[tuple[Hashable, Hashable]]:
     return list(zip(done["identity_a"], done["identity_b"]))
 
 
-# -------------------------------------------------------------------------------------------------
-# the certificate
-
-
 @dataclass(frozen=True)
 class WorstPairStatistics(RouteStatistics):
     """What a worst-pair certificate comes with: the family, and the test of the pair attaining it.
 
     Attributes
     ----------
-    k : int
-        Pairs asked for (the top ``k`` of the ranking).
-    pairs_certified : int
-        Pairs certified: ``min(k, candidates)``, the Bonferroni family size.
-    pairs_not_computed : int
-        Pairs of the family that could not be certified (counted in the family all the same).
-    candidates : int
-        Candidate pairs ranked on development rows.
+    k, pairs_certified, pairs_not_computed, candidates : int
+        Pairs asked for; certified (``min(k, candidates)``, the Bonferroni family); of those not computed (still in
+        the family); candidates ranked on development rows.
     rank : int
         Development rank (1 = best) of the pair attaining the maximum (ties: the best-ranked).
     threshold, tp, fp, tpr_lower, fpr_upper, test_auc, censored, cap, n_dev_a, n_dev_b
@@ -215,9 +179,7 @@ class WorstPairStatistics(RouteStatistics):
 
     See Also
     --------
-    WorstPairCertificate : the certificate whose result carries them.
-    worst_pair_certificate : computes them.
-    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
+    WorstPairCertificate, epsaudit.results.RouteStatistics : the certificate whose result carries them; the base class.
 
     Examples
     --------
@@ -253,10 +215,9 @@ class WorstPairCertificate:
     Attributes
     ----------
     result : EpsilonResult
-        Kind ``"certificate"``, route ``"worst_pair"``: ``value`` the lower bound on the
-        worst-case pairwise epsilon, ``pair`` the pair attaining it, ``n`` its test sizes,
-        ``alpha_per_bound`` the level of each bound, ``statistics`` a :class:`WorstPairStatistics`.
-        Not computed (value NaN, with the reason) when no pair of the family could be certified.
+        Kind ``"certificate"``, route ``"worst_pair"``: ``value`` the lower bound on the worst-case pairwise epsilon,
+        ``pair`` the pair attaining it, ``n`` its test sizes, ``alpha_per_bound`` the level of each bound,
+        ``statistics`` a :class:`WorstPairStatistics`. Not computed (NaN, with the reason) when no pair could be.
     certificates : tuple of EpsilonResult
         The ``k`` reserved-test certificates of the top-ranked pairs, best-ranked first.
     ranking : pandas.DataFrame or None
@@ -265,7 +226,6 @@ class WorstPairCertificate:
     See Also
     --------
     worst_pair_certificate, certify_top_pairs : build it.
-    WorstPairStatistics : the statistics of its result.
     epsaudit.audits.TradeoffCertificate, epsaudit.audits.MMDCertificate : the other certificate types.
 
     Examples
@@ -297,14 +257,8 @@ class WorstPairCertificate:
         return self.result.pair
 
     def frame(self) -> "pd.DataFrame":
-        """The family's certificates as a table: ``rank`` (development rank) and ``attains`` first.
-
-        Returns
-        -------
-        pandas.DataFrame
-            :func:`epsaudit.results.results_frame` of :attr:`certificates`, with ``rank``
-            (1 = best) and ``attains`` (True for the certificate whose value is the bound).
-        """
+        """:func:`epsaudit.results.results_frame` of :attr:`certificates` with ``rank`` (development, 1 = best) and
+        ``attains`` (True for the certificate whose value is the bound) first."""
         frame = results_frame(self.certificates)
         rank = self.result.statistics.rank if self.result.statistics is not None else 0
         frame.insert(0, "attains", [i + 1 == rank for i in range(len(frame))])
@@ -366,9 +320,8 @@ def certify_top_pairs(
 ) -> WorstPairCertificate:
     """Certify the top ``k`` of a development-only ranking and report the largest as the worst-case bound.
 
-    The lower-level step of :func:`worst_pair_certificate`, for a caller that has ranked the pairs
-    already (as :func:`epsaudit.condition.audit_condition` does). Valid only if ``ranked`` was
-    computed from development rows alone (never from ``test_groups``).
+    The second step of :func:`worst_pair_certificate`, for pairs ranked already (as
+    :func:`epsaudit.condition.audit_condition` does). Valid only if ``ranked`` comes from development rows alone.
 
     Parameters
     ----------
@@ -379,8 +332,7 @@ def certify_top_pairs(
     k : int, >= 1
         Pairs to certify: the first ``min(k, len(ranked))``, the Bonferroni family.
     classifier, score_functions, confidence, delta, seed, dev_ids, test_ids, check_reuse, n_jobs, progress, solver, bound
-        As in :func:`epsaudit.audits.reserved_test_pairs` (``dev_ids``/``test_ids``: draw ids of the
-        rows of ``dev_groups``/``test_groups``).
+        As in :func:`epsaudit.audits.reserved_test_pairs` (ids: draw ids of the rows of ``dev_groups``/``test_groups``).
     selection_rule : str, default=SELECTION_RULE
         How ``ranked`` was ranked (recorded in the settings).
 
@@ -392,14 +344,11 @@ def certify_top_pairs(
     Raises
     ------
     ValueError
-        ``k < 1``, ``confidence``/``delta`` out of range, or the errors of
-        :func:`epsaudit.audits.reserved_test_pairs`.
+        ``k < 1``, ``confidence``/``delta`` out of range, or the errors of :func:`epsaudit.audits.reserved_test_pairs`.
 
     See Also
     --------
-    select_pairs : the development-only ranking it certifies.
-    worst_pair_certificate : selection and certification in one call.
-    epsaudit.audits.reserved_test_pairs : the certificates of the top pairs.
+    select_pairs, worst_pair_certificate : the ranking it certifies; both steps in one call.
 
     Examples
     --------
@@ -450,19 +399,14 @@ def worst_pair_certificate(
 ) -> WorstPairCertificate:
     """A ``confidence`` lower bound on the worst-case pairwise epsilon: rank on development rows, certify the top ``k``.
 
-    The candidates are ranked by development-only out-of-fold AUC (:func:`select_pairs`), the top
-    ``k`` certified on the test rows with a Bonferroni correction over ``k``
-    (:func:`epsaudit.audits.reserved_test_pairs`), and the largest certificate is the bound (module
-    docstring: why it holds).
-
     Parameters
     ----------
     groups : mapping identity -> array_like, shape (n_i, d)
         Development rows, or all rows (split once per identity with ``test_size`` and ``seed``,
         :func:`epsaudit.protocol.split_identities`) when ``test_groups`` is None.
     candidates : sequence of (identity, identity)
-        The pairs the worst case is looked for among (e.g. all pairs,
-        :func:`epsaudit.protocol.identity_pairs`); the claim itself is about all pairs.
+        The pairs the worst case is looked for among (e.g. :func:`epsaudit.protocol.identity_pairs`); the claim
+        itself is about all pairs.
     k : int, >= 1
         Pairs certified (fewer if fewer candidates can be ranked).
     test_groups : mapping, default=None
@@ -472,53 +416,41 @@ def worst_pair_certificate(
     classifier : estimator, default=None
         Ranks the pairs and, without ``score_functions``, is the test of every certificate.
     score_functions : callable ``(A, B) -> score function``, default=None
-        Fixed tests of the certificates (e.g. ``mechanism.exact_score``); the ranking still uses
-        the classifier.
+        Fixed tests of the certificates (e.g. ``mechanism.exact_score``); the ranking still uses the classifier.
     confidence : float, default=0.95
-        Probability that the bound holds; each of the ``k`` certificates is at
-        error level ``(1 - confidence) / k``.
+        Probability that the bound holds; each of the ``k`` certificates is at error level ``(1 - confidence) / k``.
     delta : float, default=1e-5
         The delta of (epsilon, delta)-DP.
     seed : int, default=0
-        Seed of the split, of the ranking's folds and recorded with the certificates.
+        Seed of the split and of the ranking's folds.
     folds : int, default=5
         Out-of-fold folds of the ranking (an identity needs that many development rows).
     dev_ids, test_ids : mapping identity -> array_like, default=None
-        Draw ids of the rows, as in :func:`epsaudit.audits.reserved_test_pairs` (without
-        ``test_groups``, ``dev_ids`` are the ids of ``groups``' rows and are split with them): the
-        freshness check then compares draws, not values.
     check_reuse : bool, default=True
-        As in :func:`epsaudit.audits.reserved_test_certificate`.
+        These: as in :func:`epsaudit.audits.reserved_test_pairs` (without ``test_groups``, ``dev_ids`` are split
+        with the rows of ``groups``).
     n_jobs, progress
         joblib workers and progress bars; results do not depend on them.
     solver : {"auto", "batched", "sklearn"}, default=None
-        How the logistic regressions are fitted (:func:`epsaudit.audits.roc_oof_pairs`); the
-        numbers are the same.
     bound : {"joint", "clopper-pearson"}, default="joint"
-        The certificates' bound (:func:`epsaudit.audits.reserved_test_certificate`): one joint test
-        per pair at ``(1 - confidence) / k`` (default) or the paper's split bound.
+        How the logistic regressions are fitted; the certificates' bound (as in
+        :func:`epsaudit.audits.reserved_test_certificate`).
 
     Returns
     -------
     WorstPairCertificate
-        ``result`` (kind ``"certificate"``, route ``"worst_pair"``: the bound, the pair that
-        attained it, its test sizes, the per-bound level; ``statistics.k``, ``statistics.rank``),
-        the ``k`` ``certificates`` and the development ``ranking``.
+        ``result`` (kind ``"certificate"``, route ``"worst_pair"``), the ``k`` ``certificates`` and the ``ranking``.
 
     Raises
     ------
     ValueError
-        Invalid groups or candidates, ``k < 1``, ``confidence``/``delta``/``test_size`` out of
-        range, bad draw ids.
+        Invalid groups or candidates, ``k < 1``, ``confidence``/``delta``/``test_size`` out of range, bad draw ids.
 
     See Also
     --------
     select_pairs, certify_top_pairs : its two steps.
-    epsaudit.audits.reserved_test_certificate : the certificate of each selected pair.
-    epsaudit.audits.tradeoff_certificate, epsaudit.audits.mmd_certificate : certificates of one pair by other
-        routes.
-    epsaudit.audits.certify_sampler : drawing test rows until an anytime-valid bound stops.
-    epsaudit.bounds.worst_pair_sequential : the anytime-valid bound on the worst pair.
+    epsaudit.audits.tradeoff_certificate, epsaudit.audits.mmd_certificate : one pair's certificates by other routes.
+    epsaudit.audits.certify_sampler, epsaudit.bounds.worst_pair_sequential : anytime-valid bounds as test rows arrive.
 
     Examples
     --------

@@ -321,7 +321,7 @@ def mmd2_deviation(n_a, n_b, alpha, kernel_bound: float = 1.0):
 
     See Also
     --------
-    epsaudit.audits.mmd_lower_bound : the certified lower bound on the MMD it gives.
+    tv_lower_from_mmd : the next link of the MMD certificate's chain.
 
     Examples
     --------
