@@ -1,30 +1,27 @@
 """MMD: the kernel two-sample route to epsilon, as an estimate (MMD-TV) and as a certificate.
 
-Both use an RBF kernel ``k(x, y) = exp(-||x - y||^2 / (2 s^2))`` with a median-heuristic bandwidth ``s``, the unbiased
-``MMD_u^2`` (Gretton et al. 2012, "A kernel two-sample test", JMLR 13, Eq. 3), a link from MMD to total variation and
-one from total variation to epsilon.
+Both use the RBF kernel ``k(x, y) = exp(-||x - y||^2 / (2 s^2))`` with a median-heuristic bandwidth ``s`` and the
+unbiased ``MMD_u^2`` (Gretton et al. 2012, "A kernel two-sample test", JMLR 13, Eq. 3), then links MMD -> TV -> epsilon.
 
 * MMD-TV, an *estimate* (:func:`mmd_tv_epsilon`, :func:`mmd_tv_pairs`; *Picture the Epsilon*, Section III, Eq. 14):
-  ``eps >= 2 artanh(MMD / 2)`` (the hockey-stick form ``2 artanh(MMD / sqrt 2)`` beside it), ``s`` the median pairwise
-  distance of the pooled pair sample; a valid population inequality evaluated at a sample value, with no one-sided
-  confidence correction.
-* MMD certificate, a *certificate* (:func:`mmd_certificate`, :func:`mmd_certificate_pairs`): the kernel fixed on
-  development rows (median heuristic times a scale); on test rows ``MMD^2 >= MMD_u^2 - t_a`` with McDiarmid's
-  ``t_a = sqrt(8 (1/m + 1/n) log(1/a))`` (:func:`epsaudit.bounds.mmd2_deviation`), ``TV >= MMD / sqrt 2`` and
-  ``eps >= log((1 + TV - 2 delta) / (1 - TV))``, each of ``m`` certificates at ``a = (1 - confidence) / m``. Valid for
-  test rows iid within each identity and independent of the development rows. Much weaker than the reserved test
-  (``t_a`` is 1.26 at ``n = 30`` per identity and 95%, 0.69 at 100): a zero certificate says little about the pair.
+  ``eps >= 2 artanh(MMD / 2)`` (the hockey-stick form ``2 artanh(MMD / sqrt 2)`` beside it), ``s`` from the pooled
+  pair sample; a valid population inequality evaluated at a sample value, with no one-sided confidence correction.
+* MMD certificate, a *certificate* (:func:`mmd_certificate`, :func:`mmd_certificate_pairs`): ``s`` fixed on
+  development rows; on test rows ``MMD^2 >= MMD_u^2 - t_a`` with McDiarmid's ``t_a = sqrt(8 (1/m + 1/n) log(1/a))``
+  (:func:`epsaudit.bounds.mmd2_deviation`), ``TV >= MMD / sqrt 2`` and ``eps >= log((1 + TV - 2 delta) / (1 - TV))``,
+  each of ``m`` certificates at ``a = (1 - confidence) / m``; valid for test rows iid within each identity and
+  independent of the development rows. Much weaker than the reserved test (``t_a`` is 1.26 at ``n = 30`` per
+  identity and 95%, 0.69 at 100): a zero certificate says little about the pair.
 
 Definitions and derivation: the book's methods chapter, sections 'MMD-TV — an estimate' and 'MMD certificate — a
 certificate, much weaker'.
 
-Large pairs. A pair with more than :data:`MAX_IN_MEMORY` pooled pairwise distances (the median heuristic needs all of
-them: 8 GB for two identities of 20,000 rows) is computed exactly in bounded memory by :func:`blocked_mmd2`, in three
-passes over distance blocks: a histogram of the squared distances on ``2^16`` bins of ``[0, 4 max ||z||^2]`` locates
-the two middle ranks; the values in those bins are collected (a bin still too full is refined by another pass) and the
-middle ones selected, giving the median as ``numpy.median`` does; then the kernel sums of the three parts. Same numbers
-up to the order of floating-point sums (about 1e-12 relative, ``tests/test_route_speed_paths.py``), for 3x the
-arithmetic of the in-memory path.
+Large pairs. Above :data:`MAX_IN_MEMORY` pooled pairwise distances (the median needs all of them: 8 GB for two
+identities of 20,000 rows) :func:`blocked_mmd2` computes the same numbers in bounded memory, in three passes over
+distance blocks: a histogram on ``2^16`` bins of ``[0, 4 max ||z||^2]`` locates the two middle ranks, whose bins'
+values are collected (a bin still too full is refined by another pass) and selected as ``numpy.median`` does, then
+the kernel sums. Equal up to the order of floating-point sums (about 1e-12 relative,
+``tests/test_route_speed_paths.py``), for 3x the arithmetic of the in-memory path.
 """
 
 from __future__ import annotations
@@ -71,10 +68,9 @@ class MMDStatistics(RouteStatistics):
 
     Attributes
     ----------
-    mmd2_u, mmd : float
-        Unbiased ``MMD_u^2`` (may be negative) and ``sqrt(max(mmd2_u, 0))``.
-    bandwidth : float
-        RBF bandwidth (median heuristic times ``bandwidth_scale``; embedding units).
+    mmd2_u, mmd, bandwidth : float
+        Unbiased ``MMD_u^2`` (may be negative), ``sqrt(max(mmd2_u, 0))`` and the RBF bandwidth (median heuristic times
+        ``bandwidth_scale``; embedding units).
     p_value : float
         Permutation p-value (Phipson-Smyth); NaN when no test was run.
     permutations : int
@@ -116,11 +112,8 @@ def _cross_squared_distances(x: np.ndarray, y: np.ndarray, sq_x=None, sq_y=None,
 
 
 class _Sample:
-    """One identity's rows with what every pair needs: squared norms and within-class distances.
-
-    ``blocked`` identities keep only their rows (their distances are computed in blocks per pair);
-    ``d2``, the full within-class matrix, is kept only for permutation tests.
-    """
+    """One identity's rows, squared norms and within-class distances (``blocked``: rows only, distances per pair in
+    blocks; ``d2``, the full within-class matrix, only for permutation tests)."""
 
     def __init__(self, x: np.ndarray, *, keep_matrix: bool = False, blocked: bool = False):
         self.x, self.blocked = x, blocked
@@ -147,10 +140,7 @@ def _too_large(m: int, n: int) -> bool:
 
 
 def _block_statistic(kernel: np.ndarray, in_a: np.ndarray) -> np.ndarray:
-    """Unbiased MMD^2 for label assignments ``in_a`` (shape (B, N) booleans, m True per row).
-
-    ``kernel`` is the pooled (N, N) kernel matrix with a zero diagonal.
-    """
+    """Unbiased MMD^2 for label assignments ``in_a`` ((B, N) booleans) of the pooled zero-diagonal kernel matrix."""
     p = in_a.astype(np.float64)
     q = 1.0 - p
     m = p[0].sum()
@@ -370,11 +360,8 @@ def mmd_tv_pairs(
 
 
 def _chunk_statistics(chunk: list[tuple[_Sample, _Sample]], bandwidth_scale: float) -> list[dict | PairFailure]:
-    """:func:`_pair_statistics` of several pairs (no permutations); a pair's error is its failure.
-
-    Consecutive in-memory pairs that share their first identity get their cross products from one
-    BLAS product of its rows with all their partners' rows.
-    """
+    """:func:`_pair_statistics` of several pairs without permutations (a pair's error is its failure); consecutive pairs
+    sharing their first identity get their cross products from one BLAS product."""
     out: list[dict | PairFailure] = []
     i = 0
     while i < len(chunk):
@@ -534,15 +521,8 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
     return float(mmd2), s
 
 
-def _rbf_mmd2_unbiased(x_a, x_b, bandwidth: float) -> float:
-    """Unbiased ``MMD_u^2`` (Gretton et al. 2012, Eq. 3) of two samples at a fixed RBF ``bandwidth`` > 0."""
-    a, b = as_pair(x_a, x_b)
-    if not (np.isfinite(bandwidth) and bandwidth > 0):
-        raise ValueError(f"bandwidth must be finite and > 0, got {bandwidth}")
-    return float(_mmd2(a, b, float(bandwidth)))
-
-
 def _mmd2(a: np.ndarray, b: np.ndarray, s: float) -> float:
+    """Unbiased ``MMD_u^2`` (Gretton et al. 2012, Eq. 3) of two samples at the fixed RBF bandwidth ``s``."""
     g = -1.0 / (2.0 * s * s)
     m, n = len(a), len(b)
     k_aa = np.exp(g * _cross_squared_distances(a, a))
@@ -557,9 +537,7 @@ def _development_bandwidth(dev_a, dev_b,
     """The certificate's RBF bandwidth: the pooled development rows' median distance ``s0`` times the scale maximising
     the development ``MMD_u^2`` (first among ties); ``bandwidth``, ``scale``, ``median_distance``, ``dev_mmd2_u``."""
     a, b = as_pair(dev_a, dev_b)
-    scales = np.asarray(bandwidth_scales, dtype=np.float64)
-    if scales.ndim != 1 or scales.size < 1 or np.any(~(scales > 0)) or np.any(~np.isfinite(scales)):
-        raise ValueError(f"bandwidth_scales must be a non-empty sequence of finite numbers > 0, got {bandwidth_scales!r}")
+    scales = np.asarray(bandwidth_scales, dtype=np.float64)  # checked by _check_certificate_options
     iu_a, iu_b = np.triu_indices(len(a), k=1), np.triu_indices(len(b), k=1)
     pooled = np.concatenate([_cross_squared_distances(a, a)[iu_a], _cross_squared_distances(b, b)[iu_b],
                              _cross_squared_distances(a, b).ravel()])

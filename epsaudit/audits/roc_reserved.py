@@ -6,22 +6,20 @@ test rows (``n1`` of A, ``n0`` of B) become a lower confidence bound: the exact 
 (``bound="joint"``, default, :func:`epsaudit.bounds.joint_epsilon`) or the paper's split bound (``"clopper-pearson"``:
 ``eps_LB = max(0, log((TPR_lo - delta) / FPR_hi), log((TNR_lo - delta) / FNR_hi))``, one-sided bounds at ``a / 2``).
 With ``m`` certificates reported together ``a = (1 - confidence) / m`` (Bonferroni): all hold together with
-probability at least ``confidence`` under the iid row model. Definitions and derivation: the book's methods chapter,
-section 'ROC-HT on reserved test data — a certificate'.
+probability at least ``confidence`` under the iid row model. Derivation: the book's methods chapter, section
+'ROC-HT on reserved test data — a certificate'. :func:`certificate_with_bound` re-bounds a certificate's counts.
 
 Threshold (ours; the paper leaves it open): the midpoint between consecutive distinct in-sample development scores
 maximising the same bound on development counts (the middle one among ties; if none certifies anything, the one
 maximising ``|TPR - FPR|``): it can cost power, never validity. The default logistic regression is fitted for many
-pairs at once (:mod:`epsaudit.audits._batched_logistic`, scores equal to scikit-learn's to rounding;
-``solver="sklearn"`` fits pair by pair, the reference).
+pairs at once (:mod:`epsaudit.audits._batched_logistic`; ``solver="sklearn"`` fits pair by pair, the reference).
 
 Freshness: the bound needs test rows never used to fit, choose the threshold or choose the pair. Every entry point
 refuses test rows that copy the pair's development rows, bit for bit or after L2-normalisation
-(:func:`epsaudit.validation.check_fresh`; with copies it would certify its cap for identical distributions). Where
-values repeat by design or rows differing only in scale are different outputs, draw ids (``dev_ids``, ``test_ids``)
-are compared instead (:func:`epsaudit.validation.check_fresh_ids`), or ``check_reuse=False`` vouches for fresh draws;
-``settings["freshness"]`` records which (:data:`FRESHNESS`). :func:`certificate_with_bound` gives a certificate's
-counts the other bound without fitting again.
+(:func:`epsaudit.validation.check_fresh`; copies would certify the cap for identical distributions). Where values
+repeat by design or rows differing only in scale are different outputs, draw ids (``dev_ids``, ``test_ids``) are
+compared instead (:func:`epsaudit.validation.check_fresh_ids`), or ``check_reuse=False`` vouches for fresh draws;
+``settings["freshness"]`` records which (:data:`FRESHNESS`).
 """
 
 from __future__ import annotations
@@ -441,21 +439,17 @@ def reserved_test_pairs(
         Fixed tests, e.g. ``mechanism.exact_score`` (then nothing is learned).
     n_certificates : int, default=None
         Bonferroni family size ``m``; defaults to ``len(pairs)``.
-    confidence : float, default=0.95
-    delta : float, default=1e-5
-        These, ``check_reuse`` and ``solver``: as in :func:`reserved_test_certificate`.
+    confidence, delta, check_reuse, solver, bound
+        As in :func:`reserved_test_certificate`: one joint test per pair at ``(1 - confidence) / m`` (default), or
+        two one-sided bounds at ``(1 - confidence) / (2 m)``.
     seed : int, default=0
         Seed of the development/test splits.
     n_jobs : int, default=None
         joblib workers; results do not depend on it.
     progress : bool, default=False
-    check_reuse : bool, default=True
     dev_ids, test_ids : mapping identity -> array_like, default=None
         Draw ids of the rows of ``groups`` and ``test_groups``, one per row; without ``test_groups``, ``dev_ids``
         alone, split with the rows.
-    solver : {"auto", "batched", "sklearn"}, default=None
-    bound : {"joint", "clopper-pearson"}, default="joint"
-        One joint test per pair at ``(1 - confidence) / m``, or two one-sided bounds at ``(1 - confidence) / (2 m)``.
 
     Returns
     -------

@@ -2,24 +2,20 @@
 
 The reserved test of *Picture the Epsilon* (Section IV-C; Tables 3 and 7) certifies one (epsilon, delta) point from one
 threshold; this route certifies an upper envelope of the pair's trade-off curve (f-DP; Dong, Roth & Su 2022, "Gaussian
-differential privacy", J. R. Stat. Soc. B 84(1)) and from it lower bounds on epsilon at every delta and on the
-Gaussian-DP mu. A *certificate*. A score is fixed on development rows; on independent test rows, iid within each
-identity (``n_A`` of A, ``n_B`` of B), the test "A when score > t" has ``FPR(t) = P_B(score > t)`` and
-``FNR(t) = P_A(score <= t)``. With probability at least ``confidence``, ``FPR(t) <= FPR_hi(t)`` and
-``FNR(t) <= FNR_hi(t)`` for every threshold of the family at once, so the certified points and their lower convex hull
-lie on or above the trade-off curve, and
+differential privacy", J. R. Stat. Soc. B 84(1)), hence lower bounds on epsilon at every delta and on the Gaussian-DP
+mu. A *certificate*: for a score fixed on development rows and test rows iid within each identity, independent of the
+development rows, with probability at least ``confidence`` ``FPR(t) <= FPR_hi(t)`` and ``FNR(t) <= FNR_hi(t)`` at
+every threshold of the family at once (test "A when score > t"), so every certified point lies on or above the curve:
 
     eps_LB(delta) = max_t max(0, log((1 - delta - FNR_hi) / FPR_hi), log((1 - delta - FPR_hi) / FNR_hi)),
     mu_LB         = max_t max(0, Phi^-1(1 - FPR_hi) - Phi^-1(FNR_hi)).
 
 ``method="bonferroni"`` (default): ``k`` thresholds fixed on development scores (:func:`development_thresholds`),
 one-sided Clopper-Pearson upper limits each at ``(1 - confidence) / (2 k m)`` for ``m`` certificates; with
-``n_thresholds=1`` this is exactly the paper's split reserved-test certificate. ``method="dkw"``: every threshold at
-once, the Dvoretzky-Kiefer-Wolfowitz band with Massart's constant (Massart 1990, Ann. Probab. 18(3)),
-``e = sqrt(log(2 / a) / (2 n))`` per identity at ``a = (1 - confidence) / (2 m)``, far weaker in the tails.
-``single_threshold_epsilon`` is the reserved test (default joint bound) on the same scores; ``joint_best_epsilon``
-spends each threshold's level on one exact joint test. Definitions, derivation and numbers: the book's methods
-chapter, section 'Trade-off certificate (f-DP, Gaussian DP) — a certificate'.
+``n_thresholds=1`` exactly the paper's split reserved-test certificate. ``method="dkw"``: every threshold at once, the
+Dvoretzky-Kiefer-Wolfowitz band with Massart's constant (Massart 1990, Ann. Probab. 18(3)), margin
+``sqrt(log(2 / a) / (2 n))`` per identity at ``a = (1 - confidence) / (2 m)``, far weaker in the tails. Derivation
+and numbers: the book's methods chapter, section 'Trade-off certificate (f-DP, Gaussian DP) — a certificate'.
 """
 
 from __future__ import annotations
@@ -38,7 +34,7 @@ from ..results import EpsilonResult, RouteStatistics
 from .scorers import check_classifier, classifier_name
 from ..validation import as_dev_test, as_groups, as_pairs, check_fresh, check_probability
 from .roc_oof import pair_design
-from .roc_reserved import FRESHNESS, choose_threshold, fixed_score
+from .roc_reserved import FRESHNESS, ScoreFunction, choose_threshold, fixed_score
 from .runner import PairFailure, family_size, map_certificates, not_computed, pair_parts, split_test_sizes
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -48,7 +44,6 @@ __all__ = ["DEFAULT_DELTAS", "DEFAULT_THRESHOLDS", "DEVELOPMENT_FIELDS", "METHOD
            "TradeoffCertificate", "TradeoffStatistics", "curve_columns", "curves_frame",
            "development_thresholds", "epsilon_curve", "mu_lower_bound", "summary_frame", "tradeoff_band",
            "tradeoff_certificate", "tradeoff_certificate_pairs"]
-ScoreFunction = Callable[[np.ndarray], np.ndarray]
 
 ROUTE = "tradeoff_reserved"
 METHODS: tuple[str, ...] = ("bonferroni", "dkw")
@@ -64,10 +59,9 @@ def development_thresholds(dev_scores_a, dev_scores_b, n_thresholds: int = DEFAU
                            alpha: float = 0.025, delta: float = 1e-5) -> np.ndarray:
     """The Bonferroni band's thresholds, chosen on development scores only.
 
-    The single-threshold reserved test's threshold (:func:`epsaudit.audits.choose_threshold` at ``alpha``, ``delta``)
-    plus the pooled development-score quantiles ``j / k`` (``k = n_thresholds``, ``j = 1 .. k - 1``), each snapped to
-    the nearest midpoint between consecutive distinct scores. Duplicates are dropped, so fewer may come back; the
-    correction then uses the number returned (a function of development data only).
+    The reserved test's threshold (:func:`epsaudit.audits.choose_threshold`) and the pooled development-score quantiles
+    ``j / k`` (``k = n_thresholds``, ``j = 1 .. k - 1``), each snapped to the nearest midpoint between distinct scores;
+    duplicates are dropped, and the correction uses the number returned (a function of development data only).
 
     Parameters
     ----------
@@ -433,10 +427,9 @@ class TradeoffCertificate:
     n : tuple of int
         Test sizes ``(n_A, n_B)``.
     method : {"bonferroni", "dkw"}
-    confidence : float
-        Family-wise confidence of every certificate reported together.
-    alpha_per_bound : float
-        Level of each one-sided Clopper-Pearson bound (Bonferroni) or failure probability of each identity's DKW band.
+    confidence, alpha_per_bound : float
+        Family-wise confidence of every certificate reported together; level of each one-sided Clopper-Pearson bound
+        (Bonferroni) or failure probability of each identity's DKW band.
     correction : str
         The multiplicity correction in words.
     thresholds : numpy.ndarray, shape (K,)
@@ -559,7 +552,6 @@ class TradeoffCertificate:
                    same_threshold_epsilon=nan, settings=dict(settings or {}), details=dict(details or {}),
                    not_computed=reason)
 
-    # -- derived numbers -------------------------------------------------------------------
     @cached_property
     def joint_best_epsilon(self) -> float:
         """The best point by joint tests: Bonferroni, ``max`` over the points of :func:`epsaudit.bounds.joint_epsilon`
@@ -602,14 +594,9 @@ class TradeoffCertificate:
     def envelope(self, fpr) -> np.ndarray | float:
         """Certified upper envelope of the trade-off curve ``T(P_B, P_A)`` at false-positive rate ``fpr``.
 
-        The lower convex hull of the certified points and the trivial tests ``(0, 1)``, ``(1, 0)``, interpolated
-        linearly; the true curve lies on or below it with the certificate's confidence.
-
-        Raises
-        ------
-        ValueError
-            If ``fpr`` is outside [0, 1], or the certificate was not computed.
-        """
+        The lower convex hull of the certified points and the trivial tests ``(0, 1)``, ``(1, 0)``; the true curve lies
+        on or below it with the certificate's confidence. Raises ValueError if ``fpr`` is outside [0, 1] or the
+        certificate was not computed."""
         self._require_computed()
         f = np.asarray(fpr, dtype=np.float64)
         if np.any(~((f >= 0) & (f <= 1))):
@@ -622,7 +609,6 @@ class TradeoffCertificate:
         if not self.computed:
             raise ValueError(f"the certificate of pair {self.pair!r} was not computed: {self.not_computed}")
 
-    # -- tables ----------------------------------------------------------------------------
     def frame(self) -> "pd.DataFrame":
         """The certified points, one row per threshold: ``identity_a, identity_b, method, threshold, fp, fn, n_a, n_b,
         fpr_hat, fnr_hat, fpr_upper, fnr_upper, epsilon`` (the point's bound at ``delta``) and ``mu``."""
@@ -853,9 +839,6 @@ def tradeoff_certificate(
 ) -> TradeoffCertificate:
     """Trade-off certificate for one pair from separate development and test samples.
 
-    The score is fixed on the development rows; the test rows only count errors. All ``n_certificates`` certificates
-    reported together hold at ``confidence``.
-
     Parameters
     ----------
     dev_a, dev_b : array_like, shapes (n_A_dev, d), (n_B_dev, d)
@@ -874,15 +857,14 @@ def tradeoff_certificate(
     n_certificates : int, default=1
         How many certificates are reported together (family size ``m``).
     confidence : float in (0, 1), default=0.95
-        Family-wise confidence.
+        Family-wise confidence: all ``n_certificates`` certificates hold together.
     delta : float in [0, 1), default=1e-5
         Delta of ``best_epsilon``.
     deltas : sequence of float in [0, 1), default=DEFAULT_DELTAS
         Deltas of the reported epsilon curve (``delta`` is added).
     pair : tuple, default=None
     check_reuse : bool, default=True
-        Refuse test rows that copy development rows (bit for bit or after L2-normalisation). False only when values
-        repeat by design or rows differing only in scale are different outputs, and the test rows are fresh draws.
+        Refuse test rows that copy development rows; as in :func:`epsaudit.audits.reserved_test_certificate`.
 
     Returns
     -------

@@ -1,16 +1,13 @@
 """Worst-pair certificate: a lower confidence bound on the mechanism's worst-case pairwise epsilon.
 
-A DP claim is about the *worst* pair of inputs (here, identities). This route ranks the candidate pairs on
-development rows only by out-of-fold AUC (:func:`select_pairs`, the ranking :func:`epsaudit.condition.audit_condition`
-uses), certifies the top ``k`` on the untouched test rows by reserved tests (:mod:`epsaudit.audits.roc_reserved`) with
-a Bonferroni correction over the ``k`` (each joint test at ``(1 - confidence) / k``, or with the paper's split bound
-each one-sided Clopper-Pearson bound at ``(1 - confidence) / (2 k)``), and reports the largest.
-
-Why it holds: the ranking and every threshold depend on development rows alone, so the ``k`` certificates all hold
-together with probability at least ``confidence``, each at most its own pair's epsilon, which is at most the worst
-pair's: ``max_j eps_LB(j) <= eps_worst`` whichever pair attains the maximum (taken after the test, hence the
-correction over all ``k``). A poor ranking certifies less (power), never invalidly. Validity simulation on mechanisms
-of known worst-case epsilon: ``tests/test_validity.py``.
+A DP claim is about the *worst* pair of inputs (here, identities). This route ranks candidate pairs on development rows
+only by out-of-fold AUC (:func:`select_pairs`), certifies the top ``k`` on untouched test rows by reserved tests
+(:mod:`epsaudit.audits.roc_reserved`) with a Bonferroni correction over the ``k`` (each joint test at
+``(1 - confidence) / k``; split bound: each one-sided bound at ``(1 - confidence) / (2 k)``) and reports the largest.
+Why it holds: ranking and thresholds depend on development rows alone, so with probability at least ``confidence``
+all ``k`` certificates hold, each at most its pair's epsilon, at most the worst pair's: ``max_j eps_LB(j) <=
+eps_worst`` whichever pair attains it (the maximum is taken after the test, hence the correction over all ``k``). A
+poor ranking costs power, never validity (simulation on mechanisms of known worst case: ``tests/test_validity.py``).
 """
 
 from __future__ import annotations
@@ -425,16 +422,9 @@ def worst_pair_certificate(
         Seed of the split and of the ranking's folds.
     folds : int, default=5
         Out-of-fold folds of the ranking (an identity needs that many development rows).
-    dev_ids, test_ids : mapping identity -> array_like, default=None
-    check_reuse : bool, default=True
-        These: as in :func:`epsaudit.audits.reserved_test_pairs` (without ``test_groups``, ``dev_ids`` are split
-        with the rows of ``groups``).
-    n_jobs, progress
-        joblib workers and progress bars; results do not depend on them.
-    solver : {"auto", "batched", "sklearn"}, default=None
-    bound : {"joint", "clopper-pearson"}, default="joint"
-        How the logistic regressions are fitted; the certificates' bound (as in
-        :func:`epsaudit.audits.reserved_test_certificate`).
+    dev_ids, test_ids, check_reuse, n_jobs, progress, solver, bound
+        As in :func:`epsaudit.audits.reserved_test_pairs` (without ``test_groups``, ``dev_ids`` are split with the rows
+        of ``groups``); results do not depend on ``n_jobs``.
 
     Returns
     -------
