@@ -293,9 +293,8 @@ def mmd_tv_pairs(
 ) -> list[EpsilonResult]:
     """MMD-TV for many pairs (joblib over tasks of pairs).
 
-    The permutations of pair ``(A, B)`` use ``stream("mmd-permutations", seed, A, B)``; within-identity distances are
-    computed once per identity. Without permutations, pairs sharing an identity are computed together (one BLAS
-    product with all its partners' rows), in tasks of 32 pairs; a large pair in blocks (:func:`blocked_mmd2`).
+    Pair ``(A, B)`` permutes with ``stream("mmd-permutations", seed, A, B)``; within-identity distances are computed
+    once per identity, and without permutations pairs sharing an identity together, in tasks of 32 pairs.
 
     Parameters
     ----------
@@ -479,10 +478,8 @@ def blocked_mmd2(a: np.ndarray, b: np.ndarray, bandwidth_scale: float = 1.0,
 
     Returns
     -------
-    mmd2 : float
-        As :func:`mmd_tv_epsilon` computes it in memory.
-    bandwidth : float
-        Median pairwise distance of the pooled sample times ``bandwidth_scale``.
+    mmd2, bandwidth : float
+        As :func:`mmd_tv_epsilon` computes them in memory (the median pooled distance times ``bandwidth_scale``).
 
     Raises
     ------

@@ -334,9 +334,8 @@ def reserved_test_certificate(
         The delta of (epsilon, delta)-DP.
     pair : tuple, default=None
     check_reuse : bool, default=True
-        Refuse test rows that copy development rows (bit for bit or after L2-normalisation). False only when values
-        repeat by design or rows differing only in scale are different outputs, the test rows are fresh draws and no
-        draw ids are at hand; the settings record it.
+        Refuse test rows that copy development rows (bit for bit or after L2-normalisation). False only for fresh
+        draws whose values repeat by design (or differ only in scale) when no draw ids are at hand.
     dev_ids, test_ids : pair of array_like, default=None
         Draw ids, ``(ids of dev_a, ids of dev_b)`` and ``(ids of test_a, ids of test_b)``, one per row (both or neither;
         not with ``check_reuse=False``): a test draw id equal to a development one or used twice is refused

@@ -422,10 +422,8 @@ class TradeoffCertificate:
 
     Attributes
     ----------
-    pair : tuple or None
-        Identities ``(A, B)``; A is the positive class.
-    n : tuple of int
-        Test sizes ``(n_A, n_B)``.
+    pair, n : tuple
+        Identities ``(A, B)`` (A the positive class) or None; test sizes ``(n_A, n_B)``.
     method : {"bonferroni", "dkw"}
     confidence, alpha_per_bound : float
         Family-wise confidence of every certificate reported together; level of each one-sided Clopper-Pearson bound
@@ -440,10 +438,8 @@ class TradeoffCertificate:
         Simultaneous upper confidence limits of the false-positive and false-negative rates.
     deltas, epsilon_at_delta : numpy.ndarray, shape (J,)
         Certified lower bound on epsilon at each delta (natural-log units, >= 0).
-    mu_lower : float
-        Certified lower bound on the Gaussian-DP parameter mu.
-    delta, best_epsilon, best_threshold : float
-        Certified lower bound on epsilon at ``delta`` (the best point) and that point's threshold.
+    mu_lower, delta, best_epsilon, best_threshold : float
+        Certified lower bounds on the Gaussian-DP mu and on epsilon at ``delta`` (the best point), and its threshold.
     single_threshold, single_threshold_epsilon : float
         The single-threshold reserved test's threshold on the same development scores and its certificate on the same
         test rows at its own level (a comparison number, *not* part of this family).
