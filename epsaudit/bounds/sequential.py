@@ -1,74 +1,21 @@
 """The anytime-valid (sequential) certificate: a lower confidence bound on epsilon from a fixed test's
 errors, valid at any stopping time (an e-process).
 
-Contents: the e-value and its bound at given counts (:func:`sequential_evalue`,
-:func:`sequential_epsilon`, :func:`worst_pair_sequential`, :func:`zero_error_sequential_epsilon`), the
-priors (:func:`sequential_prior`), the running certificate (:class:`SequentialCertificate`), a family
-of them (:class:`SequentialFamily`) and planning (:func:`zero_error_stopping_row`,
-:func:`sequential_stopping_rows`, :func:`fixed_size_power`, :func:`planned_prior`).
-
-A test (a rejection region "say A") is fixed on development rows; test rows then arrive one at a
-time, each a row of identity B (a negative: a false positive when the test says A) or of A (a
-positive: a false negative when it says B), the side chosen from the past alone. After ``x`` false
-positives among ``n`` negatives and ``y`` false negatives among ``m`` positives,
+Contents: the e-value and its bound at given counts, the priors, the running certificate
+(:class:`SequentialCertificate`), a family of them (:class:`SequentialFamily`) and planning. After ``x``
+false positives among ``n`` negatives and ``y`` false negatives among ``m`` positives,
 
     E(eps) = M(x; n) M(y; m) / sup_{(p, q) in N(eps, delta)} p^x (1-p)^(n-x) q^y (1-q)^(m-y)
 
-with ``N(eps, delta) = {1 - q <= e^eps p + delta, 1 - p <= e^eps q + delta}`` the error rates an
-(eps, delta)-DP pair allows and ``M(k; n)`` one side's prior-predictive probability of its error
-sequence (a prior on the error rate fixed before the first row). For every ``(p0, q0)`` in the null,
-``E <= M M / L(p0, q0)``, a nonnegative martingale starting at 1 whatever the side allocation, so by
-Ville's inequality ``P(exists t: E_t(eps) >= 1 / alpha) <= alpha`` (sequential universal inference).
-``N`` grows with ``eps``, so ``E`` is non-increasing in ``eps``, and the running bound
-
-    LB_t = max over looks s <= t of sup {eps >= 0 : E_s(eps) >= 1 / alpha}
-
-exceeds the truth with probability at most ``alpha`` at any stopping time (stop at a target, when a
-claim is refuted, at a budget, or resume later).
-
-The supremum. If the maximum-likelihood rates ``(x/n, y/m)`` lie in ``N`` it is there and ``E <= 1``.
-Otherwise it lies on the lower boundary: ``S1 = {q = 1 - delta - e^eps p, 0 <= p <= c}`` and its
-mirror ``S2``, meeting at the corner ``c = (1 - delta) / (1 + e^eps)``; the log-likelihood is concave
-along each. At ``delta = 0`` its stationary point on ``S1`` is the smaller root of
-``k (A+B+C) p^2 - (A (1+k) + B + C k) p + A``, ``k = e^eps``, ``A = x + m - y``, ``B = n - x``,
-``C = y``, clipped to ``[0, c]`` (``S2`` by symmetry); with ``delta > 0`` a safeguarded Newton
-iteration on the concave function finds it. Either way the value used is the tangent-line upper
-limit ``l(p) + max(l'(p) (c - p), -l'(p) p)``, never below the supremum, so rounding can only lower
-``E``. The corner alone is least favourable only for balanced counts: dividing by the corner's
-likelihood alone is invalid (under the null point ``(p, q) = (0, 1)``, a test that always says B,
-it grows without bound).
-
-Priors (power only, never validity): ``"J"`` Beta(1/2, 1/2); ``"B"`` Beta(0.1, 1), small error
-rates (the default without a plan); ``"Z"`` 0.9 point mass at 0 + 0.1 J (perfect separation);
-``"P:r"`` Beta(0.5 + 50 r, 0.5 + 50 (1 - r)) for a planned error rate ``r``; ``"H:r"`` half B, half
-P (at most log 2 behind the better; the default with a plan). A pair ``(prior of the negatives'
-errors, prior of the positives' errors)`` gives each side its own.
-
-The running certificate. :class:`SequentialCertificate` holds the counts as rows arrive and the
-running bound. A row can move it only when ``E_t(LB_{t-1}) >= 1 / alpha`` (one closed-form
-evaluation in plain :mod:`math`), and only then is it re-solved from its previous value (with zero
-errors by the corner's closed form); a batch (:meth:`SequentialCertificate.update_many`) first
-finds, in one vectorised evaluation, the rows at which the bound can move. Stop rules
-(``stop_reason``): ``"claim refuted"`` (the bound exceeds a claimed epsilon), ``"target reached"``,
-``"budget spent"`` and ``"futile"`` (even zero errors in every remaining row of the budget could not
-reach the target). Stopping never affects validity; neither does resuming later.
-
-A family. Each of K pairs' certificates runs at ``alpha / K``, so all K running bounds hold together
-under any adaptive allocation of rows across pairs (:class:`SequentialFamily`). The average of the K
-e-processes is an e-process for the intersection null (every pair (eps, delta)-DP), so the
-worst-pair bound ``W_t = max over looks of sup {eps : (1/K) sum_k E_k(eps) >= 1 / alpha}`` bounds the
-largest pairwise epsilon at level ``alpha`` (no division by K) and is at least the largest per-pair
-bound.
-
-Planning. A fixed-size reserved test is planned at expected error rates
-(:func:`epsaudit.bounds.required_test_size`); if the rates are off its power drops and its rows are
-spent anyway. The sequential certificate stops when its bound reaches the target, so its cost
-adapts to the rates met. The planning functions simulate it (seeded, vectorised over runs; rows
-alternate A, B, A, ...).
+with ``N(eps, delta) = {1 - q <= e^eps p + delta, 1 - p <= e^eps q + delta}`` and ``M`` one side's
+prior-predictive probability; by Ville's inequality ``P(exists t: E_t(eps) >= 1 / alpha) <= alpha``, and the
+running bound ``LB_t = max over looks of sup {eps : E_s(eps) >= 1 / alpha}`` holds at any stopping time.
+Definitions and derivation (the supremum on the segments S1, S2, the priors, families, planning): the
+book's methods chapter, section "The anytime-valid certificate: test rows as they arrive".
 
 References: Ville (1939), *Etude critique de la notion de collectif*; Wasserman, Ramdas &
 Balakrishnan (2020), "Universal inference", PNAS; Waudby-Smith & Ramdas (2024), "Estimating means
-of bounded random variables by betting", JRSS-B. Definitions: the book's methods chapter.
+of bounded random variables by betting", JRSS-B.
 """
 
 from __future__ import annotations
@@ -116,13 +63,10 @@ class SequentialPrior:
 
     See Also
     --------
-    sequential_prior : the prior a spec names.
-    planned_prior : the spec of the default prior at planned error rates.
+    sequential_prior, planned_prior : the prior a spec names; the default spec at planned error rates.
 
     Examples
     --------
-    >>> sequential_prior("Z").components
-    ((0.9, None, None), (0.1, 0.5, 0.5))
     >>> round(float(sequential_prior("B").log_predictive(0, 10)), 4)  # log B(0.1, 11) / B(0.1, 1)
     -0.2855
     """
@@ -131,24 +75,7 @@ class SequentialPrior:
     components: tuple
 
     def log_predictive(self, k, n):
-        """log M(k; n): the prior-predictive log-probability of one sequence with ``k`` errors in ``n`` rows.
-
-        Parameters
-        ----------
-        k, n : array_like of int
-            Errors and rows of one side (broadcast).
-
-        Returns
-        -------
-        numpy.ndarray or float
-            ``log sum_j w_j B(a_j + k, b_j + n - k) / B(a_j, b_j)`` (a point mass at 0: ``log w_j``
-            when ``k = 0``); ``0`` at ``n = 0``.
-
-        Examples
-        --------
-        >>> round(float(sequential_prior("J").log_predictive(1, 2)), 4)  # B(1.5, 1.5) / B(0.5, 0.5) = 1/8
-        -2.0794
-        """
+        """log M(k; n) (broadcast): ``log sum_j w_j B(a_j + k, b_j + n - k) / B(a_j, b_j)``, k errors in n rows."""
         k, n = np.asarray(k, dtype=float), np.asarray(n, dtype=float)
         terms = []
         for w, a, b in self.components:
@@ -160,14 +87,7 @@ class SequentialPrior:
         return out[()] if np.ndim(out) == 0 else out
 
     def scalar(self, k: int, n: int) -> float:
-        """:meth:`log_predictive` of one count with :mod:`math` only (the certificate's per-row path).
-
-        Examples
-        --------
-        >>> p = sequential_prior("H:0.02")
-        >>> abs(p.scalar(3, 40) - float(p.log_predictive(3, 40))) < 1e-12
-        True
-        """
+        """:meth:`log_predictive` of one count with :mod:`math` only (the certificate's per-row path)."""
         fast = _FAST.get(self.components)
         if fast is None:
             fast = _FAST[self.components] = tuple((math.log(w), a, b, _lbeta(a, b) if a is not None else 0.0)
@@ -180,13 +100,7 @@ class SequentialPrior:
         return top + math.log(sum(math.exp(t - top) for t in terms))
 
     def digest(self) -> str:
-        """SHA-256 of the prior's components (what a certificate records before its first row).
-
-        Examples
-        --------
-        >>> len(sequential_prior("B").digest())
-        64
-        """
+        """SHA-256 of the prior's components (what a certificate records before its first row)."""
         return hashlib.sha256(json.dumps([self.name, self.components]).encode()).hexdigest()
 
 
@@ -223,8 +137,7 @@ def sequential_prior(spec) -> SequentialPrior:
 
     See Also
     --------
-    SequentialPrior : the prior it returns.
-    planned_prior : the spec of the default prior at planned error rates.
+    SequentialPrior, planned_prior : the prior it returns; the default spec at planned error rates.
 
     Examples
     --------
@@ -262,9 +175,7 @@ def _priors(prior) -> tuple[SequentialPrior, SequentialPrior]:
     return p, p
 
 
-# ---------------------------------------------------------------------------------------------
-# The supremum of the likelihood over the null region (vectorised)
-# ---------------------------------------------------------------------------------------------
+# -- The supremum of the likelihood over the null region (vectorised) --
 
 
 def _xlogy(a, b):
@@ -339,14 +250,12 @@ def sequential_log_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     fp, n_neg, fn, n_pos : array_like of int
         False positives among negatives, false negatives among positives (broadcast).
     epsilon : array_like, in [0, 700]
-        The null region is ``N(epsilon, delta)``.
     delta : array_like, in [0, 1), default=0.0
     prior : str, SequentialPrior or pair of them, default="B"
 
     Returns
     -------
     numpy.ndarray or float
-        Natural log of the e-value.
 
     Raises
     ------
@@ -355,8 +264,7 @@ def sequential_log_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
 
     See Also
     --------
-    sequential_evalue : the e-value itself, and what it means.
-    sequential_epsilon : the bound found on it.
+    sequential_evalue, sequential_epsilon : the e-value itself; the bound found on it.
 
     Examples
     --------
@@ -385,22 +293,15 @@ def _check(fp, n_neg, fn, n_pos, epsilon, delta):
 
 
 def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
-    """E(epsilon): the sequential certificate's e-value of the null ``N(epsilon, delta)`` at given counts.
+    """E(epsilon): the e-value of the null ``N(epsilon, delta)`` at given counts, ``M M / sup_N L(p, q)``.
 
-    ``M(fp; n_neg) M(fn; n_pos) / sup_{N(epsilon, delta)} L(p, q)``, with the supremum in closed
-    form (an upper limit, so rounding lowers ``E``). Large values are evidence that the pair is not
-    (epsilon, delta)-DP: ``P(E_t >= 1 / alpha for some t) <= alpha`` under the null (Ville).
+    The supremum is an upper limit (rounding lowers ``E``); under the null ``P(exists t: E_t >= 1 / alpha) <= alpha``.
 
     Parameters
     ----------
-    fp : array_like of int
-        False positives: rows of identity B (negatives) the fixed test calls A.
-    n_neg : array_like of int, >= 0
-        Negatives tested so far.
-    fn : array_like of int
-        False negatives: rows of A (positives) the test calls B.
-    n_pos : array_like of int, >= 0
-        Positives tested so far.
+    fp, n_neg, fn, n_pos : array_like of int
+        False positives (rows of B the test calls A) among the negatives tested so far, false negatives
+        (rows of A it calls B) among the positives (broadcast).
     epsilon : array_like, in [0, 700]
     delta : array_like, in [0, 1), default=0.0
     prior : str, SequentialPrior or pair of them, default="B"
@@ -409,7 +310,7 @@ def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
     Returns
     -------
     numpy.ndarray or float
-        The e-value, >= 0 (the broadcast shape). Non-increasing in ``epsilon``.
+        The e-value, >= 0, non-increasing in ``epsilon``.
 
     Raises
     ------
@@ -418,22 +319,16 @@ def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
 
     See Also
     --------
-    sequential_epsilon : the bound it gives: the largest epsilon at which it reaches ``1 / alpha``.
-    sequential_log_evalue : its natural log (what the bounds are solved on).
-    epsaudit.bounds.joint_epsilon : the fixed-size exact joint certificate.
-    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
+    sequential_epsilon, sequential_log_evalue : the bound it gives; its natural log.
+    epsaudit.bounds.joint_epsilon, epsaudit.bounds.clopper_pearson_epsilon : the fixed-size certificates.
 
     References
     ----------
-    Ville (1939), *Etude critique de la notion de collectif* (the maximal inequality);
-    Wasserman, Ramdas & Balakrishnan (2020), "Universal inference", PNAS 117(29) (the split
-    likelihood ratio and its sequential form, with a prior-predictive numerator).
+    Ville (1939); Wasserman, Ramdas & Balakrishnan (2020), "Universal inference", PNAS 117(29).
 
     Examples
     --------
-    Zero errors in 10 + 10 rows, prior B: ``M(0; 10)^2 / sigmoid(1)^20``.
-
-    >>> round(float(sequential_evalue(0, 10, 0, 10, 1.0)), 2)
+    >>> round(float(sequential_evalue(0, 10, 0, 10, 1.0)), 2)  # M(0; 10)^2 / sigmoid(1)^20, prior B
     297.14
     >>> float(sequential_evalue(0, 50, 50, 50, 3.0)) <= 1  # the null point (0, 1): no evidence
     True
@@ -444,8 +339,7 @@ def sequential_evalue(fp, n_neg, fn, n_pos, epsilon, delta=0.0, prior="B"):
 def sequential_epsilon(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B"):
     """The anytime-valid bound of a path that looks only at these counts: ``sup {eps : E(eps) >= 1 / alpha}``.
 
-    The running certificate (:class:`epsaudit.bounds.SequentialCertificate`) reports the maximum of
-    this over its looks; each value alone is also valid at any stopping time.
+    Valid at any stopping time (the running certificate reports its maximum over the looks); by bisection.
 
     Parameters
     ----------
@@ -469,30 +363,14 @@ def sequential_epsilon(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B"):
     See Also
     --------
     epsaudit.bounds.joint_epsilon : the fixed-size bound (larger, valid only at a size fixed in advance).
-    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound (fixed size).
-    epsaudit.bounds.certified_epsilon : the fixed-size certificate, either bound (``bound=``).
-    sequential_evalue : the e-value it inverts.
-    SequentialCertificate : the running certificate, the maximum of this bound over its looks.
-    worst_pair_sequential : the worst pair of a family's counts.
-    zero_error_sequential_epsilon : the closed form at zero errors.
+    epsaudit.bounds.clopper_pearson_epsilon, epsaudit.bounds.certified_epsilon : fixed-size bounds.
+    sequential_evalue, SequentialCertificate : the e-value it inverts; the running certificate.
+    worst_pair_sequential, zero_error_sequential_epsilon : a family's worst pair; the closed form at zero errors.
 
-    Notes
-    -----
-    Zero errors in ``n + n`` rows at ``delta = 0``: ``logit((alpha M(0; n)^2)^(1 / 2n))``, the fixed-size
-    formula with ``alpha`` shrunk by ``M(0; n)^2`` (:func:`zero_error_sequential_epsilon`). The bound
-    is found by bisection on the e-value (non-increasing in epsilon), vectorised over the counts.
-
-    References
-    ----------
-    Ville (1939), *Etude critique de la notion de collectif*; Wasserman, Ramdas & Balakrishnan
-    (2020), "Universal inference", PNAS 117(29); Waudby-Smith & Ramdas (2024), "Estimating means of
-    bounded random variables by betting", JRSS-B 86(1) (anytime-valid confidence sequences).
 
     Examples
     --------
     >>> round(float(sequential_epsilon(0, 100, 0, 100, 0.05)), 3)
-    3.898
-    >>> round(float(zero_error_sequential_epsilon(100, 0.05)), 3)
     3.898
     >>> sequential_epsilon([0, 2, 50], 100, [0, 2, 50], 100, 0.05).round(3)
     array([3.898, 2.411, 0.   ])
@@ -547,10 +425,8 @@ def zero_error_sequential_epsilon(n: int, alpha: float, prior="B"):
 
     See Also
     --------
-    sequential_epsilon : the bound at any counts.
-    zero_error_stopping_row : the row at which it first reaches a target.
-    epsaudit.bounds.certifiable_cap : the fixed-size certificate at zero errors, ``logit(alpha^(1 / 2n))`` for
-        the joint bound at delta 0.
+    sequential_epsilon, zero_error_stopping_row : the bound at any counts; the row at which this reaches a target.
+    epsaudit.bounds.certifiable_cap : the fixed-size joint certificate at zero errors, ``logit(alpha^(1 / 2n))``.
 
     Examples
     --------
@@ -566,10 +442,8 @@ def zero_error_sequential_epsilon(n: int, alpha: float, prior="B"):
 def worst_pair_sequential(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B") -> float:
     """The worst pair of a family: ``sup {eps : (1/K) sum_k E_k(eps) >= 1 / alpha}`` over K pairs' counts.
 
-    The average of the pairs' e-processes is an e-process for the intersection null (every pair
-    (eps, delta)-DP), so this lower-bounds the largest pairwise epsilon at level ``alpha`` (no
-    division by K), under any adaptive allocation of rows across pairs; it is at least the largest
-    per-pair bound at ``alpha / K``.
+    The pairs' mean e-process bounds the largest pairwise epsilon at level ``alpha`` (no division by K) under
+    any adaptive allocation of rows; it is at least the largest per-pair bound at ``alpha / K``.
 
     Parameters
     ----------
@@ -591,9 +465,8 @@ def worst_pair_sequential(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B") -> 
 
     See Also
     --------
-    sequential_epsilon : one pair.
-    SequentialFamily : the running worst-pair bound, one test row at a time.
-    SequentialCertificate : ``SequentialCertificate.worst_pair`` gives this bound for running certificates.
+    sequential_epsilon, SequentialFamily : one pair; the running worst-pair bound.
+    SequentialCertificate : ``SequentialCertificate.worst_pair`` gives this for running certificates.
 
     Examples
     --------
@@ -616,9 +489,7 @@ def worst_pair_sequential(fp, n_neg, fn, n_pos, alpha, delta=0.0, prior="B") -> 
     return float(_solve(log_mean, (1,), -math.log(alpha))[0])
 
 
-# ---------------------------------------------------------------------------------------------
-# The e-value in plain math: the certificate's per-row path (equal to the vectorised one to ~1e-13)
-# ---------------------------------------------------------------------------------------------
+# -- The e-value in plain math: the certificate's per-row path (equal to the vectorised one to ~1e-13) --
 
 
 def _seg_scalar(x, n, y, m, k, ik, delta):
@@ -691,9 +562,7 @@ class _Evaluator:
         return out - 1e-12 * (1 + abs(out))
 
 
-# ---------------------------------------------------------------------------------------------
-# The running certificate: one test row at a time, stop rules, records
-# ---------------------------------------------------------------------------------------------
+# -- The running certificate: one test row at a time, stop rules, records --
 
 
 #: The stop reasons, in the order they are checked.
@@ -708,16 +577,10 @@ class SequentialStatistics(RouteStatistics):
 
     Attributes
     ----------
-    fp, fn : int
-        False positives among the negatives (rows of B), false negatives among the positives (A).
-    rows : int
-        Test rows drawn (both sides).
-    stop_reason : str or None
-        One of :data:`STOP_REASONS`, or None (no rule fired).
-    prior : str
-        The prior of each side's error rate (negatives', positives').
-    test_hash : str or None
-        The caller's hash of the fixed test (e.g. of the fitted scorer's parameters and threshold).
+    fp, fn, rows : int
+        False positives among the negatives (rows of B), false negatives among the positives (A), rows drawn.
+    stop_reason, prior, test_hash : str or None, str, str or None
+        One of :data:`STOP_REASONS` (None: no rule fired), each side's prior, the caller's hash of the test.
 
     See Also
     --------
@@ -747,33 +610,26 @@ class SequentialCertificate:
         Family-wise error level (confidence ``1 - alpha``).
     delta : float in [0, 1), default=0.0
     prior : str, SequentialPrior or pair of them, default="B"
-        Fixed before the first row and recorded by hash (with a planned error rate ``r`` use
-        ``"H:r"``). Changing it after the first row is refused.
+        Fixed before the first row and recorded by hash (with a planned error rate ``r`` use ``"H:r"``).
     family : int, >= 1, default=1
         Pairs certified together: this one runs at ``alpha / family`` (Bonferroni; valid under any
         adaptive allocation of rows across pairs).
-    target : float, optional
-        Stop ("target reached") when the bound reaches it.
-    budget : int, optional
-        Stop ("budget spent") after this many test rows (both sides).
-    claim : float, optional
-        A claimed epsilon: stop ("claim refuted") when the bound exceeds it.
+    target, budget, claim : float, int, float, optional
+        Stop at the target ("target reached"), after ``budget`` test rows ("budget spent"), or when the
+        bound exceeds a claimed epsilon ("claim refuted").
     futility : bool, default=True
-        With a target and a budget, stop ("futile") when even zero errors in the rest of the
-        budget could not reach the target.
+        With a target and a budget, stop ("futile") when even zero errors in the rest of the budget could
+        not reach the target.
     test_hash : str, optional
-        The caller's hash of the fixed test (e.g. of the fitted scorer's parameters and threshold),
-        recorded with the prior's before the first row.
+        The caller's hash of the fixed test, recorded with the prior's before the first row.
     dev_ids : iterable or mapping of identity -> iterable, optional
-        Draw ids of the development rows: a test row whose draw id is one of them, or repeats an
-        earlier test row's, is refused (:func:`epsaudit.validation.check_fresh_ids`).
+        Draw ids of the development rows: a test row whose draw id is one of them, or repeats an earlier
+        test row's, is refused (:func:`epsaudit.validation.check_fresh_ids`).
 
     Attributes
     ----------
-    bound : float
-        The running bound (max over looks), >= 0.
-    stop_reason : str or None
-    rows, fp, n_neg, fn, n_pos : int
+    bound, stop_reason, rows, fp, n_neg, fn, n_pos : float, str or None, int
+        The running bound (max over looks, >= 0), the stop rule that holds, the rows and counts.
 
     Raises
     ------
@@ -786,24 +642,14 @@ class SequentialCertificate:
     See Also
     --------
     SequentialFamily : K certificates at ``alpha / K`` each and the running worst-pair bound.
-    sequential_epsilon : the bound at given counts.
-    worst_pair_sequential : the worst-pair bound of several pairs' counts.
-    epsaudit.bounds.joint_epsilon : the fixed-size certificate (valid only at a size fixed in advance).
-    epsaudit.bounds.clopper_pearson_epsilon : the paper's split bound.
+    sequential_epsilon, worst_pair_sequential : the bound at given counts; the worst pair of several.
+    epsaudit.bounds.joint_epsilon, epsaudit.bounds.clopper_pearson_epsilon : the fixed-size certificates.
     epsaudit.audits.certify_sampler : the sampler audit, which draws test rows into it until it stops.
-
-    References
-    ----------
-    Ville (1939), *Etude critique de la notion de collectif*; Wasserman, Ramdas & Balakrishnan
-    (2020), "Universal inference", PNAS 117(29); Waudby-Smith & Ramdas (2024), "Estimating means of
-    bounded random variables by betting", JRSS-B 86(1).
 
     Examples
     --------
-    Zero errors, one row of each side at a time, until the bound reaches 2:
-
     >>> cert = SequentialCertificate(alpha=0.05, target=2.0, dev_ids=["d0", "d1"])
-    >>> i = 0
+    >>> i = 0  # zero errors, A and B in turn, until the bound reaches 2
     >>> while cert.stop_reason is None:
     ...     _ = cert.update("A" if i % 2 == 0 else "B", False, draw_id=f"t{i}"); i += 1
     >>> cert.stop_reason, cert.rows, round(cert.bound, 3)
@@ -847,13 +693,7 @@ class SequentialCertificate:
     # -- the frozen test and prior ----------------------------------------------------------
     @property
     def prior(self):
-        """The (negatives', positives') priors; settable only before the first row.
-
-        Examples
-        --------
-        >>> SequentialCertificate(prior="Z").prior[0].name
-        'Z'
-        """
+        """The (negatives', positives') priors; settable only before the first row."""
         return self._prior
 
     @prior.setter
@@ -865,13 +705,7 @@ class SequentialCertificate:
 
     @property
     def test_hash(self) -> str | None:
-        """The caller's hash of the fixed test; settable only before the first row.
-
-        Examples
-        --------
-        >>> SequentialCertificate(test_hash="abc").test_hash
-        'abc'
-        """
+        """The caller's hash of the fixed test; settable only before the first row."""
         return self._test_hash
 
     @test_hash.setter
@@ -882,53 +716,18 @@ class SequentialCertificate:
 
     @property
     def rows(self) -> int:
-        """Test rows taken (both sides).
-
-        Examples
-        --------
-        >>> SequentialCertificate().rows
-        0
-        """
+        """Test rows taken (both sides)."""
         return len(self._sides)
 
     @property
     def prior_hash(self) -> str:
-        """SHA-256 of both sides' priors (recorded before the first row).
-
-        Examples
-        --------
-        >>> len(SequentialCertificate().prior_hash)
-        64
-        """
+        """SHA-256 of both sides' priors (recorded before the first row)."""
         return hashlib.sha256("/".join(p.digest() for p in self._prior).encode()).hexdigest()
 
     # -- rows -------------------------------------------------------------------------------
     def update(self, side: str, erred: bool, draw_id: Hashable | None = None) -> float:
-        """Take one test row: ``side`` "A" (a positive) or "B" (a negative), ``erred`` whether the test got it wrong.
-
-        Parameters
-        ----------
-        side : {"A", "B"}
-        erred : bool
-            For a row of A: the test said B (a false negative); of B: it said A (a false positive).
-        draw_id : hashable, optional
-            The row's draw id (checked for freshness); give one for every row or for none.
-
-        Returns
-        -------
-        float
-            The running bound after this row.
-
-        Raises
-        ------
-        ValueError, epsaudit.validation.ReusedRowsError
-            See the class.
-
-        Examples
-        --------
-        >>> c = SequentialCertificate()
-        >>> c.update("A", False, 1), c.update("B", False, 2)
-        (0.0, 0.0)
+        """Take one test row: ``side`` "A" (a positive) or "B" (a negative); ``erred``: for A the test said B, for B
+        it said A; ``draw_id`` (every row or none) is checked for freshness. Returns the bound; raises as the class.
         """
         self._take(side, erred, draw_id)
         return self._advance(self.fp, self.n_neg, self.fn, self.n_pos)
@@ -1027,29 +826,8 @@ class SequentialCertificate:
         return eps if eps >= abs(math.log(n / m)) else None
 
     def update_many(self, sides: Iterable[str], erred: Iterable[bool], draw_ids: Iterable[Hashable] | None = None) -> float:
-        """Take a batch of test rows in arrival order (one vectorised check finds the rows that can move the bound).
-
-        Parameters
-        ----------
-        sides : iterable of {"A", "B"}, length r
-        erred : iterable of bool, length r
-        draw_ids : iterable, length r, optional
-
-        Returns
-        -------
-        float
-            The running bound after the last row.
-
-        Raises
-        ------
-        ValueError
-            Lengths that differ; as :meth:`update`.
-
-        Examples
-        --------
-        >>> c = SequentialCertificate()
-        >>> round(c.update_many(["A", "B"] * 50, [False] * 100, range(100)), 3)
-        3.23
+        """Take a batch of rows in arrival order, as :meth:`update` (one vectorised check finds the rows that can
+        move the bound); lengths that differ raise ValueError.
         """
         sides, erred = list(sides), [bool(e) for e in erred]
         ids = [None] * len(sides) if draw_ids is None else list(draw_ids)
@@ -1077,47 +855,21 @@ class SequentialCertificate:
     # -- the certificate --------------------------------------------------------------------
     @property
     def bound(self) -> float:
-        """The running lower bound on epsilon (max over looks), valid at any stopping time.
-
-        Examples
-        --------
-        >>> SequentialCertificate().bound
-        0.0
-        """
+        """The running lower bound on epsilon (max over looks), valid at any stopping time."""
         return self._bound
 
     @property
     def bound_path(self) -> list[float]:
-        """The running bound after each row (non-decreasing).
-
-        Examples
-        --------
-        >>> SequentialCertificate().bound_path
-        []
-        """
+        """The running bound after each row (non-decreasing)."""
         return list(self._path)
 
     def evalue(self, epsilon: float) -> float:
-        """E_t(epsilon) at the current counts (evidence against (epsilon, delta)-DP).
-
-        Examples
-        --------
-        >>> c = SequentialCertificate(); _ = c.update_many("AB" * 5, [False] * 10)
-        >>> round(c.evalue(1.0), 1)
-        14.7
-        """
+        """E_t(epsilon) at the current counts (evidence against (epsilon, delta)-DP)."""
         return math.exp(self._eval(self.fp, self.n_neg, self.fn, self.n_pos, float(epsilon)))
 
     @property
     def stop_reason(self) -> str | None:
-        """The first stop rule that holds (:data:`STOP_REASONS`), or None.
-
-        Examples
-        --------
-        >>> c = SequentialCertificate(budget=2); _ = c.update("A", True); c.stop_reason
-        >>> _ = c.update("B", False); c.stop_reason
-        'budget spent'
-        """
+        """The first stop rule that holds (:data:`STOP_REASONS`), or None."""
         if self.claim is not None and self._bound > self.claim:
             return "claim refuted"
         if self.target is not None and self._bound >= self.target:
@@ -1139,37 +891,18 @@ class SequentialCertificate:
         return self._futile
 
     def correction(self) -> str:
-        """The multiplicity correction, as results record it.
-
-        Examples
-        --------
-        >>> SequentialCertificate(family=10).correction()
-        'bonferroni: 1 anytime-valid e-process x 10 certificate(s)'
-        """
+        """The multiplicity correction, as results record it."""
         return f"bonferroni: 1 anytime-valid e-process x {self.family} certificate(s)"
 
     def freshness(self) -> str:
-        """What the freshness check compared.
-
-        Examples
-        --------
-        >>> SequentialCertificate().freshness()
-        'no draw ids: the caller vouches for fresh test draws'
-        """
+        """What the freshness check compared."""
         if self._ids and self._ids[0] is not None:
             return ("test draw ids checked: unique, none a development draw id" if self._dev else
                     "test draw ids checked: unique (no development draw ids given)")
         return "no draw ids: the caller vouches for fresh test draws"
 
     def result(self, pair: tuple | None = None) -> EpsilonResult:
-        """The certificate as an :class:`~epsaudit.results.EpsilonResult` (kind "certificate", bound "anytime-valid").
-
-        Examples
-        --------
-        >>> c = SequentialCertificate(); _ = c.update_many("AB" * 50, [False] * 100)
-        >>> r = c.result(); r.bound, r.n, round(r.value, 3)
-        ('anytime-valid', (50, 50), 3.23)
-        """
+        """The certificate as an :class:`~epsaudit.results.EpsilonResult` (kind "certificate", anytime-valid)."""
         names = "/".join(p.name for p in self._prior)
         stats = SequentialStatistics(self.fp, self.fn, self.rows, self.stop_reason, names, self.test_hash)
         return EpsilonResult(value=self._bound, kind="certificate", route=ROUTE, n=(self.n_pos, self.n_neg), pair=pair,
@@ -1179,14 +912,7 @@ class SequentialCertificate:
                                        "budget": self.budget, "claim": self.claim, "freshness": self.freshness()})
 
     def record(self) -> dict[str, Any]:
-        """Everything needed to check the certificate: levels, prior, test hash, counts, rows, bound path.
-
-        Examples
-        --------
-        >>> c = SequentialCertificate(test_hash="h"); _ = c.update("A", False, "r0")
-        >>> rec = c.record(); rec["draw_ids"], rec["test_hash"], rec["counts"]
-        (['r0'], 'h', {'fp': 0, 'n_neg': 0, 'fn': 0, 'n_pos': 1})
-        """
+        """Everything needed to check the certificate: levels, prior, test hash, counts, rows, bound path."""
         return {
             "bound": self._bound, "kind": "certificate", "bound_name": SEQUENTIAL_BOUND,
             "alpha": self.alpha, "family": self.family, "alpha_per_pair": self.alpha_per_pair, "delta": self.delta,
@@ -1200,37 +926,13 @@ class SequentialCertificate:
         }
 
     def to_json(self, **kwargs: Any) -> str:
-        """:meth:`record` as JSON (draw ids that are not JSON types become their ``str``).
-
-        Examples
-        --------
-        >>> import json
-        >>> json.loads(SequentialCertificate().to_json())["alpha"]
-        0.05
-        """
+        """:meth:`record` as JSON (draw ids that are not JSON types become their ``str``)."""
         return json.dumps(self.record(), default=str, **kwargs)
 
     @staticmethod
     def worst_pair(certificates: Iterable[SequentialCertificate], alpha: float | None = None) -> float:
-        """The worst-pair bound of a family at its current counts (:func:`epsaudit.bounds.worst_pair_sequential`).
-
-        Parameters
-        ----------
-        certificates : iterable of SequentialCertificate
-            One per pair, sharing delta and prior.
-        alpha : float, optional
-            Family-wise level (default: the first certificate's ``alpha``).
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> cs = [SequentialCertificate(family=2) for _ in range(2)]
-        >>> _ = [c.update_many("AB" * 50, [False] * 100) for c in cs]
-        >>> SequentialCertificate.worst_pair(cs) >= max(c.bound for c in cs)
-        True
+        """The worst-pair bound of certificates (one per pair, sharing delta and prior) at their current counts,
+        at ``alpha`` (default: the first one's): :func:`epsaudit.bounds.worst_pair_sequential`.
         """
         cs = list(certificates)
         if not cs:
@@ -1252,9 +954,7 @@ def _owners(dev_ids: Any) -> dict[Any, Hashable]:
     return owner
 
 
-# ---------------------------------------------------------------------------------------------
-# A family: K certificates at alpha / K and the running worst-pair bound
-# ---------------------------------------------------------------------------------------------
+# -- A family: K certificates at alpha / K and the running worst-pair bound --
 
 
 class SequentialFamily:
@@ -1268,33 +968,25 @@ class SequentialFamily:
         Family-wise error level.
     delta : float in [0, 1), default=0.0
     prior : str, SequentialPrior or pair of them, default="B"
-        Every pair's prior (fixed before the first row).
-    dev_ids : mapping pair -> draw ids, optional
-        Each pair's development draw ids (see :class:`SequentialCertificate`).
-    test_hashes : mapping pair -> str, optional
+    dev_ids, test_hashes : mapping pair -> draw ids, mapping pair -> str, optional
+        Each pair's development draw ids and test hash (see :class:`SequentialCertificate`).
     **stops
         ``target``, ``budget``, ``claim``, ``futility`` of each pair's certificate.
 
     Attributes
     ----------
-    certificates : dict
-        Pair -> :class:`SequentialCertificate` (each at ``alpha / K``).
-    worst_bound : float
-        The running worst-pair bound.
-    worst_path : list of float
-        The worst-pair bound after each row (of any pair).
+    certificates, worst_bound, worst_path : dict, float, list of float
+        Pair -> :class:`SequentialCertificate` (at ``alpha / K``); the running worst-pair bound and its path.
 
     Raises
     ------
     ValueError
-        No pairs, repeated labels; from :meth:`update`: an unknown pair, as
-        :meth:`SequentialCertificate.update`.
+        No pairs, repeated labels; from :meth:`update`: an unknown pair, as :meth:`SequentialCertificate.update`.
 
     See Also
     --------
-    SequentialCertificate : each pair's certificate.
+    SequentialCertificate, sequential_epsilon : each pair's certificate; one pair's bound at given counts.
     worst_pair_sequential : the worst-pair bound at given counts.
-    sequential_epsilon : one pair's bound at given counts.
 
     Examples
     --------
@@ -1330,24 +1022,8 @@ class SequentialFamily:
         return top + math.log(sum(math.exp(v - top) for v in logs) / self.k) - self._threshold
 
     def update(self, pair: Hashable, side: str, erred: bool, draw_id: Hashable | None = None) -> float:
-        """One test row of one pair; returns the running worst-pair bound.
-
-        Parameters
-        ----------
-        pair : hashable
-            One of the family's labels.
-        side, erred, draw_id
-            As :meth:`SequentialCertificate.update`.
-
-        Returns
-        -------
-        float
-
-        Examples
-        --------
-        >>> fam = SequentialFamily(["a", "b"])
-        >>> fam.update("a", "A", False, "r0")
-        0.0
+        """One test row of one pair (``side``, ``erred``, ``draw_id`` as :meth:`SequentialCertificate.update`);
+        returns the running worst-pair bound.
         """
         if pair not in self.certificates:
             raise ValueError(f"unknown pair {pair!r}; the family's pairs are {list(self.certificates)}")
@@ -1376,34 +1052,21 @@ class SequentialFamily:
 
     @property
     def bounds(self) -> dict:
-        """Each pair's running bound (at ``alpha / K``).
-
-        Examples
-        --------
-        >>> SequentialFamily(["a", "b"]).bounds
-        {'a': 0.0, 'b': 0.0}
-        """
+        """Each pair's running bound (at ``alpha / K``)."""
         return {p: c.bound for p, c in self.certificates.items()}
 
     def record(self) -> dict[str, Any]:
-        """Every pair's record, the worst-pair bound and its path.
-
-        Examples
-        --------
-        >>> rec = SequentialFamily(["a"]).record(); rec["family"], rec["worst_bound"]
-        (1, 0.0)
-        """
+        """Every pair's record, the worst-pair bound and its path."""
         return {"alpha": self.alpha, "family": self.k, "worst_bound": self.worst_bound,
                 "worst_path": list(self.worst_path),
                 "pairs": {str(p): c.record() for p, c in self.certificates.items()}}
 
 
-# ---------------------------------------------------------------------------------------------
-# Planning: stopping rows with zero errors and at given rates; the fixed size's power
-# ---------------------------------------------------------------------------------------------
+# -- Planning: stopping rows with zero errors and at given rates; the fixed size's power --
 
 
-_CHUNK = 256  # rows simulated per step
+_CHUNK = 256  # rows of the first simulated chunk (each later one as many rows as done before it)
+_LEAF = 4  # spans of at most this many rows are split to single rows without a bound
 
 
 def planned_prior(fpr: float, fnr: float) -> str | tuple[str, str]:
@@ -1412,7 +1075,6 @@ def planned_prior(fpr: float, fnr: float) -> str | tuple[str, str]:
     Parameters
     ----------
     fpr, fnr : float in [0, 1]
-        Planned false-positive and false-negative rates.
 
     Returns
     -------
@@ -1444,9 +1106,8 @@ def zero_error_stopping_row(epsilon: float, alpha: float, delta: float = 0.0, pr
 
     Parameters
     ----------
-    epsilon : float, >= 0
-    alpha : float in (0, 1)
-        Error level of this certificate.
+    epsilon, alpha : float
+        The target (>= 0) and this certificate's error level in (0, 1).
     delta : float, default=0.0
     prior : str, SequentialPrior or pair of them, default="B"
     max_rows : int, default=10_000_000
@@ -1463,11 +1124,9 @@ def zero_error_stopping_row(epsilon: float, alpha: float, delta: float = 0.0, pr
 
     See Also
     --------
-    sequential_stopping_rows : the stopping rows at error rates above zero (simulated).
-    zero_error_sequential_epsilon : the bound it reaches, in closed form.
+    sequential_stopping_rows, zero_error_sequential_epsilon : the rows at error rates above zero; the bound reached.
     epsaudit.bounds.required_test_size : the fixed-size reserved test's rows per identity for the same target.
-    epsaudit.bounds.certifiable_cap : the most a fixed-size test can certify, its zero-error certificate.
-    epsaudit.bounds.planned_epsilon : what a fixed-size test certifies at expected counts.
+    epsaudit.bounds.certifiable_cap, epsaudit.bounds.planned_epsilon : what a fixed-size test certifies.
 
     Examples
     --------
@@ -1489,14 +1148,14 @@ def sequential_stopping_rows(epsilon: float, alpha: float, fpr: float, fnr: floa
                              runs: int = 1000, max_rows: int = 100_000, seed: int = 0) -> dict:
     """Stopping rows of the sequential certificate at given error rates (target ``epsilon``), simulated.
 
+    Each run's errors are drawn per chunk of rows (binomial), a chunk's middle rows only where the chunk
+    may hold the run's first hit (hypergeometric given the ends, down to single rows): the same law as
+    drawing every row, with log E evaluated exactly wherever a hit is possible (rows alternate A, B, A, ...).
+
     Parameters
     ----------
-    epsilon : float
-        The target.
-    alpha : float
-        Error level of this certificate.
-    fpr, fnr : float in [0, 1]
-        The test's error rates on rows of B and of A.
+    epsilon, alpha, fpr, fnr : float
+        The target, this certificate's error level and the test's error rates on rows of B and of A.
     delta : float, default=0.0
     prior : str, SequentialPrior or pair of them, default="B"
     runs : int, default=1000
@@ -1512,11 +1171,9 @@ def sequential_stopping_rows(epsilon: float, alpha: float, fpr: float, fnr: floa
 
     See Also
     --------
-    zero_error_stopping_row : the stopping row at zero errors (exact, not simulated).
-    fixed_size_power : the power of a fixed-size test at the same rates.
+    zero_error_stopping_row, fixed_size_power : the stopping row at zero errors; a fixed size's power.
     planned_prior : the default prior at the planned rates.
-    epsaudit.bounds.required_test_size : the fixed-size reserved test's rows per identity at expected counts.
-    epsaudit.bounds.planned_epsilon : what a fixed-size test certifies at expected counts.
+    epsaudit.bounds.required_test_size, epsaudit.bounds.planned_epsilon : the fixed-size plan at expected counts.
 
     Examples
     --------
@@ -1525,34 +1182,132 @@ def sequential_stopping_rows(epsilon: float, alpha: float, fpr: float, fnr: floa
     (1.0, True)
     """
     rng = generator(seed, "sequential-plan", round(epsilon, 12), fpr, fnr)
-    thr = -math.log(alpha)
+    thr, priors = -math.log(alpha), _priors(prior)
+    log_m = [_log_m_table(p, max_rows // 2 + 2) for p in priors]
     stop = np.full(runs, -1)
-    fp = fn = np.zeros(runs)
-    done = 0
+    fp, fn = np.zeros(runs, dtype=np.int64), np.zeros(runs, dtype=np.int64)
+
+    def split(_run, a, mid, b, xa, xb, ya, yb):  # the errors after row mid, drawn given those after rows a and b
+        na, nm, nb = a // 2, mid // 2, b // 2
+        xm = xa + rng.hypergeometric(xb - xa, nb - na - (xb - xa), nm - na)
+        ym = ya + rng.hypergeometric(yb - ya, b - nb - a + na - (yb - ya), mid - nm - a + na)
+        return xm, ym
+
+    done, may = 0, lambda *counts: _may_hit(*counts, epsilon, delta, log_m, thr)
+    exact = lambda t, x, y: _hits(t, x, y, epsilon, delta, priors, thr)  # noqa: E731
     while done < max_rows and (stop < 0).any():
-        t = np.arange(done + 1, min(done + _CHUNK, max_rows) + 1)
-        neg_row = (t % 2 == 0)[None, :]
-        err = rng.random((runs, t.size)) < np.where(neg_row, fpr, fnr)
-        x = fp[:, None] + np.cumsum(err & neg_row, axis=1)
-        y = fn[:, None] + np.cumsum(err & ~neg_row, axis=1)
-        neg, pos = _alternating(t)
-        live = stop < 0
-        hit = sequential_log_evalue(x[live], neg[None, :], y[live], pos[None, :], epsilon, delta, prior) >= thr
-        first = np.where(hit.any(axis=1), t[np.argmax(hit, axis=1)], -1)
-        stop[np.flatnonzero(live)] = first
-        fp, fn, done = x[:, -1], y[:, -1], int(t[-1])
+        end = min(done + max(_CHUNK, done), max_rows)  # a chunk's errors are drawn first, its parts' only if needed
+        live = np.flatnonzero(stop < 0)
+        (n0, n1), (m0, m1) = _alternating(np.array([done, end]))
+        xe, ye = fp[live] + rng.binomial(n1 - n0, fpr, live.size), fn[live] + rng.binomial(m1 - m0, fnr, live.size)
+        stop[live] = _first_hits(done, end, fp[live], xe, fn[live], ye, split, may, exact)
+        fp[live], fn[live], done = xe, ye, end
     rows = np.where(stop < 0, max_rows, stop)
     return {"mean": float(rows.mean()), "median": float(np.median(rows)), "q90": float(np.quantile(rows, 0.9)),
             "stopped": float(np.mean(stop >= 0))}
+
+
+def _log_m_table(prior: SequentialPrior, size: int):
+    """log M(k; n) for 0 <= k <= n < size from tables of lgamma (equal to ``log_predictive`` to ~1e-10)."""
+    j = np.arange(size)
+    parts = [(math.log(w), None) if a is None else
+             (math.log(w) - _lbeta(a, b), special.gammaln(a + j), special.gammaln(b + j), special.gammaln(a + b + j))
+             for w, a, b in prior.components]
+
+    def log_m(k, n):
+        terms = [np.where(k == 0, p[0], -np.inf) if p[1] is None else p[0] + p[1][k] + p[2][n - k] - p[3][n]
+                 for p in parts]
+        return np.logaddexp.reduce(terms) if len(terms) > 1 else terms[0]
+
+    return log_m
+
+
+def _box_bound(x, n, y, m, k, delta, log_m):
+    """Upper limit on log E on any path from counts (x[0], n[0], y[0], m[0]) to (x[1], n[1], y[1], m[1]).
+
+    For P in N, log M(x; n) M(y; m) - log L_P >= log E, each side's part convex in (x, n) (a log of an integral of
+    exponentials linear in them): its largest value is at a corner of the box (+inf where it leaves x <= n). P: on
+    S1, S2 the maximiser's closed form at delta 0 at the start's counts (any point serves), and the MLE if inside N.
+    """
+    own, other = np.stack([x[0], y[0]]), np.stack([y[0], x[0]])
+    rows, rows_other = np.stack([n[0], m[0]]), np.stack([m[0], n[0]])
+    a = own + rows_other - other
+    a2, b2, c2 = rows + rows_other, a * (1 + 1 / k) + (rows - own) / k + other, a / k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.where(c2 > 0, 2 * c2 / (b2 + np.sqrt(np.maximum(b2 * b2 - 4 * a2 * c2, 0.0))), 0.0)
+        p = np.clip(root, 1e-300, (1 - delta) / (1 + k))  # p of S1's point, q of S2's
+        mle = own / np.maximum(rows, 1)
+        inside = (n[0] > 0) & (m[0] > 0) & (1 - mle[1] < k * mle[0] + delta) & (1 - mle[0] < k * mle[1] + delta)
+        lp, l1p, lq, l1q = np.log(p), np.log1p(-p), np.log1p(-delta - k * p), np.log(delta + k * p)
+        lm, l1m = np.log(mle), np.log1p(-mle)
+    total = 0.0
+    for s, (v0, v1), (r0, r1), log_ms in ((0, x, n, log_m[0]), (1, y, m, log_m[1])):
+        v, r = np.stack([v0, v1, v0, v1])[:, None], np.stack([r0, r0, r1, r1])[:, None]
+        num = np.where(v <= r, log_ms(np.minimum(v, r), r), np.inf)
+        own_side = s == 0  # log P's rate on this side (x: p, y: q) at S1's point, S2's and the MLE
+        la = np.stack([(lp if own_side else lq)[0], (lq if own_side else lp)[1], lm[s]])
+        lb = np.stack([(l1p if own_side else l1q)[0], (l1q if own_side else l1p)[1], l1m[s]])
+        with np.errstate(invalid="ignore"):
+            lin = np.where(v > 0, v * la, 0.0) + np.where(r > v, (r - v) * lb, 0.0)
+        total = total + (num - lin).max(axis=0)
+    return np.minimum(total[:2].min(axis=0), np.where(inside, total[2], np.inf))
+
+
+def _may_hit(a, b, xa, xb, ya, yb, epsilon, delta, log_m, thr):
+    """Whether a run's log E may reach ``thr`` in rows (a, b], from its errors after rows a and b (False: it cannot)."""
+    n, m = _alternating(np.stack(np.broadcast_arrays(a, b, xa)[:2]))
+    k = math.exp(epsilon)
+    # the fewest errors per row on the path inside N: so is every count on it, and there E <= 1
+    p, q = xa / np.maximum(n[1], 1), ya / np.maximum(m[1], 1)
+    inside = (1 - q < (k * p + delta) * (1 - 1e-9)) & (1 - p < (k * q + delta) * (1 - 1e-9)) & (thr > 1e-6)
+    bound = _box_bound((xa, xb), n, (ya, yb), m, k, delta, log_m)
+    return ~inside & ~(bound < thr - 1e-6 - 1e-8 * (n[1] + m[1]))
+
+
+def _hits(t, x, y, epsilon, delta, prior, thr):
+    """Whether log E >= thr at rows t with errors x, y (:func:`sequential_log_evalue`, once per distinct count)."""
+    key = (t * (x.max(initial=0) + 1) + x) * (y.max(initial=0) + 1) + y
+    _, once, where = np.unique(key, return_index=True, return_inverse=True)
+    neg, pos = _alternating(t[once])
+    return (sequential_log_evalue(x[once], neg, y[once], pos, epsilon, delta, prior) >= thr)[where]
+
+
+def _first_hits(a, b, xa, xb, ya, yb, split, may, exact):
+    """First row in (a, b] at which each run's log E reaches the threshold (-1 if none), from its errors after a, b.
+
+    A span of rows is dropped when it starts at or after a hit found (``exact(t, x, y)``, asked at b and every middle
+    row drawn) or cannot hold one (``may``, for spans wider than ``_LEAF``); others are halved, ``split`` giving the
+    errors after the middle row, down to single rows.
+    """
+    none = np.iinfo(np.int64).max
+    first = np.where(exact(np.full(xb.size, b), xb, yb), b, none)
+    run = np.arange(xb.size)
+    a, b = np.full(run.size, a), np.full(run.size, b)
+    while run.size:
+        keep = a < first[run]
+        wide = keep & (b - a > _LEAF)
+        keep[wide] = may(a[wide], b[wide], xa[wide], xb[wide], ya[wide], yb[wide])
+        run, a, b, xa, xb, ya, yb = (v[keep] for v in (run, a, b, xa, xb, ya, yb))
+        s = b - a > 1
+        if not s.any():
+            break
+        mid = (a[s] + b[s]) // 2
+        xm, ym = split(run[s], a[s], mid, b[s], xa[s], xb[s], ya[s], yb[s])
+        hit = exact(mid, xm, ym)
+        np.minimum.at(first, run[s][hit], mid[hit])
+        run = np.concatenate([run[~s], run[s], run[s]])
+        a, b = np.concatenate([a[~s], a[s], mid]), np.concatenate([b[~s], mid, b[s]])
+        xa, xb = np.concatenate([xa[~s], xa[s], xm]), np.concatenate([xb[~s], xm, xb[s]])
+        ya, yb = np.concatenate([ya[~s], ya[s], ym]), np.concatenate([yb[~s], ym, yb[s]])
+    return np.where(first == none, -1, first)
 
 
 def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: float, delta: float = 0.0,
                      runs: int = 2000, seed: int = 0) -> float:
     """Probability that the fixed-size joint certificate at ``n + n`` rows certifies ``epsilon`` at these rates.
 
-    Counts ``FP ~ Bin(n, fpr)``, ``FN ~ Bin(n, fnr)`` are drawn ``runs`` times (seeded); each distinct
-    false-positive count's largest certifying false-negative count is found by bisection on
-    :func:`epsaudit.bounds.joint_epsilon` (non-increasing in the errors).
+    ``FP ~ Bin(n, fpr)``, ``FN ~ Bin(n, fnr)`` drawn ``runs`` times (seeded); each distinct FP count's largest
+    certifying FN count is found by bisection on :func:`epsaudit.bounds.joint_epsilon`.
 
     Parameters
     ----------
@@ -1571,10 +1326,8 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
 
     See Also
     --------
-    epsaudit.bounds.required_test_size : the fixed size planned at expected rates.
-    epsaudit.bounds.planned_epsilon : what that size certifies at the expected counts.
-    epsaudit.bounds.joint_epsilon : the certificate whose power it is.
-    sequential_stopping_rows : the anytime-valid certificate's cost at the same rates.
+    epsaudit.bounds.required_test_size, epsaudit.bounds.planned_epsilon : the fixed size planned at expected rates.
+    epsaudit.bounds.joint_epsilon, sequential_stopping_rows : the certificate; the anytime-valid one's cost.
 
     Examples
     --------
