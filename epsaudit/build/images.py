@@ -1,18 +1,12 @@
 """LFW images: where they are, which identities enter which regime, the donor, loading.
 
-Image ids are the relative paths ``<Person>/<Person>_NNNN.jpg`` under the image root, so an id
-names one file of the shared LFW copy (``../shared/data/lfw/images``, see its PROVENANCE.md) and
-nothing about the machine. Images are never committed; ``data/lfw`` is a git-ignored link that
-``make data-link`` creates.
+Image ids are the relative paths ``<Person>/<Person>_NNNN.jpg`` under the image root (the shared
+LFW copy, see its PROVENANCE.md; never committed, ``data/lfw`` is a git-ignored link).
 
-Regimes (*Picture the Epsilon* contrasts ~100 and ~30 rows per identity, Section IV):
-
-- ``large``: identities with >= 20 images, at most 100 images each (the large-n regime);
-- ``small``: identities with 10-19 images, all of them (the small-n regime).
-
-An identity over the cap keeps a seeded random sample of its images (``stream("select", seed,
-identity)``, :mod:`epsaudit.protocol`), listed in sorted order, so the choice
-does not depend on the numbering of LFW's files and does not change when other identities do.
+Regimes (*Picture the Epsilon* contrasts ~100 and ~30 rows per identity, Section IV): ``large``,
+identities with >= 20 images, at most 100 each; ``small``, identities with 10-19 images, all of
+them. An identity over the cap keeps a seeded sample (``stream("select", seed, identity)``), listed
+sorted, so the choice depends neither on LFW's file numbering nor on other identities.
 """
 
 from __future__ import annotations
@@ -49,13 +43,10 @@ class Regime:
 
     Attributes
     ----------
-    name : str
+    name, description : str
     min_images : int
-    max_images : int or None
-        None: no upper limit.
-    cap : int or None
-        Images kept per identity (a seeded sample when there are more); None keeps all.
-    description : str
+    max_images, cap : int or None
+        No upper limit; images kept per identity (a seeded sample when there are more), None keeps all.
 
     Examples
     --------
@@ -89,10 +80,8 @@ DONOR_POOL_MAX_IMAGES = 9
 
 
 def image_root(root: str | os.PathLike | None = None) -> Path:
-    """Resolve the LFW image root and check it.
-
-    Order: ``root`` if given; else ``$EPSAUDIT_IMAGE_ROOT``; else ``data/lfw/images`` under the
-    working directory if it exists; else ``data/lfw/images`` in the repository.
+    """Resolve the LFW image root and check it: ``root`` if given; else ``$EPSAUDIT_IMAGE_ROOT``; else
+    ``data/lfw/images`` under the working directory if it exists; else the repository's.
 
     Parameters
     ----------
@@ -159,7 +148,7 @@ def images_available(root: str | os.PathLike | None = None) -> bool:
 
 
 def list_identities(root: str | os.PathLike | None = None) -> dict[str, list[str]]:
-    """All identities under the image root: ``person -> sorted image ids`` (persons sorted).
+    """All identities under the image root.
 
     Parameters
     ----------
@@ -168,7 +157,7 @@ def list_identities(root: str | os.PathLike | None = None) -> dict[str, list[str
     Returns
     -------
     dict
-        ``person -> ["<person>/<file>", ...]`` (``.jpg``, ``.jpeg`` and ``.png`` files).
+        ``person -> ["<person>/<file>", ...]`` (``.jpg``, ``.jpeg``, ``.png``), both sorted.
 
     Raises
     ------
@@ -241,9 +230,7 @@ def select_regime(identities: Mapping[str, list[str]], regime: str | Regime, see
 
 
 def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list[str]:
-    """Image ids of identities with <= 9 images (outside every regime), in a seeded order.
-
-    The order is a permutation by ``stream("donor", seed)`` (:mod:`epsaudit.protocol`).
+    """Image ids of identities with <= 9 images (outside every regime), in the order ``stream("donor", seed)``.
 
     Parameters
     ----------
@@ -265,14 +252,14 @@ def donor_candidates(identities: Mapping[str, list[str]], seed: int = 0) -> list
 
 
 def seeded_order(ids: Iterable[str], *key: object) -> list[str]:
-    """``ids`` sorted, then permuted by the seeded stream ``stream(*key)``: an order that depends only
-    on the set of ids and the key.
+    """``ids`` sorted, then permuted by ``stream(*key)`` (a purpose, the seed, ...): an order that
+    depends only on the set of ids and the key.
 
     Parameters
     ----------
     ids : iterable of str
     *key
-        The stream's key (a purpose, the seed, ...).
+        The stream's key.
 
     Returns
     -------
@@ -291,18 +278,14 @@ def seeded_order(ids: Iterable[str], *key: object) -> list[str]:
 
 def choose_donor(identities: Mapping[str, list[str]], accept: Callable[[str], bool], seed: int = 0,
                  max_tries: int = 500) -> str:
-    """The first donor candidate (seeded order) that ``accept(image_id)`` approves.
-
-    ``accept`` typically loads the image and checks that exactly one face with 68 landmarks is found
-    and that both encoders detect it (:func:`epsaudit.build.pipeline.donor_is_usable`).
+    """The first of the first ``max_tries`` donor candidates (seeded order) that ``accept(image_id)``
+    approves (the pipeline's donor check).
 
     Parameters
     ----------
     identities : mapping person -> image ids
     accept : callable ``image_id -> bool``
-    seed : int
-    max_tries : int
-        Candidates tried at most.
+    seed, max_tries : int
 
     Returns
     -------
@@ -337,11 +320,9 @@ def identity_of(image_id: str) -> str:
 
 
 def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarray:
-    """Read one image as an ``(H, W, 3)`` ``uint8`` RGB array, upright.
-
-    The EXIF orientation tag is applied (``PIL.ImageOps.exif_transpose``): a photograph stored
-    sideways with a "rotate 90" tag is returned as a viewer shows it, so the face detectors see
-    an upright face. Every image the project reads goes through this function.
+    """Read one image as an ``(H, W, 3)`` ``uint8`` RGB array, upright: the EXIF orientation tag is
+    applied (``PIL.ImageOps.exif_transpose``, so ``H`` and ``W`` swap for a 90-degree tag) and the
+    detectors see an upright face. Every image the project reads goes through this function.
 
     Parameters
     ----------
@@ -353,7 +334,6 @@ def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarr
     Returns
     -------
     numpy.ndarray, shape (H, W, 3), uint8
-        After the orientation is applied (``H`` and ``W`` swap for a 90-degree tag).
 
     Raises
     ------
@@ -382,37 +362,6 @@ def load_image(image_id: str, root: str | os.PathLike | None = None) -> np.ndarr
             return np.asarray(upright.convert("RGB"), dtype=np.uint8).copy()
     except UnidentifiedImageError:
         raise ValueError(f"{path}: not an image file PIL can read") from None
-
-
-def image_path(image_id: str, root: str | os.PathLike | None = None) -> Path:
-    """The file of an image id under the image root.
-
-    Parameters
-    ----------
-    image_id : str
-    root : path-like, optional
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    ImageRootError
-        From :func:`image_root`.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> root = Path(tempfile.mkdtemp())
-    >>> for person, n in (("Ann", 12), ("Bob", 3)):
-    ...     (root / person).mkdir()
-    ...     for k in range(n):
-    ...         _ = (root / person / f"{person}_{k + 1:04d}.jpg").write_bytes(b"")
-    >>> image_path("Bob/Bob_0001.jpg", root).name
-    'Bob_0001.jpg'
-    """
-    return image_root(root) / image_id
 
 
 def iter_selection(selection: Mapping[str, Mapping[str, Iterable[str]]]) -> list[tuple[str, str, str]]:

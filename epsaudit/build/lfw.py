@@ -1,35 +1,18 @@
 """Get the LFW photographs: the exact copy the committed embeddings were made from, verified.
 
-The committed embedding tables (``data/*.csv``) were computed from the 13,232 JPEG files of the
-folder ``images/`` of the public repository of the LFW web site, ``umass-vis-lfw/umass-vis-lfw.github.io``,
-at commit :data:`LFW_COMMIT`. ``data/lfw_images.sha256`` lists the SHA-256 of every one of them in
-the format of ``sha256sum`` (``<hex>  images/<Person>/<Person>_NNNN.jpg``, sorted by path), so any
-copy can be checked with this module (``--verify``) or with ``sha256sum -c`` run in the folder that
-holds ``images/``.
+The committed embeddings were computed from the 13,232 JPEG files of ``images/`` in the LFW web site's public repository
+(:data:`LFW_REPOSITORY`) at commit :data:`LFW_COMMIT`; ``data/lfw_images.sha256`` lists their SHA-256 in ``sha256sum``
+format (``<hex> images/<Person>/<Person>_NNNN.jpg``, sorted), so ``sha256sum -c`` can check a copy too.
 
-``python -m epsaudit.build.lfw`` (``make lfw``) makes ``data/lfw/images`` hold exactly those files:
+``python -m epsaudit.build.lfw`` (``make lfw``) makes ``data/lfw/images`` hold exactly those files: an existing
+destination is verified and never modified; else the shared read-only copy ``../shared/data/lfw`` is verified and linked
+(as ``make data-link``); else the pinned commit's archive (:data:`DEFAULT_URL`, ~460 MB; ``--url``,
+``$EPSAUDIT_LFW_URL`` or ``--archive PATH`` instead) is unpacked into a temporary folder beside the destination, every
+file and the complete set checked, and only then renamed. On any failure the temporary files are removed and the
+destination is not created. ``--verify`` checks a folder; ``--write-hashes SRC`` remakes the list.
 
-1. if the destination already exists it is verified and left alone ("already present, verified"),
-   or reported file by file when it differs (it is never modified);
-2. else, if the shared read-only copy ``../shared/data/lfw`` exists beside the repository, it is
-   verified and linked (``data/lfw -> ../../shared/data/lfw``, as ``make data-link`` does);
-3. else the archive of the pinned commit is downloaded from GitHub (:data:`DEFAULT_URL`, about
-   460 MB, of which the images are 97 MB; ``--url`` or ``$EPSAUDIT_LFW_URL`` give another address,
-   ``--archive PATH`` a tar.gz downloaded before) into a temporary file beside the destination, its
-   ``images/**.jpg`` members are unpacked into a temporary folder there, each file and the complete
-   set are checked against the list, and only then is the folder renamed to the destination.
-
-On any failure (network, truncated download, damaged archive, unsafe member path, missing, extra or
-changed file) the temporary files are removed and the destination is not created.
-
-``python -m epsaudit.build.lfw --verify`` checks an existing folder without downloading anything;
-``python -m epsaudit.build.lfw --write-hashes SRC`` (re)makes the list from a folder ``SRC`` holding
-``<Person>/<Person>_NNNN.jpg`` (it was made once from the shared copy).
-
-Exit status: 0 when the images are present and verified (or the list was written); 1 when images or
-an archive fail the checks (missing, extra or changed files, a truncated download, a damaged archive,
-an unsafe member); 2 when the command could not run (arguments, hash list, network, file system).
-Messages go to stderr. Nothing is downloaded at import time.
+Exit status: 0 images present and verified (or list written); 1 images or an archive fail the checks;
+2 the command could not run (arguments, hash list, network, file system). Nothing is downloaded at import.
 """
 
 from __future__ import annotations
@@ -56,9 +39,8 @@ from typing import BinaryIO, Mapping, Sequence
 from epsaudit.build.images import DEFAULT_IMAGE_ROOT, ENV_IMAGE_ROOT
 
 __all__ = ["DEFAULT_DEST", "DEFAULT_URL", "ENV_URL", "HASH_LIST", "LFW_COMMIT", "LFW_REPOSITORY", "N_IMAGES",
-           "SHARED_COPY", "LfwDownloadError", "LfwError", "LfwIntegrityError", "Outcome", "VerifyReport", "compare",
-           "default_dest", "download", "ensure_images", "main", "read_hash_list", "sha256_file", "unpack_verified",
-           "verify_tree", "write_hash_list"]
+           "SHARED_COPY", "LfwDownloadError", "LfwError", "LfwIntegrityError", "Outcome", "VerifyReport",
+           "ensure_images", "main", "read_hash_list", "verify_tree", "write_hash_list"]
 
 #: Number of image files in the pinned copy (lines of the committed hash list).
 N_IMAGES = 13_232
@@ -75,7 +57,7 @@ LFW_COMMIT = "2a620cd8cceb10430f8c7012fe9fa5f0837759e9"
 DEFAULT_URL = f"https://codeload.github.com/{LFW_REPOSITORY}/tar.gz/{LFW_COMMIT}"
 #: Environment variable that overrides :data:`DEFAULT_URL`.
 ENV_URL = "EPSAUDIT_LFW_URL"
-#: Default destination (``$EPSAUDIT_IMAGE_ROOT`` when set, see :func:`default_dest`).
+#: Default destination (``$EPSAUDIT_IMAGE_ROOT`` when set instead).
 DEFAULT_DEST = _REPO_ROOT / DEFAULT_IMAGE_ROOT
 #: Shared read-only copy beside the repository, linked instead of downloading when it exists.
 SHARED_COPY = _REPO_ROOT.parent / "shared" / "data" / "lfw"
@@ -106,10 +88,8 @@ class LfwDownloadError(LfwError):
 
 
 class LfwIntegrityError(LfwError):
-    """Images or an archive failed the checks (exit status 1).
-
-    ``report`` is the :class:`VerifyReport` when the failure is a comparison with the hash list,
-    ``None`` for a truncated download, a damaged archive or an unsafe member.
+    """Images or an archive failed the checks (exit status 1); ``report`` is the :class:`VerifyReport`
+    of a comparison with the hash list, ``None`` for a truncated download, a damaged archive or an unsafe member.
 
     Examples
     --------
@@ -129,10 +109,8 @@ class VerifyReport:
 
     Attributes
     ----------
-    expected : int
-        Files in the hash list.
-    found : int
-        Image files found (listed or not).
+    expected, found : int
+        Files in the hash list; image files found (listed or not).
     missing, extra, mismatched : tuple of str
         Sorted paths (``images/<Person>/<file>``, as in the list) that are listed but absent, present
         but not listed, and present with another SHA-256.
@@ -171,25 +149,8 @@ class VerifyReport:
 # Hash list
 
 
-def sha256_file(path: str | os.PathLike) -> str:
-    """Hex SHA-256 of a file's bytes.
-
-    Parameters
-    ----------
-    path : path-like
-
-    Returns
-    -------
-    str
-        64 lower-case hex digits.
-
-    Examples
-    --------
-    >>> path = Path(tempfile.mkdtemp()) / "a.jpg"
-    >>> _ = path.write_bytes(b"abc")
-    >>> sha256_file(path)[:16]
-    'ba7816bf8f01cfea'
-    """
+def _sha256_file(path: str | os.PathLike) -> str:
+    """Hex SHA-256 of a file's bytes."""
     with open(path, "rb") as f:
         return hashlib.file_digest(f, "sha256").hexdigest()
 
@@ -210,9 +171,8 @@ def read_hash_list(path: str | os.PathLike | None = None) -> dict[str, str]:
     Raises
     ------
     LfwError
-        If the file is absent, empty, has a line not of the form
-        ``<64 hex digits><two spaces>images/<Person>/<file>.jpg`` (the line number and the line are
-        named) or lists a path twice.
+        If the file is absent, empty, lists a path twice or has a line not of the form
+        ``<64 hex digits><two spaces>images/<Person>/<file>.jpg`` (the line is named).
 
     Examples
     --------
@@ -249,10 +209,9 @@ def write_hash_list(src: str | os.PathLike, out: str | os.PathLike | None = None
     Parameters
     ----------
     src : path-like
-        Folder holding ``<Person>/<Person>_NNNN.jpg`` (e.g. the shared copy's ``images``). Hidden
-        files (names starting with ``.``) are ignored.
+        Folder holding ``<Person>/<Person>_NNNN.jpg``; hidden files are ignored.
     out : path-like, optional
-        Where to write (default :data:`HASH_LIST`); written to a temporary file first, then renamed.
+        Where to write (default :data:`HASH_LIST`), through a temporary file.
     progress : bool
         Show a progress bar (stderr).
 
@@ -287,7 +246,7 @@ def write_hash_list(src: str | os.PathLike, out: str | os.PathLike | None = None
                        f"({', '.join(unexpected[:_FIRST])}); pass the folder holding the person folders")
     if not files:
         raise LfwError(f"{src} holds no <Person>/<file>.jpg files: pass the folder holding the person folders")
-    lines = [f"{sha256_file(path)}  {name}\n" for name, path in _bar(sorted(files.items()), progress,
+    lines = [f"{_sha256_file(path)}  {name}\n" for name, path in _bar(sorted(files.items()), progress,
                                                                       "hashing", len(files))]
     out.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=f".{out.name}.", suffix=".tmp")
@@ -306,24 +265,8 @@ def write_hash_list(src: str | os.PathLike, out: str | os.PathLike | None = None
 # Verification
 
 
-def compare(expected: Mapping[str, str], actual: Mapping[str, str]) -> VerifyReport:
-    """Compare ``path -> sha256`` maps (``actual`` from a folder or archive) with the list.
-
-    Parameters
-    ----------
-    expected, actual : mapping ``images/<Person>/<file>.jpg -> hex SHA-256``
-
-    Returns
-    -------
-    VerifyReport
-        Missing, extra and mismatched paths, each sorted.
-
-    Examples
-    --------
-    >>> r = compare({"images/A/1.jpg": "aa", "images/A/2.jpg": "bb"}, {"images/A/1.jpg": "ab", "images/B/1.jpg": "cc"})
-    >>> r.missing, r.extra, r.mismatched
-    (('images/A/2.jpg',), ('images/B/1.jpg',), ('images/A/1.jpg',))
-    """
+def _compare(expected: Mapping[str, str], actual: Mapping[str, str]) -> VerifyReport:
+    """``actual`` (``images/<Person>/<file>.jpg -> hex SHA-256``, from a folder or archive) compared with the list."""
     return VerifyReport(
         expected=len(expected), found=len(actual),
         missing=tuple(sorted(set(expected) - set(actual))),
@@ -333,11 +276,8 @@ def compare(expected: Mapping[str, str], actual: Mapping[str, str]) -> VerifyRep
 
 
 def _scan(root: Path) -> tuple[dict[str, Path], list[str]]:
-    """``images/<Person>/<file>.jpg -> path`` for the files two levels down, and everything else found.
-
-    Hidden entries (``.DS_Store``) are ignored; anything else that is not such a file (a file at the
-    top, a deeper folder, another suffix) is returned in the second list as ``images/...``.
-    """
+    """``images/<Person>/<file>.jpg -> path`` for the files two levels down, and everything else found
+    (as ``images/...``; hidden entries such as ``.DS_Store`` ignored)."""
     files: dict[str, Path] = {}
     other: list[str] = []
     for person in sorted(root.iterdir()):
@@ -359,10 +299,8 @@ def _scan(root: Path) -> tuple[dict[str, Path], list[str]]:
 
 def verify_tree(root: str | os.PathLike, hashes: Mapping[str, str] | str | os.PathLike | None = None,
                 progress: bool = True) -> VerifyReport:
-    """Check a folder of images against the hash list.
-
-    Every listed file must be present as ``root/<Person>/<file>.jpg`` with the listed SHA-256, and
-    the folder must hold nothing else (hidden files such as ``.DS_Store`` are ignored).
+    """Check a folder of images against the hash list: every listed file present as
+    ``root/<Person>/<file>.jpg`` with its SHA-256, and nothing else (hidden files ignored).
 
     Parameters
     ----------
@@ -387,7 +325,7 @@ def verify_tree(root: str | os.PathLike, hashes: Mapping[str, str] | str | os.Pa
     >>> root = Path(tempfile.mkdtemp())
     >>> (root / "Ann").mkdir()
     >>> _ = (root / "Ann" / "Ann_0001.jpg").write_bytes(b"abc")
-    >>> listed = {"images/Ann/Ann_0001.jpg": sha256_file(root / "Ann" / "Ann_0001.jpg"), "images/Bo/Bo_0001.jpg": "0" * 64}
+    >>> listed = {"images/Ann/Ann_0001.jpg": _sha256_file(root / "Ann" / "Ann_0001.jpg"), "images/Bo/Bo_0001.jpg": "0" * 64}
     >>> verify_tree(root, listed, progress=False).describe()
     '2 files listed, 1 found; 1 missing: images/Bo/Bo_0001.jpg'
     """
@@ -396,9 +334,9 @@ def verify_tree(root: str | os.PathLike, hashes: Mapping[str, str] | str | os.Pa
     if not root.is_dir():
         raise LfwError(f"{root} is not a folder: nothing to verify (run `make lfw` to get the images)")
     files, other = _scan(root)
-    actual = {name: (sha256_file(path) if name in expected else "")
+    actual = {name: (_sha256_file(path) if name in expected else "")
               for name, path in _bar(sorted(files.items()), progress, f"verifying {root}", len(files))}
-    report = compare(expected, actual)
+    report = _compare(expected, actual)
     if other:
         extra = tuple(sorted(set(report.extra) | set(other)))
         report = VerifyReport(report.expected, report.found + len(other), report.missing, extra, report.mismatched)
@@ -422,48 +360,14 @@ def _bar(items, enabled: bool, desc: str, total: int | None, unit: str = "it"):
 
 
 # ---------------------------------------------------------------------------------------------
-# Download and unpacking: the archive is streamed to a file, then read once, each image hashed while
-# it is written, so a truncated or damaged archive, an unsafe member, a link or a duplicate is refused
-# before anything is kept.
+# Download and unpacking: the archive is streamed to a file, then read once, each image hashed while it is written, so a
+# truncated or damaged archive, an unsafe member, a link or a duplicate is refused before anything is kept.
 
 
-def download(url: str, out: BinaryIO, timeout: float = 60.0, progress: bool = True) -> int:
-    """Stream ``url`` into the open binary file ``out``.
-
-    Parameters
-    ----------
-    url : str
-        ``http(s)://`` address of the archive.
-    out : binary file
-        Open for writing; the caller removes it on failure.
-    timeout : float
-        Seconds to wait for the connection and for each read.
-    progress : bool
-        Show a progress bar (stderr) in bytes.
-
-    Returns
-    -------
-    int
-        Bytes received.
-
-    Raises
-    ------
-    LfwDownloadError
-        If the server cannot be reached, answers with an HTTP error or stops answering; the message
-        names the URL and what to do instead.
-    LfwIntegrityError
-        If the server sent fewer bytes than the ``Content-Length`` it announced, or closed a chunked
-        transfer early (a truncated download).
-
-    Examples
-    --------
-    >>> import io, tempfile
-    >>> source = Path(tempfile.mkdtemp()) / "archive.tar.gz"
-    >>> _ = source.write_bytes(b"x" * 10)
-    >>> out = io.BytesIO()
-    >>> download(source.as_uri(), out, progress=False), out.getvalue()[:3]
-    (10, b'xxx')
-    """
+def _download(url: str, out: BinaryIO, timeout: float = 60.0, progress: bool = True) -> int:
+    """Stream ``url`` into the open binary file ``out`` (removed by the caller on failure); return the bytes
+    received. :class:`LfwDownloadError` when the server cannot be reached, answers an HTTP error or stops
+    answering (timeout: seconds per connection and read); :class:`LfwIntegrityError` for a truncated download."""
     try:
         response = urllib.request.urlopen(url, timeout=timeout)
     except urllib.error.HTTPError as exc:
@@ -535,58 +439,17 @@ class _CountingReader:
         return data
 
 
-def unpack_verified(archive: str | os.PathLike, into: str | os.PathLike,
-                    hashes: Mapping[str, str] | str | os.PathLike | None = None,
-                    progress: bool = True, label: str | None = None) -> VerifyReport:
-    """Unpack the ``images/**.jpg`` members of a tar(.gz) into a folder, checking each one.
+def _unpack_verified(archive: str | os.PathLike, into: str | os.PathLike,
+                     hashes: Mapping[str, str] | str | os.PathLike | None = None,
+                     progress: bool = True, label: str | None = None) -> VerifyReport:
+    """Unpack the listed ``images/**.jpg`` members of a tar(.gz) into the empty folder ``into`` as
+    ``<Person>/<file>.jpg``, hashing each while it is written; return the comparison with the list.
 
-    Members are taken from ``<top>/images/`` when every member lies in one top-level folder
-    ``<top>`` (GitHub's archives: ``<repository>-<commit>/images/...``), else from ``images/`` at the
-    top of the archive. Other members, and hidden files and folders under ``images/`` (``.DS_Store``),
-    are read past, never written. Each image is written below ``into`` as ``<Person>/<file>.jpg``
-    while its SHA-256 is computed; images not in the list are not written. A gzip archive is read to
-    its end so that its length and CRC are checked: a truncated or damaged download is an error even
-    when every image came before the cut.
-
-    Parameters
-    ----------
-    archive : path-like
-        A ``.tar.gz`` (as GitHub serves it) or an uncompressed ``.tar``.
-    into : path-like
-        An existing, empty folder (the caller removes it on failure).
-    hashes : mapping or path-like, optional
-        ``path -> sha256`` or a hash-list file; default the committed list.
-    progress : bool
-        Show a progress bar (stderr) over the archive's bytes.
-    label : str, optional
-        How messages name the archive (default its path), e.g. ``"downloaded from <url>"``.
-
-    Returns
-    -------
-    VerifyReport
-        The images found compared with the list; the caller decides what a failed report means.
-
-    Raises
-    ------
-    LfwIntegrityError
-        If the archive is truncated or damaged, or a member has an absolute path or ``..``, or a
-        member under ``images/`` is a link or a special file, or an image appears twice.
-    LfwError
-        If the archive cannot be opened.
-
-    Examples
-    --------
-    >>> import io, tempfile
-    >>> work, data = Path(tempfile.mkdtemp()), b"not really a jpeg"
-    >>> with tarfile.open(work / "lfw.tar.gz", "w:gz") as tar:  # laid out like GitHub's archive
-    ...     info = tarfile.TarInfo("repo-abc123/images/Ann/Ann_0001.jpg")
-    ...     info.size = len(data)
-    ...     tar.addfile(info, io.BytesIO(data))
-    >>> (work / "out").mkdir()
-    >>> listed = {"images/Ann/Ann_0001.jpg": hashlib.sha256(data).hexdigest()}
-    >>> report = unpack_verified(work / "lfw.tar.gz", work / "out", listed, progress=False)
-    >>> report.ok, [p.name for p in (work / "out" / "Ann").iterdir()]
-    (True, ['Ann_0001.jpg'])
+    Members come from ``<top>/images/`` when every member lies in one top-level folder (GitHub's
+    archives), else from ``images/``; anything else, and hidden entries, is read past. A gzip archive
+    is read to its end so that its length and CRC are checked. Raises :class:`LfwIntegrityError` for
+    a truncated or damaged archive, an absolute or ``..`` path, a link or special file under
+    ``images/``, or an image twice; :class:`LfwError` when the archive cannot be opened.
     """
     archive, into = Path(archive), Path(into)
     label = label or str(archive)
@@ -615,7 +478,7 @@ def unpack_verified(archive: str | os.PathLike, into: str | os.PathLike,
             raise LfwIntegrityError(f"the archive {label} is truncated or damaged ({type(exc).__name__}: {exc}); "
                                     f"nothing was unpacked. Download it again (a complete archive of "
                                     f"{LFW_REPOSITORY} at {LFW_COMMIT[:12]} is a .tar.gz of about 460 MB)") from None
-    return compare(expected, members.finish(into))
+    return _compare(expected, members.finish(into))
 
 
 class _Members:
@@ -706,10 +569,9 @@ class Outcome:
     Attributes
     ----------
     how : str
-        ``"present"`` (the destination was already there and verified), ``"linked"`` (the shared
-        copy was verified and linked) or ``"fetched"`` (downloaded or unpacked, verified, renamed).
+        ``"present"`` (already there, verified), ``"linked"`` (the shared copy verified and linked) or
+        ``"fetched"`` (downloaded or unpacked, verified, renamed).
     dest : Path
-        The destination folder.
     files : int
         Image files verified.
     message : str
@@ -727,19 +589,8 @@ class Outcome:
     message: str
 
 
-def default_dest() -> Path:
-    """The folder the project reads images from: ``$EPSAUDIT_IMAGE_ROOT`` if set, else ``data/lfw/images``.
-
-    Returns
-    -------
-    pathlib.Path
-        :data:`DEFAULT_DEST` (in the repository) unless the environment variable is set.
-
-    Examples
-    --------
-    >>> default_dest() == (Path(os.environ[ENV_IMAGE_ROOT]) if os.environ.get(ENV_IMAGE_ROOT) else DEFAULT_DEST)
-    True
-    """
+def _default_dest() -> Path:
+    """``$EPSAUDIT_IMAGE_ROOT`` if set, else :data:`DEFAULT_DEST`."""
     env = os.environ.get(ENV_IMAGE_ROOT)
     return Path(env) if env else DEFAULT_DEST
 
@@ -750,14 +601,14 @@ def ensure_images(dest: str | os.PathLike | None = None, *, hashes: str | os.Pat
                   progress: bool = True) -> Outcome:
     """Make ``dest`` hold exactly the listed LFW images; touch nothing on failure.
 
-    Order: an existing ``dest`` is verified and left alone; else the shared copy, when it exists
-    and no ``archive`` is given, is verified and linked; else the archive (``archive``, or a download
-    of ``url``) is unpacked and verified in a temporary folder beside ``dest``, then renamed to it.
+    Order: an existing ``dest`` is verified and left alone; else the shared copy (when it exists and
+    no ``archive`` is given) is verified and linked; else the archive (``archive``, or a download of
+    ``url``) is unpacked and verified in a temporary folder beside ``dest``, then renamed to it.
 
     Parameters
     ----------
     dest : path-like, optional
-        Folder to hold ``<Person>/<file>.jpg`` (default :func:`default_dest`).
+        Default ``$EPSAUDIT_IMAGE_ROOT``, else :data:`DEFAULT_DEST`.
     hashes : path-like, optional
         Hash list (default the committed ``data/lfw_images.sha256``).
     url : str, optional
@@ -765,8 +616,7 @@ def ensure_images(dest: str | os.PathLike | None = None, *, hashes: str | os.Pat
     archive : path-like, optional
         A tar.gz already on disk; nothing is downloaded.
     shared : path-like or None
-        A copy holding ``images/`` to link instead of downloading when it exists (default the
-        shared copy beside the repository); ``None`` never links.
+        A copy holding ``images/`` to link when it exists (default :data:`SHARED_COPY`); ``None`` never links.
     timeout : float
         Seconds to wait for the server (connection and each read).
     progress : bool
@@ -780,7 +630,7 @@ def ensure_images(dest: str | os.PathLike | None = None, *, hashes: str | os.Pat
     ------
     LfwIntegrityError
         If the existing destination, the shared copy, the download or the archive fails the checks
-        (the report names missing, extra and changed files); the destination is left as it was.
+        (the report names the files); the destination is left as it was.
     LfwDownloadError
         If the archive cannot be downloaded.
     LfwError
@@ -803,7 +653,7 @@ def ensure_images(dest: str | os.PathLike | None = None, *, hashes: str | os.Pat
     >>> ensure_images(work / "lfw" / "images", hashes=listed, shared=None, progress=False).how
     'present'
     """
-    dest = Path(default_dest() if dest is None else dest)
+    dest = Path(_default_dest() if dest is None else dest)
     expected = read_hash_list(hashes)
     list_name = hashes or "data/lfw_images.sha256"
     for p in (dest, dest.parent):
@@ -855,7 +705,7 @@ def _fetch(dest: Path, expected: Mapping[str, str], list_name, url: str | None, 
             fd, name = tempfile.mkstemp(dir=parent, prefix=f".{dest.name}.download-", suffix=".tar.gz")
             tmp_archive = Path(name)
             with os.fdopen(fd, "wb") as out:
-                size = download(url, out, timeout, progress)
+                size = _download(url, out, timeout, progress)
             source, label = tmp_archive, f"downloaded from {url}"
             origin = f"{url} ({size / 1e6:,.1f} MB)"
         else:
@@ -863,7 +713,7 @@ def _fetch(dest: Path, expected: Mapping[str, str], list_name, url: str | None, 
             origin = label = str(source)
         tmp_dir = parent / f".{dest.name}.partial-{os.getpid()}-{secrets.token_hex(4)}"
         tmp_dir.mkdir()
-        report = unpack_verified(source, tmp_dir, expected, progress, label)
+        report = _unpack_verified(source, tmp_dir, expected, progress, label)
         if not report.ok:
             raise LfwIntegrityError(f"the archive {label} does not match {list_name}: {report.describe()}. "
                                     f"Nothing was written to {dest}", report)
@@ -902,23 +752,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 when the images are present and verified (or the list was written); 1 when images or an
-        archive fail the checks; 2 when the command could not run. Messages go to stderr.
+        The exit status (module docstring); messages go to stderr.
 
     Examples
     --------
-    >>> import io, tarfile, hashlib
-    >>> work, data = Path(tempfile.mkdtemp()), b"not really a jpeg"
-    >>> with tarfile.open(work / "lfw.tar.gz", "w:gz") as tar:  # laid out like GitHub's archive
-    ...     info = tarfile.TarInfo("repo-abc123/images/Ann/Ann_0001.jpg")
-    ...     info.size = len(data)
-    ...     tar.addfile(info, io.BytesIO(data))
-    >>> listed = work / "list.sha256"
-    >>> _ = listed.write_text(hashlib.sha256(data).hexdigest() + "  images/Ann/Ann_0001.jpg")
-    >>> main(["--archive", str(work / "lfw.tar.gz"), "--dest", str(work / "lfw" / "images"), "--hashes", str(listed),
-    ...       "--no-shared", "--no-progress"])
-    0
-    >>> main(["--verify", "--dest", str(work / "elsewhere"), "--hashes", str(listed), "--no-progress"])
+    >>> main(["--verify", "--dest", str(Path(tempfile.mkdtemp()) / "elsewhere"), "--no-progress"])  # no such folder
     2
     """
     a = _parser().parse_args(argv)
@@ -931,7 +769,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 0
         if a.verify:
-            dest = a.dest or default_dest()
+            dest = a.dest or _default_dest()
             report = verify_tree(dest, read_hash_list(a.hashes), progress)
             if not report.ok:
                 print(f"error: {dest} does not match {a.hashes or 'data/lfw_images.sha256'}: {report.describe()}",

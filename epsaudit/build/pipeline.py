@@ -1,35 +1,21 @@
 """Build the face conditions: images -> generator -> encoder -> ``data/<encoder>_<regime>_<generator>.csv``.
 
-Conditions are encoder (``dlib``, ``sface``) x regime (``large``, ``small``; see
-:mod:`epsaudit.build.images`) x generator (``none``, ``swap``, ``dp-pix``; see
-:mod:`epsaudit.build.generators`). Each image is read once, passed through every generator, and each
-output through every encoder, in parallel over batches of images (each worker
-process loads its models once). Each condition is written in the paper's row format (``identity``,
-``image_id``, ``e0 .. e127``; raw encoder output at float32 precision, ``%.7g``) with
-:func:`epsaudit.data.write_embeddings`, read back with :func:`epsaudit.data.load_embeddings`, and
-recorded in ``manifest.json`` (SHA-256, row and identity counts, rows dropped and why, detection
-paths with the image ids of every fallback, generator flags, same- vs different-identity cosines,
-generation settings including the donor image and seeds, package versions, per-stage timing).
+Conditions are encoder (``dlib``, ``sface``) x regime (``large``, ``small``, :mod:`epsaudit.build.images`) x generator
+(``none``, ``swap``, ``dp-pix``, :mod:`epsaudit.build.generators`). Each image is read once and passed through every
+generator and encoder, in parallel batches. Each condition is written in the paper's row format (``identity``,
+``image_id``, ``e0 .. e127``, raw float32 output, ``%.7g``) by :func:`epsaudit.data.write_embeddings` and recorded in
+``manifest.json`` (SHA-256, counts, dropped rows and why, detection paths with the ids of every fallback, generator
+flags, same- vs different-identity cosines, settings, donor, seeds, package versions, timing). No row is dropped for
+want of a face (whole-image fallback, counted); only an unreadable image drops a row.
 
-No row is dropped for want of a face: each encoder falls back to the whole image and the manifest
-counts and lists those rows (``detection_paths``/``fallback_images``). Rows are dropped only when an
-image cannot be read (reason recorded).
+The donor gallery (:func:`build_donor_gallery`, for the membership-inference view of *Toward
+Interpretable Privacy Guarantees in Face-Swapping Anonymization*): every photograph of the swap
+donor's identity encoded unchanged into ``<encoder>_donor_none.csv`` (regime ``donor``), built after
+the conditions whenever ``swap`` is; ``--donor-gallery-only`` builds only it.
 
-The donor gallery (:func:`build_donor_gallery`): the membership-inference view of the swap (*Toward
-Interpretable Privacy Guarantees in Face-Swapping Anonymization*) scores each swap against the donor
-identity's photographs too, so every photograph of the swap
-donor's identity is encoded unchanged (generator ``none``) into ``<encoder>_donor_none.csv`` and
-recorded in the same manifest (regime ``donor``). The command line builds it after the conditions
-whenever ``swap`` is generated; ``--donor-gallery-only`` builds only it, for the donor recorded in an
-existing manifest, without touching the condition CSVs.
-
-Resumable: the generate-and-encode batches are saved as they complete
-(:mod:`epsaudit.build.checkpoints`, under ``_build/checkpoints/conditions-<key>``), so a build that
-was interrupted and is run again with the same settings loads them instead of recomputing, and
-writes the same files; the checkpoints are deleted once the CSVs and the manifest are written.
-Log lines carry timestamps; the progress bar counts completed images. Inside a cluster context
-(``--scheduler ADDRESS``, :func:`epsaudit.parallel.cluster`) the batches run on the cluster's
-workers, each loading its models once.
+Resumable (:mod:`epsaudit.build.checkpoints`, ``_build/checkpoints/conditions-<key>``; the book's
+"Running at scale" page, section 'Resumable face builds'); inside a cluster context (``--scheduler``,
+:func:`epsaudit.parallel.cluster`) the batches run on the cluster's workers.
 
 ``python -m epsaudit.build.pipeline --help``; ``make data`` runs it on the full LFW selection;
 :func:`run_smoke` runs every stage on a few images (tests, notebook smoke profiles).
@@ -72,42 +58,14 @@ _SOURCES = ("pipeline.py", "generators.py", "encoders.py", "images.py")
 PRIMARY_PATHS = {"dlib": "hog", "sface": "yunet"}
 
 
-def condition_name(encoder: str, regime: str, generator: str) -> str:
-    """``<encoder>_<regime>_<generator>``, also the CSV's stem.
-
-    Parameters
-    ----------
-    encoder, regime, generator : str
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> condition_name("dlib", "large", "dp-pix")
-    'dlib_large_dp-pix'
-    """
+def _condition_name(encoder: str, regime: str, generator: str) -> str:
+    """``<encoder>_<regime>_<generator>``, also the CSV's stem."""
     return f"{encoder}_{regime}_{generator}"
 
 
-def donor_gallery_name(encoder: str) -> str:
-    """``<encoder>_donor_none.csv``: the donor identity's photographs, unchanged.
-
-    Parameters
-    ----------
-    encoder : str
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> donor_gallery_name("sface")
-    'sface_donor_none.csv'
-    """
-    return f"{condition_name(encoder, 'donor', 'none')}.csv"
+def _donor_gallery_name(encoder: str) -> str:
+    """``<encoder>_donor_none.csv``: the donor identity's photographs, unchanged."""
+    return f"{_condition_name(encoder, 'donor', 'none')}.csv"
 
 
 # -------------------------------------------------------------------------------------------------
@@ -192,8 +150,8 @@ def _process_batch(items: Sequence[tuple[str, str, str]], config: Mapping[str, A
 
 
 def worker_models(encoders: Sequence[str]) -> dict[str, Any]:
-    """This worker thread's dlib landmark models and encoders, loaded on the first call: the state of
-    the swap builders' workers (:mod:`epsaudit.build.corpora_builder`, :mod:`epsaudit.build.resampled_builder`).
+    """This worker thread's dlib landmark models and encoders, loaded on the first call (the swap
+    builders' worker state).
 
     Parameters
     ----------
@@ -281,7 +239,7 @@ def _write_conditions(out: Path, records: list[dict], encoders: Sequence[str], r
                 if gname in r["flags"]:
                     flags[r["flags"][gname]].append(r["image_id"])
             for ename in encoders:
-                path = out / f"{condition_name(ename, regime, gname)}.csv"
+                path = out / f"{_condition_name(ename, regime, gname)}.csv"
                 x = np.stack([r["vectors"][(gname, ename)] for r in kept]).astype(np.float32)
                 write_embeddings(path, labels, [r["image_id"] for r in kept], x)
                 z = x.astype(np.float64) / np.linalg.norm(x, axis=1, keepdims=True)
@@ -311,7 +269,7 @@ def _write_gallery(out: Path, records: list[dict], person: str, encoders: Sequen
     dropped = Counter(r["dropped"] for r in records if "dropped" in r)
     files = {}
     for ename in encoders:
-        name = donor_gallery_name(ename)
+        name = _donor_gallery_name(ename)
         x = np.stack([r["vectors"][("none", ename)] for r in kept]).astype(np.float32)
         write_embeddings(out / name, [person] * len(kept), [r["image_id"] for r in kept], x)
         table = load_embeddings(out / name, min_identities=0)  # one identity, possibly one photograph
@@ -394,35 +352,8 @@ def _write_json(path: Path, doc: Mapping[str, Any]) -> None:
 # main process
 
 
-def donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> bool:
-    """Donor check: exactly one HOG face with 68 landmarks, and YuNet finds a face too.
-
-    Parameters
-    ----------
-    image_id : str
-        ``<Person>/<file>`` under the image root.
-    root : path-like, optional
-        The image root (:func:`epsaudit.build.images.image_root`).
-
-    Returns
-    -------
-    bool
-
-    Raises
-    ------
-    FileNotFoundError, ValueError
-        From :func:`epsaudit.build.images.load_image`.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from PIL import Image
-    >>> root = Path(tempfile.mkdtemp())
-    >>> (root / "Cy").mkdir()
-    >>> Image.new("RGB", (150, 150), (90, 90, 90)).save(root / "Cy" / "Cy_0001.jpg")
-    >>> donor_is_usable("Cy/Cy_0001.jpg", root)  # no face at all
-    False
-    """
+def _donor_is_usable(image_id: str, root: str | os.PathLike | None = None) -> bool:
+    """Donor check: exactly one HOG face with 68 landmarks, and YuNet finds a face too."""
     from . import generators as gen
 
     image = img.load_image(image_id, root)
@@ -456,12 +387,8 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
                      progress: bool = True, manifest_name: str = "manifest.json",
                      checkpoint_dir: str | os.PathLike | None = None, keep_checkpoints: bool = False,
                      interrupt_after: int | None = None) -> dict[str, Any]:
-    """Generate, encode and write every requested condition, and the manifest.
-
-    Stages: the design (which identities and images, the donor), generation and encoding in
-    parallel batches, each saved as it completes (:func:`epsaudit.build.checkpoints.run_batches`;
-    a rerun after an interruption loads them), writing one CSV per condition with its manifest
-    entry, then the generation and run records.
+    """Generate, encode and write every requested condition, and the manifest (batches saved as they
+    complete: a rerun after an interruption loads them).
 
     Parameters
     ----------
@@ -478,22 +405,17 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     dp_pix : mapping, optional
         ``block``, ``m``, ``epsilon`` (default :data:`DP_PIX_DEFAULTS`).
     donor_id : str, optional
-        Fixed donor image id; default: the first usable candidate in seeded order among identities
-        with <= 9 images (:func:`epsaudit.build.images.choose_donor`).
+        Fixed donor image id; default: the first usable candidate (:func:`epsaudit.build.images.choose_donor`).
     max_identities, max_images : int, optional
         Subset per regime (smoke runs).
-    n_jobs : int
-        Worker processes; 1 runs in this process. Inside a cluster context
-        (:func:`epsaudit.parallel.cluster`) the batches go to the cluster and ``n_jobs`` is ignored.
-    batch_size : int
-        Images per task.
+    n_jobs, batch_size : int
+        Worker processes (1 runs here; ignored inside :func:`epsaudit.parallel.cluster`); images per task.
     progress : bool
         A tqdm bar on stderr (completed images).
     manifest_name : str
         File name of the manifest in ``out_dir``.
     checkpoint_dir : path-like, optional
-        Root of the checkpoint files (default ``_build/checkpoints``); this build's are in
-        ``conditions-<key>``, the key a hash of the settings, the selected images and the code.
+        Root of the checkpoint files (default ``_build/checkpoints``); this build's are in ``conditions-<key>``.
     keep_checkpoints : bool
         Keep the checkpoint files after a successful build (else they are deleted).
     interrupt_after : int, optional
@@ -503,8 +425,7 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
     Returns
     -------
     dict
-        The manifest as written: ``manifest_version``, ``files`` (one entry per CSV), ``generation``
-        and ``run``.
+        The manifest as written: ``manifest_version``, ``files`` (one entry per CSV), ``generation``, ``run``.
 
     Raises
     ------
@@ -543,7 +464,7 @@ def build_conditions(out_dir: str | os.PathLike = "data", image_root: str | os.P
                                       max_images=max_images) for r in regimes}
     items = img.iter_selection(selection)
     if donor_id is None and "swap" in generators:
-        donor_id = img.choose_donor(identities, lambda i: donor_is_usable(i, root), seed=seed)
+        donor_id = img.choose_donor(identities, lambda i: _donor_is_usable(i, root), seed=seed)
     config = {"image_root": str(root.resolve()), "encoders": list(encoders), "generators": list(generators),
               "seed": int(seed), "swap_variant": swap_variant, "dp_pix": dp, "donor_id": donor_id}
     build = ckpt.BuildCheckpoints("conditions", {**config, "batch_size": batch_size}, ckpt.source_hashes(*_SOURCES),
@@ -606,18 +527,15 @@ def _generate_and_encode(items: list, config: Mapping[str, Any], build: ckpt.Bui
 def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | os.PathLike | None = None, *,
                         encoders: Sequence[str] = ENCODER_NAMES, donor_id: str | None = None,
                         manifest_name: str = "manifest.json") -> dict[str, Any]:
-    """Encode every photograph of the swap donor's identity into ``<encoder>_donor_none.csv``.
-
-    The files have the conditions' row format (``identity``, ``image_id``, ``e0 .. e127``, raw
-    encoder output) and are added to ``manifest.json`` in ``out_dir`` (regime ``donor``, generator
-    ``none``, with detection paths and fallbacks as for a condition), together with
-    ``generation["donor_gallery"]`` and ``run["donor_gallery"]``; other manifest entries are kept.
-    The donor image itself is one of the photographs (in LFW a donor-pool identity has at most 9).
+    """Encode every photograph of the swap donor's identity (the donor image included) into
+    ``<encoder>_donor_none.csv``, in the conditions' row format, and add them to the manifest in
+    ``out_dir`` (regime ``donor``, generator ``none``) with ``generation["donor_gallery"]`` and
+    ``run["donor_gallery"]``; other manifest entries are kept.
 
     Parameters
     ----------
     out_dir : path-like
-        Folder of the manifest (and of the condition CSVs); the gallery CSVs are written there.
+        Folder of the manifest; the gallery CSVs are written there.
     image_root : path-like, optional
     encoders : sequence of str
     donor_id : str, optional
@@ -684,13 +602,9 @@ def build_donor_gallery(out_dir: str | os.PathLike = "data", image_root: str | o
 def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None = None, *,
               n_identities: int = SMOKE_IDENTITIES, n_images: int = SMOKE_IMAGES, n_jobs: int = 1,
               progress: bool = False, donor_gallery: bool = False, **kwargs: Any) -> dict[str, Any]:
-    """Every stage (detect, generate, encode, write) on ``n_identities`` x ``n_images`` per regime.
-
-    Writes the condition CSVs and ``manifest.json`` to ``out_dir`` (never to ``data/`` unless asked)
-    and returns the manifest; its batch checkpoints go to ``out_dir/checkpoints`` unless
-    ``checkpoint_dir`` is given, and are removed at the end. About 20-40 s on one core with the
-    defaults. With ``donor_gallery`` (and the swap generator) the donor identity's gallery is added
-    (:func:`build_donor_gallery`).
+    """Every stage (detect, generate, encode, write) on ``n_identities`` x ``n_images`` per regime, into ``out_dir``
+    (checkpoints in ``out_dir/checkpoints`` unless ``checkpoint_dir`` is given, removed at the end); about 20-40 s on
+    one core. ``donor_gallery`` (with the swap generator) adds :func:`build_donor_gallery`.
 
     Parameters
     ----------
@@ -699,8 +613,7 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
     n_identities, n_images : int
         Identities per regime and images per identity.
     n_jobs : int
-    progress : bool
-    donor_gallery : bool
+    progress, donor_gallery : bool
     **kwargs
         Further options of :func:`build_conditions` (encoders, regimes, generators, seed, ...).
 
@@ -717,19 +630,10 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
     Examples
     --------
     >>> import tempfile
-    >>> from PIL import Image
-    >>> root, out = Path(tempfile.mkdtemp()), Path(tempfile.mkdtemp())
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> for person in ("Ann", "Bob"):  # 10 noise "photographs" each: the small regime
-    ...     (root / person).mkdir()
-    ...     for k in range(10):
-    ...         noise = rng.integers(0, 256, size=(64, 64, 3), dtype=np.uint8)
-    ...         Image.fromarray(noise).save(root / person / f"{person}_{k + 1:04d}.jpg")
-    >>> manifest = run_smoke(out, root, n_identities=2, n_images=2, encoders=["sface"], regimes=["small"],
-    ...                      generators=["dp-pix"])
-    >>> manifest["files"]["sface_small_dp-pix.csv"]["rows"], manifest["run"]["images"]
-    (4, 4)
+    >>> run_smoke(tempfile.mkdtemp(), "/nonexistent/lfw/images")  # a real run: tests/test_faces.py
+    Traceback (most recent call last):
+    ...
+    epsaudit.build.images.ImageRootError: LFW image root not found ...
     """
     kwargs.setdefault("checkpoint_dir", Path(out_dir) / "checkpoints")  # beside the output, not in _build/
     manifest = build_conditions(out_dir, image_root, max_identities=n_identities, max_images=n_images,
@@ -741,30 +645,8 @@ def run_smoke(out_dir: str | os.PathLike, image_root: str | os.PathLike | None =
     return manifest
 
 
-def summary_lines(manifest: Mapping[str, Any]) -> list[str]:
-    """One line per condition: rows, identities, detection paths, cosine gaps; then timing.
-
-    Parameters
-    ----------
-    manifest : mapping
-        As :func:`build_conditions` returns it.
-
-    Returns
-    -------
-    list of str
-
-    Examples
-    --------
-    >>> manifest = {"files": {"sface_small_none.csv": {"rows": 4, "identities": 2, "generator_flags": {},
-    ...                                                "detection_paths": {"yunet": 4, "whole": 0}}},
-    ...             "run": {"images": 4, "wall_seconds": 1.5, "images_per_second_wall": 2.67, "n_jobs": 1,
-    ...                     "stages": {"read": {"images": 4}}}}
-    >>> for line in summary_lines(manifest):
-    ...     print(line.rstrip())
-    sface_small_none.csv         rows     4 ids    2 paths {'yunet': 4, 'whole': 0} flags {}
-    4 images in 1.5 s (2.67 images/s, 1 workers)
-      read               {'images': 4}
-    """
+def _summary_lines(manifest: Mapping[str, Any]) -> list[str]:
+    """One line per condition of a manifest: rows, identities, detection paths, cosine gaps; then timing."""
     lines = []
     for name, e in manifest["files"].items():
         c = e.get("cosine")
@@ -791,8 +673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success (the summary lines go to stdout); 2 when the image root is missing or an
-        option is invalid (the message goes to stderr).
+        0 on success (summary on stdout); 2 when the image root is missing or an option is invalid.
 
     Examples
     --------
@@ -836,7 +717,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if manifest is not None:
-        print("\n".join(summary_lines(manifest)))
+        print("\n".join(_summary_lines(manifest)))
     return 0
 
 
@@ -845,8 +726,8 @@ def _main_build(a: argparse.Namespace, max_ids: int | None, max_imgs: int | None
     if a.donor_gallery_only:
         manifest = build_donor_gallery(a.out_dir, a.image_root, encoders=a.encoders, donor_id=a.donor)
         for ename in a.encoders:
-            e = manifest["files"][donor_gallery_name(ename)]
-            print(f"{donor_gallery_name(ename):28s} rows {e['rows']:5d} paths {e['detection_paths']}")
+            e = manifest["files"][_donor_gallery_name(ename)]
+            print(f"{_donor_gallery_name(ename):28s} rows {e['rows']:5d} paths {e['detection_paths']}")
         print(f"donor gallery: {manifest['run']['donor_gallery']}")
         return None
     manifest = build_conditions(

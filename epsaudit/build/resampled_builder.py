@@ -1,67 +1,32 @@
-"""Builder of the resampled swap corpus: many independent draws of the randomised swap mechanism per
-identity, so that reserved-test certificates on real faces are not held down by the ~25
-photographs an LFW identity has.
+"""Builder of the resampled swap corpus: many independent draws per identity of the randomised swap mechanism ``M_k(A)``
+(pass k of a chain from a photograph drawn uniformly from A's photographs, each pass swapping in a fresh donor from the
+pool), so reserved-test certificates are not held down by the ~25 photographs of an LFW identity. The mechanism and both
+photograph designs: the book's methods chapter, section 'A resampled mechanism: test rows beyond the photographs'.
 
-The mechanism audited (:mod:`epsaudit.resampled` states it and the file format): for an identity A,
+*Design* (:func:`draw_design`, pure). ``identities`` (default 24) of the identities with >= 20 photographs, first in a
+seeded order (:func:`choose_identities`); A's photographs are those with 68 dlib landmarks; the donor pool, the
+photographs with 68 landmarks of identities with <= 9. Draw ``j`` of A's split ``s`` uses only
+``stream("resampled-draw", seed, A, s, j)``: a uniform photograph, then ``chain_length`` (5) uniform donors, no donor
+identity twice in a chain. Design ``disjoint`` (``data/resampled_disjoint/``; ``pool`` is ``data/resampled/``): A's
+photographs cut (seeded) into ``dev-1``, ``dev-2``, ``test-1``, ``test-2``, development draws starting on dev parts,
+test draws on test parts (``"resampled-disjoint-draw"`` streams, a ``part`` column).
 
-    M_k(A) = encode(pass k of a chain: a photograph drawn uniformly from A's photographs, swapped
-    with a donor photograph drawn from the donor pool, the output swapped with a fresh donor, ...).
+*Faces*. Every image is encoded at the face the swap put its donor on (the detected face overlapping the landmarks the
+swap used, else the face placed from them, never a bystander: :func:`epsaudit.build.encoders.choose_face`); passes >= 2
+follow that face (a chain whose face is not found is lost). The manifest counts every choice (``face_choices``).
 
-*Design* (:func:`draw_design`, pure). Identities: ``identities`` (default 24) of the identities with
->= 20 photographs (the cascade corpus's targets), the first in a seeded order (:func:`choose_identities`).
-A's photographs are those in which dlib finds a face with 68 landmarks (the swapper's input domain;
-the others are counted per identity in the manifest). The donor pool: every photograph with 68
-landmarks of the identities with <= 9 photographs. Draw ``j`` of identity A's split ``s`` (``dev`` or
-``test``) uses only its own stream ``stream("resampled-draw", seed, A, s, j)``: the photograph is
-drawn uniformly from A's photographs, then ``chain_length`` (5) donors one after the other, uniformly
-from the pool, with replacement across draws and a donor identity never repeated within a chain. Draws
-are therefore independent, and a photograph or donor may recur in other draws (and across dev and
-test) -- what may never recur is a draw, so every row carries its draw id.
+*Passes*. Each draw is rendered once per swap variant (``hull``; ``--variants hull inner`` adds
+``inner``, paired) and passes 0, 1 and 5 are encoded with dlib and SFace; pass 0 is encoded once per
+photograph and copied to every draw that drew it.
 
-*Photograph designs* (``--design``, :data:`DESIGNS`). ``pool`` (``data/resampled/``): as above,
-every draw's photograph from all of A's photographs, development and test alike -- a certificate
-about A's photograph pool. ``disjoint`` (``data/resampled_disjoint/``): before anything else, A's
-photographs are cut by :func:`photograph_parts` (a seeded shuffle, ``stream("resampled-parts", seed,
-A)``) into four disjoint parts ``dev-1``, ``dev-2``, ``test-1``, ``test-2`` of near-equal size; a
-development draw's photograph is uniform on ``dev-1`` and ``dev-2``, a test draw's on ``test-1`` and
-``test-2`` (streams ``("resampled-disjoint-draw", seed, A, split, j)``), and the draws table's
-``part`` column records where each lies. The freshness check
-(:func:`epsaudit.resampled.check_disjoint`) refuses a test draw whose photograph a development draw
-used. The same-person control re-partitions the same draws by part (half 1: ``dev-1``/``test-1``,
-half 2: ``dev-2``/``test-2``).
+*Redraw rule* (fixed in advance). Per variant, identity and split the stored rows are those of the
+first ``n`` complete draws in key order; missing ones are replaced by the next keys ``j = n, n + 1,
+...``, rendered for every variant in rounds until each variant has ``n`` (``n`` iid draws conditioned
+on a complete chain). Pass-0 rows are keys ``0 .. n-1``, lost or not. Every lost (variant, draw,
+pass) is listed in the manifest and the draws table.
 
-*Faces* (the workers below). Every encoded image is encoded at the face the
-swap put its donor on: the detected face overlapping the box of the 68 landmarks the swap used (pass
-0: the photograph's own landmarks), else the face placed from those landmarks
-(:func:`epsaudit.build.encoders.choose_face`), never a bystander; at passes >= 2 the chain follows
-the face the previous pass swapped the same way (:func:`track_landmarks`; a chain whose face is not
-found is lost). The manifest counts every choice per variant, pass and encoder (``face_choices``).
-
-*Passes*. Each draw is rendered once per swap variant (``hull`` by default, ``--variants hull inner`` adds ``inner``; the
-variants share the draws, a paired design) and passes 0 (the photograph itself), 1 and 5 are encoded
-with dlib and SFace:
-the pass-1 and pass-5 rows of a draw come from one chain (same photograph, same first donor). Pass 0
-is encoded once per photograph and its row copied to every draw that drew it (the encoders are
-deterministic).
-
-*Lost draws and the redraw rule* (fixed in advance). A chain whose input at pass ``k >= 2`` has no
-face where the previous pass swapped (the swapper cannot run) is lost for that variant at pass ``k``. For each variant, identity and
-split the stored pass-k rows are those of the *first n complete draws in key order*; when fewer than
-``n`` of the keys drawn so far are complete, the next keys ``j = n, n + 1, ...`` are drawn and rendered
-(for every variant), in rounds, until each variant has ``n``. Taking the first ``n`` successes of an
-independent sequence gives ``n`` independent draws of the mechanism conditioned on a complete chain
-(what a deployed swapper that reports failure releases). Pass-0 rows are those of keys ``0 .. n-1``,
-lost or not (pass 0 needs no swap). Every lost (variant, draw, pass) is listed in the manifest and
-the draws table.
-
-*Stages*, each cut into batches whose results are saved as they complete
-(:mod:`epsaudit.build.checkpoints`), so an interrupted build resumes where it stopped and writes the
-same files: landmarks of every candidate photograph, the design, the pass-0 encodings, the chains
-(one stage per redraw round), then the tables and the manifest (:mod:`epsaudit.resampled`), with
-wall and CPU seconds and images per second per stage.
-
-``python -m epsaudit.build.resampled_builder`` (``make resampled``, part of ``make data``) builds it;
-:func:`epsaudit.resampled.load_resampled` reads it.
+Stages are resumable (:mod:`epsaudit.build.checkpoints`). ``python -m epsaudit.build.resampled_builder``
+(``make resampled``) builds it; :func:`epsaudit.resampled.load_resampled` reads it.
 """
 
 from __future__ import annotations
@@ -140,27 +105,11 @@ def pool_candidates(identities: Mapping[str, Sequence[str]], seed: int = 0, size
     return ids if size is None else sorted(img.seeded_order(ids, "resampled-pool", seed)[:size])
 
 
-def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], pool: Sequence[str], *,
-              seed: int = 0, chain_length: int = DEFAULTS["chain_length"], design: str = "pool") -> dict[str, Any]:
-    """One draw: its photograph and donors from its own stream ``("resampled-draw", seed, identity,
-    split, key)`` (design ``disjoint``: ``("resampled-disjoint-draw", ...)``, so the two designs'
-    draws are independent).
-
-    The photograph is uniform over ``photographs``; donors are drawn one by one uniformly from
-    ``pool``, a draw whose identity the chain already has being drawn again.
-
-    Raises
-    ------
-    ValueError
-        No photograph, or a pool of fewer than ``chain_length`` identities.
-
-    Examples
-    --------
-    >>> pool = [f"D{i}/D{i}_0001.jpg" for i in range(6)]
-    >>> d = make_draw("A", "dev", 0, ["A/A_0001.jpg", "A/A_0002.jpg"], pool, chain_length=3)
-    >>> sorted(d), len({d[f"donor_{k}"] for k in (1, 2, 3)})
-    (['donor_1', 'donor_2', 'donor_3', 'identity', 'key', 'photograph', 'seed_key', 'split'], 3)
-    """
+def _make_draw(identity: str, split: str, key: int, photographs: Sequence[str], pool: Sequence[str], *,
+               seed: int = 0, chain_length: int = DEFAULTS["chain_length"], design: str = "pool") -> dict[str, Any]:
+    """One draw from its own stream ``("resampled-draw", seed, identity, split, key)`` (``disjoint``:
+    ``"resampled-disjoint-draw"``): a uniform photograph, then uniform donors, a donor whose identity
+    the chain already has drawn again. ValueError without a photograph or with < ``chain_length`` donor identities."""
     key_parts = ("resampled-draw" if design == "pool" else f"resampled-{design}-draw", seed, identity, split, int(key))
     photographs, pool = sorted(photographs), sorted(pool)
     if not photographs:
@@ -179,9 +128,8 @@ def make_draw(identity: str, split: str, key: int, photographs: Sequence[str], p
 
 
 def photograph_parts(photographs: Sequence[str], identity: str, seed: int = 0) -> dict[str, str]:
-    """The disjoint design's four parts of one identity's photographs: a seeded shuffle
-    ``stream("resampled-parts", seed, identity)`` of the sorted photographs cut into
-    :data:`PARTS` (``dev-1``, ``dev-2``, ``test-1``, ``test-2``) of sizes differing by at most one.
+    """The disjoint design's four parts (:data:`PARTS`) of one identity's photographs: a seeded shuffle
+    ``stream("resampled-parts", seed, identity)`` of the sorted photographs, sizes differing by at most one.
 
     Returns
     -------
@@ -212,17 +160,13 @@ def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
                 chain_length: int = DEFAULTS["chain_length"], first_id: int = 0,
                 parts: Mapping[str, Mapping[str, str]] | None = None) -> pd.DataFrame:
     """The draws of ``keys`` (``(identity, split) -> key indices``), numbered from ``first_id`` in
-    (identity, split, key) order.
-
-    With ``parts`` (identity -> photograph -> part, :func:`photograph_parts`) the design is
-    ``disjoint``: a development draw's photograph is uniform on the parts ``dev-1`` and ``dev-2``, a
-    test draw's on ``test-1`` and ``test-2``, and a ``part`` column records where it lies.
+    (identity, split, key) order; with ``parts`` (identity -> photograph -> part) the design is
+    ``disjoint`` and a ``part`` column is added.
 
     Returns
     -------
     DataFrame
-        ``draw``, ``identity``, ``split``, ``key``, ``seed_key``, ``photograph``, ``donor_1 ..``
-        (and ``part``).
+        ``draw``, ``identity``, ``split``, ``key``, ``seed_key``, ``photograph``, ``donor_1 ..`` (and ``part``).
 
     Examples
     --------
@@ -242,7 +186,7 @@ def draw_design(photographs: Mapping[str, Sequence[str]], pool: Sequence[str],
     def candidates(p: str, s: str) -> Sequence[str]:
         return photographs[p] if parts is None else [ph for ph in photographs[p] if parts[p][ph].startswith(s)]
 
-    rows = [make_draw(p, s, j, candidates(p, s), pool, seed=seed, chain_length=chain_length, design=design)
+    rows = [_make_draw(p, s, j, candidates(p, s), pool, seed=seed, chain_length=chain_length, design=design)
             for (p, s) in sorted(keys, key=lambda ps: (ps[0], order[ps[1]])) for j in sorted(keys[(p, s)])]
     frame = pd.DataFrame(rows, columns=["identity", "split", "key", "seed_key", "photograph"]
                          + fmt.donor_columns(chain_length))
@@ -287,20 +231,10 @@ def _encode(state: Mapping[str, Any], image: np.ndarray, steps: _Steps, landmark
     return out
 
 
-def track_landmarks(models: Any, image: np.ndarray, previous: np.ndarray) -> tuple[np.ndarray | None, str]:
-    """The 68 landmarks of the face a chain's previous swap was put on, in its output ``image``.
-
-    dlib's HOG faces (then its CNN faces when no HOG face does) are matched to the box of the
-    ``previous`` landmarks (:func:`epsaudit.build.encoders.choose_face`); a face elsewhere in the
-    image (a bystander) is never taken. ``(None, how)`` when no detected face overlaps it: the
-    swapper lost the face it was swapping, and the chain is lost at this pass.
-
-    Returns
-    -------
-    landmarks : ndarray (68, 2) or None
-    how : str
-        ``single``, ``overlap``, ``bystander`` (the face nearest the centre was another one) or ``none``.
-    """
+def _track_landmarks(models: Any, image: np.ndarray, previous: np.ndarray) -> tuple[np.ndarray | None, str]:
+    """``(landmarks (68, 2) or None, how)`` of the face a chain's previous swap was put on in its output:
+    the HOG (then CNN) face overlapping the ``previous`` landmarks' box (:func:`epsaudit.build.encoders.choose_face`),
+    never a bystander; ``None`` when none does (the chain is lost at this pass)."""
     from .encoders import choose_face, rect_boxes
 
     x = np.ascontiguousarray(image, dtype=np.uint8)
@@ -320,14 +254,14 @@ def render_draw(models: Any, start: np.ndarray, start_landmarks: np.ndarray, don
     """One draw's chain: ``(images, landmarks, lost_pass)``; ``images[k]`` is pass ``k`` (0: the
     photograph) and ``landmarks[k]`` the 68 points pass ``k + 1`` swaps (so ``landmarks[k - 1]``
     is the face pass ``k`` put its donor on); ``lost_pass`` is 0, or the pass whose input had no
-    face overlapping the previous swap's (:func:`track_landmarks`), where the chain stops."""
+    face overlapping the previous swap's, where the chain stops."""
     from .generators import swap_face
 
     steps = steps or _Steps()
     images, marks, lm = [start], [start_landmarks], start_landmarks
     for k, (donor, dlm) in enumerate(zip(donors, donor_landmarks), start=1):
         if k > 1:
-            lm, how = steps.run("landmarks", track_landmarks, models, images[-1], marks[-1])
+            lm, how = steps.run("landmarks", _track_landmarks, models, images[-1], marks[-1])
             if choices is not None:
                 choices[(variant, k, "tracking", how, how in ("overlap", "bystander"))] += 1
             if lm is None:
@@ -514,11 +448,10 @@ def _write(out: Path, draws: pd.DataFrame, rows: list, codes0: Mapping[str, dict
 
 
 def face_choices(choices: Mapping[tuple, int]) -> dict[str, Any]:
-    """The manifest's record of how faces were chosen: per variant, pass and encoder (or
-    ``tracking``: the chain's landmarks at passes >= 2) the count of each choice
-    (:func:`epsaudit.build.encoders.choose_face`), of images with several faces, and of fallbacks
-    (``bystander``: a nearest-centre rule would have taken another face; ``landmarks``: no detected
-    face on the swapped face, placed from the landmarks; ``none``: a tracked face lost).
+    """The manifest's record of how faces were chosen: per variant, pass and encoder (or ``tracking``: the chain's
+    landmarks at passes >= 2) the count of each choice (:func:`epsaudit.build.encoders.choose_face`), of images with
+    several faces, and of fallbacks (``bystander``: a nearest-centre rule would have taken another face; ``landmarks``:
+    no detected face on the swapped face, placed from the landmarks; ``none``: a tracked face lost).
 
     Examples
     --------
@@ -634,7 +567,7 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
     Parameters
     ----------
     out_dir : path-like
-        Parent folder; the corpus goes to ``<out_dir>/<epsaudit.resampled.corpus_dir(design)>``.
+        Parent folder.
     image_root : path-like, optional
         LFW image root (default ``data/lfw/images``).
     seed : int
@@ -651,17 +584,8 @@ def build_resampled(out_dir: str | os.PathLike = "data", image_root: str | os.Pa
         The swap passes encoded (pass 0 always is).
     pool_size : int, optional
         A seeded subset of the donor-pool candidates (smoke runs; ``None``: all).
-    n_jobs, batch_size : int
-        Worker processes; draws per chain batch.
-    checkpoint_dir : path-like, optional
-        Root of the checkpoint files (default ``_build/checkpoints``); a build's files are in a
-        subfolder named by its settings.
-    keep_checkpoints : bool
-        Keep the checkpoint files after a successful build (else they are deleted).
-    progress : bool
-    interrupt_after : int, optional
-        Stop with :class:`epsaudit.build.checkpoints.BuildInterrupted` after this many computed batches
-        (tests of resumption).
+    n_jobs, batch_size, checkpoint_dir, keep_checkpoints, progress, interrupt_after
+        As :func:`epsaudit.build.pipeline.build_conditions` (``batch_size``: draws per chain batch).
 
     Returns
     -------

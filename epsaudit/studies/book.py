@@ -1,17 +1,10 @@
 """What every chapter shares: checked claims, the papers' reported values, one number format, one table style.
 
-A chapter's prose is written once, in its Markdown, for the profile the book is built with. Where a
-sentence depends on the run ("the exact score certifies about 4.2", "KDE-LR stays above 1 at the
-null"), the cell below it checks the claim with :func:`claim`:
-
-- when the book is built (``make book`` at the full profile sets ``EPSAUDIT_CLAIMS=strict``), a claim
-  that the run contradicts raises :class:`ClaimError`, so the build fails and the sentence is fixed;
-- in any other run (another profile, a class's parameters, a bare ``papermill``), it shows a visible
-  note naming the claim and the numbers that break it, and the notebook goes on.
-
-The papers' reported values live once, as data: ``data/papers/<name>.csv`` (see its README), read by
-:func:`reported`. Tables are shown with :func:`show` (one number format, :func:`number`, and one
-style, which wraps long headers so a table fits the page at 1280 px).
+A chapter's prose is written for the book's profile; where a sentence depends on the run, the cell
+below it checks it with :func:`claim`: a contradicted claim raises :class:`ClaimError` when the book
+is built (``make book`` sets ``EPSAUDIT_CLAIMS=strict``), and elsewhere shows a visible note naming the
+claim and its numbers. The papers' values are data, ``data/papers/<name>.csv``, read by
+:func:`reported`; tables are shown with :func:`show` (:func:`number`'s format, headers that wrap).
 """
 
 from __future__ import annotations

@@ -1,19 +1,10 @@
 """Chapter 4, the swap cascade and the affine operator: the plumbing of ``notebooks/04_cascade.py``.
 
-*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization* models a face swapper in the
-adversary's embedding space as an affine stochastic operator ``s = A d + B t + c + e`` (Sections
-VI-VIII) and predicts from it how target identity fades when an image is swapped again and again. The
-page fits the operator in visible cells with :mod:`epsaudit.operator`; this module holds the run
-profiles, the loading of the corpora (:mod:`epsaudit.data.corpora`), the centred scores against galleries
-and the rollouts of the fitted operator. Section 4.1 (:mod:`epsaudit.studies.cascade_measured`) reuses
-all of it. Nothing here returns English: numbers, arrays and tables only.
-
-Scores. Every cosine is *centred*: an embedding is unit-normalised, the reference centre (the mean
-direction of the operator *train* photographs, :func:`reference_centre`) is subtracted and the result
-re-normalised (raw dlib vectors share a large common offset, as in chapter 3). A chain's *target
-score* at pass ``k`` is the median centred cosine of its pass-``k`` embedding to its target gallery (up
-to 30 other photographs of its identity); its *non-member score* the median to its non-member
-identity's photographs.
+*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization* models a face swapper as an
+affine stochastic operator ``s = A d + B t + c + e`` (Sections VI-VIII); definitions (leakage, floor,
+excess): the book's methods chapter, section 'Membership inference and the affine operator
+(face-swap operator paper)'. This module holds the profiles, the corpora's loading, the centred
+scores (cosines centred on :func:`reference_centre`) and the rollouts; section 4.1 reuses them.
 """
 
 from __future__ import annotations
@@ -34,14 +25,13 @@ from ..protocol import generator
 from ..validation import unit_rows
 from . import choose_profile as _choose_profile
 from . import parameters as _parameters
-from typing import Mapping, Sequence
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from .figures import PALETTE
 
 __all__ = ["PASSES", "ENCODERS", "PROFILES", "PARAMETERS", "check_parameters", "choose_profile",
-           "load_chapter_corpora", "variants_of", "example_chains", "mean_direction", "centred_unit",
+           "load_chapter_corpora", "variants_of", "example_chains", "centred_unit",
            "reference_centre", "chain_embeddings", "CentredScores", "centred_scores", "excess_ratios",
            "operator_arrays", "same_person_photos", "residual_checks", "model_predictions", "plot_example_chains", "spectra_against_size", "penalty_sensitivity", "eigenvalues", "leakage_per_pass", "excess_per_pass"]
 
@@ -49,21 +39,19 @@ __all__ = ["PASSES", "ENCODERS", "PROFILES", "PARAMETERS", "check_parameters", "
 PASSES = 5
 ENCODERS = ("dlib", "sface")
 
-# identities/chains: cascade slice (None: all); train/test: operator triplets per variant (None: all);
-# sizes: train sizes of the size curve; mc_reps: Monte Carlo rollouts; audit: per-pass audit sizes
+# identities/chains: cascade slice and train/test: operator triplets per variant (None: all); sizes: train
+# sizes of the size curve; mc_reps: Monte Carlo rollouts; audit: per-pass audit sizes
 _FULL = dict(identities=None, chains=None, train=None, test=None, sizes=(1000, 2000, 4000, 8000), mc_reps=20,
              audit=dict(pairs=500, kde_pairs=100, roc_pairs=200, certificates=50, permutations=10_000,
                         permutation_pairs=100))
 PROFILES = {
-    # seconds to a minute: six target identities with all their chains (about 15 test rows per identity,
-    # so 2 certificates per pass can certify), a slice of the operator triplets, few pairs
+    # under a minute: six identities, all their chains (~15 test rows each: 2 certificates can certify)
     "smoke": dict(identities=6, chains=None, train=1500, test=400, sizes=(500, 1500), mc_reps=3,
                   audit=dict(pairs=10, kde_pairs=3, roc_pairs=3, certificates=2, permutations=200,
                              permutation_pairs=3)),
     # the book: every chain and triplet, the papers' per-pass audit sizes (Picture the Epsilon, Tables 7-8)
     "full": _FULL,
-    # "paper" equals "full": the full profile already runs the papers' protocol on the whole corpus
-    "paper": _FULL,
+    "paper": _FULL,  # the full profile already runs the papers' protocol on the whole corpus
 }
 
 #: The pages' papermill parameters (both pages of chapter 4).
@@ -103,13 +91,12 @@ def choose_profile(name: str) -> dict[str, Any]:
 
 def load_chapter_corpora(directory: str | Path, settings: Mapping[str, Any], *,
                          encoders: Sequence[str] = ENCODERS) -> dict[str, Corpora]:
-    """Each encoder's corpora (:func:`epsaudit.data.corpora.load_corpora`, hashes verified), sliced as the
-    profile says (:func:`epsaudit.data.corpora.subset_corpora`).
+    """Each encoder's corpora (:func:`epsaudit.data.corpora.load_corpora`), sliced as the profile says.
 
     Parameters
     ----------
     directory : path-like
-        The corpora folder; a relative folder is taken from the repository, not the working directory.
+        The corpora folder (a relative one is taken from the repository).
     settings : mapping
         A profile: ``identities``, ``chains``, ``train``, ``test``.
     encoders : sequence of str
@@ -137,14 +124,14 @@ def variants_of(corpora: Mapping[str, Corpora]) -> tuple[str, ...]:
 
 
 def example_chains(corpora: Corpora, variants: Sequence[str], *, chains: int = 2) -> list[dict] | None:
-    """Re-create the first chain of the first ``chains`` identities in every variant (the swaps are
-    deterministic: exactly the images the corpus encoded), or ``None`` without the LFW images.
+    """Re-create (deterministically) the first chain of the first ``chains`` identities in every
+    variant, or ``None`` without the LFW images.
 
     Returns
     -------
     list of dict or None
-        Per chain: ``identity``, ``design`` (its row of the chains design), ``variants`` (variant ->
-        (pass images, donor images), :func:`epsaudit.build.corpora_builder.render_chain`).
+        Per chain: ``identity``, ``design`` (its design row), ``variants`` (variant -> (pass images,
+        donor images), :func:`epsaudit.build.corpora_builder.render_chain`).
     """
     if not images_available():
         return None
@@ -159,14 +146,8 @@ def example_chains(corpora: Corpora, variants: Sequence[str], *, chains: int = 2
 # centred scores against the galleries
 
 
-def mean_direction(x) -> np.ndarray:
-    """Mean of the unit-normalised rows of ``x``, shape (d,).
-
-    Examples
-    --------
-    >>> mean_direction([[2.0, 0.0], [0.0, 3.0]]).tolist()
-    [0.5, 0.5]
-    """
+def _mean_direction(x) -> np.ndarray:
+    """Mean of the unit-normalised rows of ``x``, shape (d,)."""
     return unit_rows(np.asarray(x, dtype=np.float64)).mean(axis=0)
 
 
@@ -192,7 +173,7 @@ def reference_centre(corpora: Corpora) -> np.ndarray:
     train = corpora.triplets[corpora.triplets["partition"] == "train"]
     if train.empty:
         raise ValueError(f"{corpora.directory / DESIGN_FILES['triplets']}: no train triplets, so no reference centre")
-    return mean_direction(corpora.embeddings(sorted(set(train["donor"]) | set(train["target"]))))
+    return _mean_direction(corpora.embeddings(sorted(set(train["donor"]) | set(train["target"]))))
 
 
 def chain_embeddings(corpora: Corpora, variant: str) -> tuple[np.ndarray, pd.DataFrame]:
@@ -301,8 +282,7 @@ class CentredScores:
 
 def centred_scores(corpora: Corpora, variant: str, embeddings: np.ndarray | None = None,
                    centre: np.ndarray | None = None) -> CentredScores:
-    """Target and non-member scores of the measured chains, or of ``embeddings`` (a model rollout,
-    shape (P, m, d), chains in the order of :func:`chain_embeddings`) in their place.
+    """Target and non-member scores of the measured chains, or of ``embeddings`` (a rollout, (P, m, d)).
 
     Raises
     ------
@@ -348,8 +328,8 @@ def excess_ratios(excess) -> pd.Series:
 
 def operator_arrays(corpora: Corpora, variant: str, partition: str
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Donor, target and swap embeddings (raw, (n, d)) of one partition's triplets, and the donor and
-    target identity of each (``groups``, (n, 2): the keys of the identity-disjoint folds).
+    """Donor, target and swap embeddings (raw, (n, d)) of one partition's triplets, and their identities
+    (``groups``, (n, 2): the keys of the identity-disjoint folds).
 
     Raises
     ------
@@ -393,13 +373,12 @@ def residual_checks(op: AffineOperator, d, t, s, *, same_person: Mapping[Hashabl
     Returns
     -------
     dict
-        ``n``; ``top_over_mean`` (largest eigenvalue of the residual covariance over the mean one; 1
-        if isotropic); ``top_share`` (variance share of the ``top`` principal directions);
-        ``non_gaussian`` (coordinates with Shapiro-Wilk p < 1e-3, on at most 5,000 seeded rows) of
-        ``tested``; ``target_mean_abs``/``target_max_abs`` and ``donor_mean_abs``/``donor_max_abs``
-        (|correlation| of residual and input coordinates); ``bias`` (mean residual norm over the RMS
-        norm); ``same_person`` (median residual norm over the median distance of two photographs of one
-        identity; NaN without ``same_person``).
+        ``n``; ``top_over_mean`` (largest residual-covariance eigenvalue over the mean one; 1 if
+        isotropic); ``top_share`` (variance share of the ``top`` principal directions); ``non_gaussian``
+        (coordinates with Shapiro-Wilk p < 1e-3, on <= 5,000 seeded rows) of ``tested``;
+        ``target_mean_abs``, ``target_max_abs``, ``donor_mean_abs``, ``donor_max_abs`` (|correlation| of
+        residual and input coordinates); ``bias`` (mean residual norm over the RMS norm); ``same_person``
+        (median residual norm over the median same-identity photograph distance; NaN without it).
     """
     d, t, s = (np.asarray(x, dtype=np.float64) for x in (d, t, s))
     r = s - op.predict(d, t)
@@ -455,14 +434,12 @@ def model_predictions(op: AffineOperator, corpora: Corpora, variant: str, *, pas
     """The cascade predicted from the operator fit alone (Section VII, Figure 5 of *Toward
     Interpretable Privacy Guarantees*), scored with the measured cascade's galleries and centring.
 
-    Rollouts (:func:`epsaudit.operator.rollout`) start from the complete chains' pass-0 photographs.
-    *Noiseless*: the donor at the mean train donor, no noise; its floor is the fixed point
-    ``(I - B)^-1 (A E[d] + c)`` scored against the target galleries. *Monte Carlo*: a train donor
-    drawn per chain and pass and Gaussian noise of the residual covariance, ``mc_reps`` seeded
-    replicates (medians); its floor is one draw per chain from the stationary law
-    (:func:`epsaudit.operator.stationary_law`) scored against the target galleries. Each model's excess
-    is taken above its own floor. ``carrier``: median ``cos(B^k t0, t0)``. ``lyapunov_floor``: the
-    stationary draws scored against the *non-member* galleries (comparable with the measured floor).
+    Rollouts (:func:`epsaudit.operator.rollout`) start from the complete chains' pass-0 photographs. *Noiseless*: the
+    mean train donor, no noise; floor: the fixed point ``(I - B)^-1 (A E[d] + c)``. *Monte Carlo*: a train donor per
+    chain and pass and Gaussian residual noise, ``mc_reps`` seeded replicates (medians); floor: one draw per chain from
+    :func:`epsaudit.operator.stationary_law`. Floors are scored against the target galleries and each excess is above
+    its own floor. ``carrier``: median ``cos(B^k t0, t0)``. ``lyapunov_floor``: the stationary draws against the
+    *non-member* galleries (comparable with the measured floor).
 
     Returns
     -------
@@ -515,11 +492,9 @@ def model_predictions(op: AffineOperator, corpora: Corpora, variant: str, *, pas
 #: Width of every figure of the chapter (inches): the page's text column at 1280 px.
 WIDTH = 8.0
 
-
 #: Colour and marker of each fit ("<variant>, <encoder>"), the same in every figure.
 FIT_STYLE = {"hull, dlib": (PALETTE[0], "o"), "hull, SFace": (PALETTE[1], "s"),
              "inner, dlib": (PALETTE[2], "^"), "inner, SFace": (PALETTE[3], "D")}
-
 
 #: Colour of each swap variant where the encoder is a panel of its own.
 VARIANT_COLOUR = {"hull": PALETTE[0], "inner": PALETTE[5]}
@@ -540,8 +515,7 @@ def plot_example_chains(examples: Sequence[Mapping]):
     Parameters
     ----------
     examples : sequence of dict
-        ``identity`` and ``variants`` (variant -> (pass images, donor images), each an (H, W, 3)
-        uint8 array); :func:`epsaudit.studies.cascade.example_chains`.
+        :func:`example_chains` (images ``(H, W, 3)`` uint8).
 
     Returns
     -------
@@ -605,8 +579,7 @@ def penalty_sensitivity(sensitivity: pd.DataFrame):
     Parameters
     ----------
     sensitivity : pandas.DataFrame
-        Tidy: ``fit`` and the columns of :func:`epsaudit.operator.penalty_sensitivity` (``alpha``,
-        ``cv_r2``, ``rho_B``, ``sigma_max_B``, ``within_one_se``, ``chosen``).
+        Tidy: ``fit`` and the columns of :func:`epsaudit.operator.penalty_sensitivity`.
 
     Returns
     -------
@@ -638,8 +611,7 @@ def penalty_sensitivity(sensitivity: pd.DataFrame):
 
 
 def eigenvalues(eigs: pd.DataFrame):
-    """The eigenvalues of ``B`` in the complex plane with the unit circle (the paper's Figure 4
-    analog), one panel per encoder, the spectral radius of each variant in the panel.
+    """The eigenvalues of ``B`` with the unit circle (the paper's Figure 4 analog), one panel per encoder.
 
     Parameters
     ----------
@@ -686,8 +658,7 @@ def leakage_per_pass(series: pd.DataFrame):
     Parameters
     ----------
     series : pandas.DataFrame
-        Tidy: ``encoder``, ``variant``, ``pass``, ``measured``, ``monte_carlo``, ``non_member`` (median
-        centred cosines, dimensionless).
+        Tidy: ``encoder``, ``variant``, ``pass``, ``measured``, ``monte_carlo``, ``non_member`` (median cosines).
 
     Returns
     -------
@@ -715,8 +686,7 @@ def excess_per_pass(series: pd.DataFrame):
     Parameters
     ----------
     series : pandas.DataFrame
-        Tidy: ``encoder``, ``variant``, ``pass``, ``excess`` (measured) and ``rho_slope`` (the pass-1
-        excess times ``rho(B)`` per later pass), ``rho_B``.
+        Tidy: ``encoder``, ``variant``, ``pass``, ``excess``, ``rho_slope`` (pass-1 excess times ``rho(B)^(k-1)``), ``rho_B``.
 
     Returns
     -------

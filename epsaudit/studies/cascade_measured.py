@@ -1,14 +1,10 @@
 """Chapter 4.1, the measured cascade: the plumbing of ``notebooks/04b_cascade_measured.py``.
 
-The page measures the five-pass cascade (the analog of Table III of *Toward Interpretable Privacy
-Guarantees in Face-Swapping Anonymization*), judges the operator's predictions by rules written in the
-page, and audits every pass as a condition of its own (the analogs of *Picture the Epsilon*'s Tables
-7 and 8), in visible cells with the public API. This module holds what those cells call and would be
-long to read: the per-pass series (:func:`cascade_series`), each pass's embeddings grouped by identity
-(:func:`pass_groups`), the alignment of targets with ``B``'s dominant eigenspace
-(:func:`persistent_directions`), the MMD permutation tests of a pass (:func:`mmd_rejections`) and the
-extrapolation of a geometric tail (:func:`passes_to_excess`). The profiles, the loading and the
-operator's rollouts are chapter 4's (:mod:`epsaudit.studies.cascade`), re-exported here.
+The page measures the five-pass cascade (Table III of *Toward Interpretable Privacy Guarantees in Face-Swapping
+Anonymization*), judges the operator's predictions and audits every pass as a condition (*Picture the Epsilon*'s Tables
+7 and 8) with the public API. This module holds the per-pass series, the pass groups, the alignment with ``B``'s
+dominant eigenspace, a pass's MMD permutation tests and a geometric tail's extrapolation; profiles, loading and rollouts
+are chapter 4's (:mod:`epsaudit.studies.cascade`, re-exported).
 """
 
 from __future__ import annotations
@@ -56,20 +52,16 @@ def _closed_set_rank1(sc: CentredScores) -> np.ndarray:
 
 def cascade_series(corpora: Corpora, variant: str, *, centre: np.ndarray | None = None) -> pd.DataFrame:
     """Leakage, floor, excess and membership metrics per pass of the measured cascade (the analog of
-    Table III of *Toward Interpretable Privacy Guarantees*).
-
-    ``centre`` replaces the reference centre (:func:`epsaudit.studies.cascade.reference_centre`).
+    Table III of *Toward Interpretable Privacy Guarantees*); ``centre`` replaces the reference centre.
 
     Returns
     -------
     pandas.DataFrame
-        One row per pass ``0..K`` (pass 0: the start photographs): ``chains``, ``leakage`` (median over
-        chains of the target scores), ``floor`` (this pass's median non-member score), ``floor_pooled``
-        (median non-member score over passes 1..K: Table III's floor), ``excess`` (leakage minus the
-        pooled floor), ``excess_ratio`` (between consecutive passes; ``<NA>`` at pass 0), ``auc``,
-        ``tpr_at_fpr_1pct``, ``tpr_at_fpr_0.1pct`` (positives: target scores; negatives: non-member
-        scores; :func:`epsaudit.audits.membership.membership_metrics`), ``cmc_rank1`` (closed set over all target
-        identities) and ``norm_median`` (median raw L2 norm).
+        One row per pass ``0..K``: ``chains``, ``leakage`` (median target score), ``floor`` (this pass's
+        median non-member score), ``floor_pooled`` (over passes 1..K: Table III's floor), ``excess``
+        (leakage minus the pooled floor), ``excess_ratio`` (``<NA>`` at pass 0), ``auc``,
+        ``tpr_at_fpr_1pct``, ``tpr_at_fpr_0.1pct`` (:func:`epsaudit.audits.membership.membership_metrics`),
+        ``cmc_rank1`` (closed set over all target identities), ``norm_median`` (median raw L2 norm).
 
     Raises
     ------
@@ -156,9 +148,8 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 def persistent_directions(op: AffineOperator, corpora: Corpora, variant: str, *, top: int = 10) -> dict[str, Any]:
     """Prediction 4: do targets aligned with ``B``'s dominant eigenspace leak more and survive longer?
 
-    Alignment of chain ``i`` is ``||Q^T u_i||^2`` in [0, 1], ``u_i`` its unit raw pass-0 embedding and
-    ``Q`` a basis of the invariant subspace of ``B``'s ``top`` largest-modulus eigenvalues
-    (:func:`dominant_subspace`).
+    Alignment of chain ``i``: ``||Q^T u_i||^2`` in [0, 1], ``u_i`` its unit raw pass-0 embedding, ``Q`` =
+    a basis of ``B``'s dominant invariant subspace.
 
     Returns
     -------

@@ -1,23 +1,16 @@
 """Chapter 3.1, membership inference on the swaps and certified trade-off curves: the page's plumbing.
 
-*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization* (its Section V, Table I)
-scores each face swap against galleries of photographs. ``notebooks/03b_face_membership.py`` runs
-that adversary on the chapter's ``swap`` conditions and certifies the trade-off curves of the pairs
-chapter 3 certified. This module holds the plumbing the page calls; the conditions, parameters and
-profiles are chapter 3's (:mod:`epsaudit.studies.face_study`, re-exported here).
+*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization* (Section V, Table I) scores
+each face swap against galleries of photographs; the page runs that adversary on chapter 3's ``swap``
+conditions and certifies the trade-off curves of the pairs chapter 3 certified. Conditions,
+parameters and profiles are chapter 3's (:mod:`epsaudit.studies.face_study`, re-exported here).
 
-Each swap (a row of a ``swap`` table: its label is the *target*, its image id the target photograph
-it was made from) is scored by the cosine of its embedding to three galleries, aggregated by the
-median and the max (:func:`swap_membership`):
-
-- target: the target identity's other original photographs (the ``none`` table of the same regime),
-  the swap's own source photograph excluded;
-- non-member: every photograph of one identity outside the target set, assigned by a seeded
-  permutation (:func:`assign_non_members`);
-- donor: the donor identity's photographs.
-
-Cosines are taken after subtracting the mean of the unit-normalised original photographs
-(:func:`reference_centre`) and re-normalising, because raw dlib vectors share a large common offset.
+Each swap (labelled by its *target*, its image id the source photograph) is scored by the cosine of its embedding to
+three galleries, aggregated by the median and the max (:func:`swap_membership`): the target's other original photographs
+(the same regime's ``none`` table, its own source excluded); every photograph of one seeded non-member identity
+(:func:`assign_non_members`); the donor's photographs. Cosines are centred on the mean unit-normalised original
+(:func:`reference_centre`) and re-normalised (raw dlib vectors share a large common offset). Definitions: the book's
+methods chapter, section 'Membership inference and the affine operator (face-swap operator paper)'.
 """
 
 from __future__ import annotations
@@ -88,30 +81,25 @@ def swap_membership(swap: EmbeddingTable, originals: EmbeddingTable, non_members
 
     Parameters
     ----------
-    swap : EmbeddingTable
-        Swap outputs; labels are target identities, image ids the source photographs.
-    originals : EmbeddingTable
-        The same photographs unchanged (generator ``none``): the target galleries.
-    non_members : EmbeddingTable
-        Photographs of identities outside the target set (the other regime's ``none`` table).
-    donor : EmbeddingTable
-        The donor identity's photographs.
+    swap, originals, non_members, donor : EmbeddingTable
+        Swap outputs (labels: targets, image ids: source photographs); the same photographs unchanged
+        (the target galleries); identities outside the target set (the other regime's ``none`` table);
+        the donor identity's photographs.
     seed : int or tuple
         Seeds the non-member assignment and the gallery subsampling (one stream per swap image).
     gallery_size : int, optional
         Cap every target and non-member gallery at this many photographs.
-    max_rank : int
+    max_rank : int, default=10
         Length of the closed-set CMC curves.
 
     Returns
     -------
     tuple
-        ``(scores, cmc)``: one row per swap with ``identity``, ``image_id``, ``non_member``, the gallery
-        sizes ``n_target`` and ``n_non_member``, centred cosines ``<role>_<aggregate>`` (role target,
-        non_member, donor; aggregate median, max), ``raw_target_median`` and ``raw_non_member_median``
-        (uncentred; the non-member's whole gallery) and ``genuine_median`` (the swap's source
-        photograph against the same target gallery, before the swap); and ``{"median": rates,
-        "max": rates}``, the closed-set rank-1..k identification rates among all target identities.
+        ``(scores, cmc)``: one row per swap with ``identity``, ``image_id``, ``non_member``, ``n_target``,
+        ``n_non_member``, centred cosines ``<role>_<median|max>`` (target, non_member, donor),
+        ``raw_target_median`` and ``raw_non_member_median`` (uncentred) and ``genuine_median`` (the source
+        photograph against the same gallery); and ``{"median": rates, "max": rates}``, the closed-set
+        rank-1..k identification rates among all target identities.
 
     Raises
     ------
@@ -195,10 +183,8 @@ def rows_for_deviation(mmd2: float, alpha: float, *, limit: int = 1_000_000) -> 
 
 def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: int | tuple = 0,
                      image_root: str | Path | None = None, variant: str = "hull") -> list[dict[str, Any]]:
-    """``k`` target / donor / swap images, targets drawn (seeded) from distinct identities of ``swap``.
-
-    The swap is recomputed from the photographs by the data's deterministic generator
-    (:class:`epsaudit.build.SwapGenerator`), so it is the image that was encoded.
+    """``k`` target / donor / swap images, targets drawn (seeded) from distinct identities of ``swap``;
+    the swap is recomputed by the data's deterministic :class:`epsaudit.build.SwapGenerator`.
 
     Returns
     -------
@@ -234,7 +220,6 @@ def example_triplets(swap: EmbeddingTable, donor_id: str, *, k: int = 4, seed: i
 #: non-member blue, donor green), from the Okabe-Ito palette.
 ROLE_COLOURS = {"target": PALETTE[1], "non_member": PALETTE[0], "donor": PALETTE[2]}
 
-
 ROLE_NAMES = {"target": "target (member)", "non_member": "non-member", "donor": "donor"}
 
 
@@ -246,8 +231,8 @@ def score_histograms(panels: dict, *, bins: int = 50):
     ----------
     panels : dict
         ``label -> {"scores": DataFrame with target_median, non_member_median, donor_median, ...}``
-        (built on the membership page from :func:`epsaudit.studies.face_membership.swap_membership`).
-    bins : int
+        (:func:`swap_membership`).
+    bins : int, default=50
         Histogram bin edges.
 
     Returns
@@ -313,31 +298,24 @@ def membership_roc(panels: dict):
 
 
 def tradeoff_curves(points: pd.DataFrame, envelopes: pd.DataFrame, *, panel_titles: dict | None = None):
-    """Certified trade-off curves: each pair's points ``(FPR_hi, FNR_hi)`` and their envelope, one panel per
-    condition (rows: encoders, columns: generators), with the Gaussian-DP curve of the panel's largest
-    certified mu.
+    """Certified trade-off curves: each pair's points ``(FPR_hi, FNR_hi)`` and their envelope, one panel per condition
+    (rows: encoders, columns: generators), with the Gaussian-DP curve of the panel's largest certified mu.
 
     Parameters
     ----------
-    points : pandas.DataFrame
-        The bands' :meth:`epsaudit.audits.TradeoffCertificate.frame` rows with ``encoder``,
-        ``generator``, ``rank`` (the pair's selection rank, 1 = best): ``fpr_upper``, ``fnr_upper``
-        and each point's own ``mu`` bound.
-    envelopes : pandas.DataFrame
-        Each band's envelope (``fpr``, ``fnr_envelope``) with the same ``encoder``, ``generator``
-        and ``rank`` columns.
+    points, envelopes : pandas.DataFrame
+        The bands' :meth:`epsaudit.audits.TradeoffCertificate.frame` rows (``fpr_upper``, ``fnr_upper``,
+        ``mu``) and envelopes (``fpr``, ``fnr_envelope``), each with ``encoder``, ``generator`` and
+        ``rank`` (the pair's selection rank, 1 = best).
     panel_titles : dict, optional
         Generator -> column title.
 
     Returns
     -------
     matplotlib.figure.Figure
-        A pair's true trade-off curve lies on or below its envelope with the family's confidence.
-        Filled markers are points below the diagonal (they certify something), hollow ones do not
-        (a pair without a filled marker has the diagonal as its envelope, not drawn again); the
-        dotted diagonal is the curve of two identical distributions; the dashed curve is
-        ``Phi(Phi^-1(1 - a) - mu)`` at the largest certified mu of the panel (the point that gives
-        that mu lies on it), drawn where that mu is above 0.
+        A pair's true trade-off curve lies on or below its envelope with the family's confidence. Filled markers certify
+        something (below the diagonal), hollow ones do not; the dotted diagonal is two identical distributions; the
+        dashed curve ``Phi(Phi^-1(1 - a) - mu)`` is at the panel's largest certified mu, where above 0.
     """
     from ..bounds import gaussian_tradeoff
 

@@ -1,21 +1,11 @@
 """Chapter 3, the face case study: the conditions, the run profiles and the plumbing of the first page.
 
-*Picture the Epsilon* applies GaussMech, KDE-LR, MMD-TV and ROC-HT to face embeddings of generated
-images (its Section IV; Tables 2 and 3, Figure 4). ``notebooks/03_face_case_study.py`` runs them on
-conditions built from Labeled Faces in the Wild: ``<encoder>_<regime>_<generator>`` embedding tables
-(:mod:`epsaudit.build.pipeline`), 2 encoders x 2 regimes x 3 generators. The page computes its tables
-itself with the public API; this module holds what is plumbing:
-
-- the conditions, the checked papermill parameters (:data:`PARAMETERS`, :func:`check_parameters`) and
-  the run profiles (:data:`PROFILES`, :func:`choose_profile`);
-- loading the conditions (:func:`load_conditions`) and the audit settings shared with ``epsaudit audit``
-  (:func:`audit_settings`);
-- the diagnostics of *Picture the Epsilon*, Section IV-D, that take more than a line: pooled residuals and
-  Shapiro-Wilk tests, the MMD-TV bandwidth sweep, the classifier witness, the random-forest comparison
-  and the same-identity split-half controls.
-
-Random streams: every function that draws takes ``seed`` as a base seed or a stream key
-(:func:`epsaudit.protocol.generator`).
+*Picture the Epsilon* applies GaussMech, KDE-LR, MMD-TV and ROC-HT to face embeddings of generated images (Section IV;
+Tables 2 and 3, Figure 4); the page runs them on the LFW conditions ``<encoder>_<regime>_<generator>`` (2 x 2 x 3,
+:mod:`epsaudit.build.pipeline`) with the public API. This module holds the conditions, parameters and profiles,
+:func:`load_conditions`, :func:`audit_settings` (shared with ``epsaudit audit``) and the Section IV-D diagnostics that
+take more than a line (residuals and Shapiro-Wilk, the bandwidth sweep, the classifier witness, the random-forest
+comparison, the split-half controls). ``seed`` is a base seed or a stream key (:func:`epsaudit.protocol.generator`).
 """
 
 from __future__ import annotations
@@ -43,7 +33,7 @@ import matplotlib.pyplot as plt
 from .figures import PALETTE
 
 __all__ = ["ENCODERS", "REGIMES", "GENERATORS", "CONDITIONS", "PROFILES", "PARAMETERS", "CERTIFICATES_PER_CONDITION",
-           "condition_names", "check_parameters", "choose_profile", "StudyData", "subset_table", "load_conditions",
+           "condition_names", "check_parameters", "choose_profile", "StudyData", "load_conditions",
            "audit_settings", "pooled_residuals", "shapiro_wilk", "qq_points", "bandwidth_sweep", "witness_gap",
            "classifier_sensitivity", "split_half_groups", "split_half_controls", "qq_panels"]
 
@@ -75,9 +65,8 @@ PARAMETERS = (_parameters.PROFILE, _parameters.DATA, _parameters.ENCODERS, _para
 
 
 def check_parameters(namespace: dict, page: str, required: Sequence[str] = ("none",)) -> dict[str, Any]:
-    """Check a chapter-3 page's parameters in its first cell; ``generators`` must include ``required``.
-
-    Checked values are written back to ``namespace``, encoders and generators in the chapter's order.
+    """Check a chapter-3 page's parameters (written back to ``namespace``, encoders and generators in the
+    chapter's order); ``generators`` must include ``required``.
 
     Raises
     ------
@@ -104,18 +93,15 @@ def check_parameters(namespace: dict, page: str, required: Sequence[str] = ("non
 
 
 PROFILES: dict[str, dict[str, Any]] = {
-    # subset: (identities, photographs) per regime from the committed tables, the identities with the
-    # most photographs (None: every row); audit: AuditSettings overrides; rf_pairs: random-forest pairs
-    # per condition; split_permutations: per split-half MMD test; perm_pairs x permutations: the
-    # inter-identity MMD permutation tests; examples: target/donor/swap rows of the example figure
+    # subset: (identities, photographs) per regime, those with the most photographs (None: all); audit:
+    # AuditSettings overrides; rf_pairs: random-forest pairs per condition; split_permutations: per
+    # split-half MMD test; perm_pairs x permutations: MMD permutation tests; examples: example-figure rows
     "smoke": dict(subset=(4, 40), audit=dict(pairs=2, kde_pairs=2, roc_pairs=2, selection_pool=2, certificates=1),
                   rf_pairs=1, split_permutations=200, perm_pairs=1, permutations=1000, examples=2),
-    # full: the paper's audit protocol and permutation tests; fewer random-forest pairs and split-half
-    # permutations than the paper, so that the chapter runs in minutes
+    # the paper's protocol with fewer random-forest pairs and split-half permutations (minutes)
     "full": dict(subset=None, audit={}, rf_pairs=20, split_permutations=1000, perm_pairs=100, permutations=10_000,
                  examples=4),
-    # paper: as full, plus the random-forest check on all 200 ROC-tested pairs and 10^4 split-half
-    # permutations (Picture the Epsilon, Section IV-D)
+    # as full, with all 200 ROC-tested pairs and 10^4 split-half permutations (Picture the Epsilon, IV-D)
     "paper": dict(subset=None, audit={}, rf_pairs=200, split_permutations=10_000, perm_pairs=100,
                   permutations=10_000, examples=4),
 }
@@ -149,15 +135,8 @@ class StudyData:
         return self.manifest["generation"]["donor"]["image_id"]
 
 
-def subset_table(table: EmbeddingTable, image_ids: set) -> EmbeddingTable:
-    """The rows of ``table`` whose image id is in ``image_ids`` (the smoke profile's subset).
-
-    Examples
-    --------
-    >>> t = EmbeddingTable.from_arrays(["a", "a", "b"], np.eye(3), ["a1", "a2", "b1"])
-    >>> subset_table(t, {"a1", "b1"}).n_rows
-    2
-    """
+def _subset_table(table: EmbeddingTable, image_ids: set) -> EmbeddingTable:
+    """The rows of ``table`` whose image id is in ``image_ids`` (the smoke profile's subset)."""
     keep = np.isin(table.image_ids.astype(str), sorted(map(str, image_ids)))
     return EmbeddingTable.from_arrays(table.labels[keep], table.embeddings[keep], table.image_ids[keep],
                                       source=f"{table.source} (subset of {int(keep.sum())} rows)")
@@ -172,11 +151,9 @@ def _subset_ids(table: EmbeddingTable, n_ids: int, n_rows: int) -> set:
 
 def load_conditions(profile: Mapping[str, Any], committed: str | Path = "data", *,
                     encoders: Sequence[str] = ENCODERS, generators: Sequence[str] = GENERATORS) -> StudyData:
-    """The conditions and donor galleries a profile asks for, read from the committed tables.
-
-    With ``profile["subset"] = (k, n)`` (smoke) each regime keeps the ``k`` identities of the
-    ``<encoder>_<regime>_none`` table with the most photographs, ``n`` photographs each, and every
-    generator keeps the same photographs.
+    """The conditions and donor galleries a profile asks for, read from the committed tables; with
+    ``profile["subset"] = (k, n)`` each regime keeps the ``k`` identities with the most photographs, ``n``
+    photographs each, the same in every generator.
 
     Raises
     ------
@@ -194,16 +171,14 @@ def load_conditions(profile: Mapping[str, Any], committed: str | Path = "data", 
             for r in REGIMES:
                 ids = _subset_ids(tables[f"{e}_{r}_none"], *profile["subset"])
                 for g in generators:
-                    tables[f"{e}_{r}_{g}"] = subset_table(tables[f"{e}_{r}_{g}"], ids)
+                    tables[f"{e}_{r}_{g}"] = _subset_table(tables[f"{e}_{r}_{g}"], ids)
     return StudyData(tables, donors, manifest, directory)
 
 
 def audit_settings(n_conditions: int, *, seed: int = 0, **overrides: Any) -> AuditSettings:
-    """The settings of :func:`epsaudit.condition.audit_condition` for one condition of the study.
-
-    Every condition certifies :data:`CERTIFICATES_PER_CONDITION` pairs (the best on development rows,
-    ties to the larger certifiable test) and all of them form one Bonferroni family. ``overrides``
-    replace protocol entries; ``settings.cli_args()`` gives the same settings as ``epsaudit audit`` flags.
+    """The settings of :func:`epsaudit.condition.audit_condition` for one condition: every condition
+    certifies :data:`CERTIFICATES_PER_CONDITION` pairs (best on development rows, ties to the larger
+    certifiable test), all one Bonferroni family; ``overrides`` replace protocol entries.
 
     Examples
     --------
@@ -273,10 +248,8 @@ def qq_points(residuals: np.ndarray, coordinates: Sequence[int], *, max_rows: in
 
 def bandwidth_sweep(groups, pairs, *, scales: Sequence[float] = (0.5, 0.75, 1.0, 1.5, 2.0), widen: int = 2,
                     n_jobs: int | None = None) -> pd.DataFrame:
-    """MMD-TV sample values under bandwidths ``scale x`` the median heuristic, widened past an edge peak.
-
-    While the maximum over the pairs peaks at the smallest (largest) scale, half that scale (twice it)
-    is added, at most ``widen`` times.
+    """MMD-TV sample values under bandwidths ``scale x`` the median heuristic, widened past an edge peak: while the
+    maximum over the pairs peaks at the smallest (largest) scale, half (twice) it is added, at most ``widen`` times.
 
     Returns
     -------
@@ -407,8 +380,7 @@ def qq_panels(points: pd.DataFrame, *, title: str = ""):
     Parameters
     ----------
     points : pandas.DataFrame
-        :func:`epsaudit.studies.face_study.qq_points`: ``coordinate``, ``normal_quantile``,
-        ``residual_quantile`` (embedding units), ``slope``, ``intercept`` (the Gaussian reference line).
+        :func:`qq_points` (embedding units).
     title : str
         Figure title (none if empty).
 

@@ -25,7 +25,7 @@ def set_style() -> None:
     sns.set_theme(style="whitegrid", context="notebook", font_scale=1.0, palette=list(PALETTE))
 
 
-def figure_dir() -> Path:
+def _figure_dir() -> Path:
     """The folder figures are saved to (created when missing)."""
     path = Path(os.environ.get("EPSAUDIT_FIGURE_DIR", DEFAULT_FIGURE_DIR))
     path.mkdir(parents=True, exist_ok=True)
@@ -56,7 +56,7 @@ def save_figure(fig: Any, name: str, data: Any = None) -> list[Path]:
     """
     if not re.fullmatch(r"[A-Za-z0-9_-]+", name):
         raise ValueError(f"figure name {name!r}: use letters, digits, '-' and '_' only")
-    folder = figure_dir()
+    folder = _figure_dir()
     fig.savefig(folder / f"{name}.png", dpi=PNG_DPI, bbox_inches="tight")
     fig.savefig(folder / f"{name}.pdf", bbox_inches="tight")
     files = [f"{name}.png", f"{name}.pdf"]

@@ -1,32 +1,10 @@
 """The chapters' papermill parameters: typed, checked in the first cell, and data paths from the repository.
 
-A chapter declares its parameters twice, on purpose: in its ``parameters`` cell, one line each, in the
-form papermill reads (``papermill --help-notebook`` prints the type and the help text)::
-
-    epsilon: float = 1.0  # exact epsilon of the pair (0 to 8)
-    n: int = None  # test rows per identity (10 to 5000; None: the profile's)
-    seed: int = 0  # base seed of every draw
-
-and in its study, as :class:`Parameter` specifications that say what is allowed. The first cell after
-the parameters (and after papermill's injected cell) checks both::
-
-    from epsaudit.studies import parameters
-    parameters.check(globals(), study.PARAMETERS, "Audit a mechanism in ten minutes")
-
-:func:`check` raises a ``ValueError`` naming the parameter and its allowed values when a value has the
-wrong type or is out of range, and when papermill injected a name the chapter does not declare
-(papermill itself only warns "Passed unknown parameter"). It writes the coerced values back (an ``int``
-given for a ``float`` becomes a ``float``, ``"1,4"`` for a list parameter becomes ``[1.0, 4.0]`` and one bare
-value ``300`` becomes ``[300]``), so the
-rest of the notebook reads plain variables.
-
-Paths: :data:`REPOSITORY` is the checkout the package was imported from; :func:`data_folder` resolves a
-data-folder parameter from it (never from the working directory, so ``papermill`` runs from anywhere)
-and :func:`committed_file` reports a missing committed file as missing from the checkout.
-
-Shared specifications for every chapter: :data:`PROFILE`, :data:`SEED`, :data:`N_JOBS`; for the face
-chapters (3-5) :data:`DATA`, :data:`ENCODERS`, :data:`GENERATORS` (:func:`subset` narrows the allowed
-values of a copy).
+A chapter declares its parameters in its ``parameters`` cell (``epsilon: float = 1.0  # ...``) and in
+its study as :class:`Parameter` specifications; the next cell runs :func:`check` (the book's
+introduction, section 'Re-running a chapter'). :func:`data_folder` resolves a data folder from
+:data:`REPOSITORY`, never from the working directory. Shared specifications: :data:`PROFILE`,
+:data:`SEED`, :data:`N_JOBS`; for chapters 3-5 :data:`DATA`, :data:`ENCODERS`, :data:`GENERATORS`.
 
 Examples
 --------
@@ -53,8 +31,8 @@ from typing import Any, Iterable, MutableMapping, Sequence
 
 from . import PROFILE_NAMES
 
-__all__ = ["Parameter", "check", "subset", "describe", "REPOSITORY", "data_folder", "committed_file",
-           "PROFILE", "SEED", "N_JOBS", "DATA", "ENCODERS", "GENERATORS"]
+__all__ = ["Parameter", "check", "subset", "REPOSITORY", "data_folder", "PROFILE", "SEED", "N_JOBS", "DATA",
+           "ENCODERS", "GENERATORS"]
 
 #: The repository the package was imported from (the folder holding ``epsaudit/`` and ``data/``).
 REPOSITORY: Path = Path(__file__).resolve().parents[2]
@@ -73,20 +51,17 @@ class Parameter:
     name : str
         The variable of the parameters cell.
     kind : type
-        ``int``, ``float``, ``str`` or ``bool``; an ``int`` is accepted for a ``float`` (and made one), a
-        ``float`` with an integral value for an ``int``; a ``bool`` is never an ``int``.
+        ``int``, ``float``, ``str`` or ``bool`` (an ``int`` is accepted for a ``float``, an integral
+        ``float`` for an ``int``; a ``bool`` is never an ``int``).
     help : str
-        One line: what it is and its unit (the same text as the parameters cell's comment).
+        One line: what it is and its unit (the parameters cell's comment).
     choices : tuple, optional
         The allowed values (for a list parameter: of each element).
     low, high : float, optional
         Inclusive range of the value (of each element).
-    optional : bool
-        ``None`` is allowed (the profile's value is used).
-    many : bool
-        A list of ``kind``: a list/tuple, a comma-separated string (``"1,4"``; what ``papermill -p``
-        passes), or one bare value (``-p sizes 300`` reaches the notebook as the int ``300``; it becomes
-        ``[300]``), with at least one element and no repeats.
+    optional, many : bool
+        ``None`` is allowed (the profile's value); a list of ``kind`` (a list/tuple, a comma-separated
+        string or one bare value), at least one element, no repeats.
     """
 
     name: str
@@ -190,12 +165,6 @@ def subset(parameter: Parameter, choices: Iterable, **changes: Any) -> Parameter
     return replace(parameter, choices=tuple(choices), **changes)
 
 
-def describe(parameters: Sequence[Parameter]) -> str:
-    """One line per parameter, ``name (kind): help; allowed``, for a page's parameter list."""
-    return "\n".join(f"{p.name} ({_KIND_NAMES.get(p.kind, p.kind.__name__)}): {p.help}; {p.allowed()}"
-                     for p in parameters)
-
-
 def _hidden_names() -> set[str]:
     """Names IPython puts in a kernel's namespace itself (``In``, ``Out``, ``get_ipython``, ...)."""
     try:
@@ -212,11 +181,10 @@ def check(namespace: MutableMapping[str, Any], parameters: Sequence[Parameter], 
     Parameters
     ----------
     namespace : mutable mapping
-        The notebook's globals: every declared parameter must be in it; the checked values are written
-        back. Any other public name holding what papermill can inject (None, a str, number, bool, list or
-        dict), other than those IPython defines, is an unknown parameter.
+        The notebook's globals (checked values written back); any other public name holding what papermill
+        can inject, other than IPython's, is an unknown parameter.
     parameters : sequence of Parameter
-        The chapter's parameters (its study's ``PARAMETERS``).
+        The study's ``PARAMETERS``.
     where : str
         The chapter, for the messages.
 
@@ -266,8 +234,7 @@ def data_folder(folder: str | Path, required: Sequence[str] = ()) -> Path:
     Raises
     ------
     ValueError
-        If the folder or a required file does not exist; the message names the resolved path and says the
-        committed data live under ``data/`` of the repository.
+        If the folder or a required file does not exist (the message names the resolved path).
 
     Examples
     --------
@@ -282,21 +249,6 @@ def data_folder(folder: str | Path, required: Sequence[str] = ()) -> Path:
     missing = [name for name in required if not (path / name).exists()]
     if missing:
         raise ValueError(f"data folder {path} lacks {', '.join(missing)}")
-    return path
-
-
-def committed_file(relative: str | Path) -> Path:
-    """A file committed to the repository, as an absolute path; missing -> FileNotFoundError saying so.
-
-    Examples
-    --------
-    >>> committed_file("data/manifest.json").is_file()
-    True
-    """
-    path = REPOSITORY / relative
-    if not path.exists():
-        raise FileNotFoundError(f"{relative} is missing from the checkout at {REPOSITORY}: it is committed to the "
-                                f"repository, so restore it with `git checkout -- {relative}` (nothing needs rebuilding)")
     return path
 
 

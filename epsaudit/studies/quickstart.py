@@ -1,14 +1,6 @@
-"""Audit a mechanism in ten minutes: the book's first page, on one pair of known epsilon.
-
-Two identities release ``mu_i + Laplace(0, 1)`` noise per coordinate in ``d = 2`` dimensions
-(:class:`epsaudit.mechanisms.ProductLaplace`); their means differ by ``epsilon / d`` in every
-coordinate, so the pair is exactly ``epsilon``-DP. With ``mechanism="gaussian"`` they release
-``mu_i + N(0, I)`` instead (:class:`epsaudit.mechanisms.IsotropicGaussian`), the means
-``gaussian_mu_for_epsilon(epsilon)`` apart, so the pair is exactly ``(epsilon, 1e-5)``-DP.
-
-The page itself runs the routes of *Picture the Epsilon* (Section III), the reserved-test
-certificates and the caps with the public API; this module holds its run profiles, its checked
-papermill parameters and the pair.
+"""Audit a mechanism in ten minutes: the book's first page, on one pair of known epsilon (:func:`pair_mechanism`). The
+page runs the routes of *Picture the Epsilon* (Section III), the reserved-test certificates and the caps with the public
+API; this module holds its profiles, its parameters, the pair and the cap figure.
 """
 
 from __future__ import annotations
@@ -28,10 +20,8 @@ from .figures import PALETTE
 
 __all__ = ["PROFILES", "PARAMETERS", "MECHANISMS", "settings", "pair_mechanism", "cap_against_test_size"]
 
-#: Run profiles: ``n`` development and test rows per identity, ``sizes`` of the cap figure. Every
-#: profile finishes in well under a minute, so ``smoke`` audits the book's 300 rows too (at 100 the
-#: page's pair certifies nothing) and only draws a shorter cap figure; "paper" = "full" (no paper
-#: counterpart).
+#: Run profiles: ``n`` development and test rows per identity, ``sizes`` of the cap figure. ``smoke`` audits
+#: the book's 300 rows too (at 100 the pair certifies nothing; every profile takes under a minute).
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": {"n": 300, "sizes": (10, 30, 100, 300, 1000)},
     "full": {"n": 300, "sizes": (10, 30, 100, 300, 1000, 3000)},
@@ -84,10 +74,10 @@ def settings(profile: str, n: int | None = None) -> dict[str, Any]:
 def pair_mechanism(epsilon: float, dim: int = 2, mechanism: str = "laplace") -> ProductLaplace | IsotropicGaussian:
     """Two identities whose outputs are exactly ``epsilon``-DP (Laplace) or ``(epsilon, 1e-5)``-DP (Gaussian).
 
-    Laplace: identity 1 is centred at 0, identity 0 at ``epsilon / dim`` in every coordinate, with
-    Laplace scale 1, so ``||mu_0 - mu_1||_1 / b = epsilon``. Gaussian: the means are
-    ``D = gaussian_mu_for_epsilon(epsilon, 1e-5)`` apart along the diagonal, noise ``N(0, I)``. An
-    ``epsilon`` of 0 gives the exact null.
+    Laplace (:class:`epsaudit.mechanisms.ProductLaplace`): identity 1 centred at 0, identity 0 at
+    ``epsilon / dim`` in every coordinate, scale 1, so ``||mu_0 - mu_1||_1 / b = epsilon``. Gaussian
+    (:class:`epsaudit.mechanisms.IsotropicGaussian`): the means ``gaussian_mu_for_epsilon(epsilon, 1e-5)``
+    apart along the diagonal, noise ``N(0, I)``. ``epsilon`` 0 gives the exact null.
 
     Parameters
     ----------

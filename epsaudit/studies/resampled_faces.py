@@ -1,21 +1,12 @@
 """Chapter 5, certificates about identities on resampled swaps: the plumbing its page imports.
 
-The swapper is a randomised mechanism: ``M_k(A)`` = encode(pass ``k`` of a swap chain started from a
-photograph of A, with a fresh donor per pass). The resampled corpora (:mod:`epsaudit.data.corpora`) hold
-100 development and 100 test independent draws of ``M_0``, ``M_1`` and ``M_5`` per identity, so the
-reserved test (*Picture the Epsilon*, Section IV-C) runs at the paper's test size on real faces, in
-two photograph designs:
-
-- ``pool`` (``data/resampled/``): a draw starts from any of the identity's photographs, development
-  and test alike;
-- ``disjoint`` (``data/resampled_disjoint/``): each identity's photographs are cut once into four
-  disjoint parts; development draws start on two of them, test draws on the other two.
-
-The page itself loops over designs, encoders, variants and passes and calls the public audits
-(:func:`epsaudit.audits.select_pairs`, :func:`~epsaudit.audits.reserved_test_pairs`,
-:func:`~epsaudit.audits.certify_top_pairs`) and bounds. This module holds what is plumbing: the
-profiles and parameters, loading both corpora (and chapter 4's photographs), the rows of one pass,
-the same-person control's halves, and the manifests' face choices and build timings as tables.
+The resampled corpora (:mod:`epsaudit.data.corpora`) hold 100 development and 100 test independent draws of the swap
+mechanism ``M_k(A)`` at passes 0, 1 and 5 per identity, so the reserved test (*Picture the Epsilon*, Section IV-C) runs
+at the paper's test size on real faces, in the ``pool`` (``data/resampled/``) and ``disjoint``
+(``data/resampled_disjoint/``) photograph designs (the book's methods chapter, section 'A resampled mechanism: test rows
+beyond the photographs'). The page calls the public audits; this module holds the profiles and parameters, the corpora's
+loading (and chapter 4's photographs), one pass's rows, the same-person control's halves, and the manifests' face
+choices and build timings as tables.
 """
 
 from __future__ import annotations
@@ -125,9 +116,8 @@ def corpus_folder(data: str | Path, design: str) -> Path:
 
 def load_designs(data: str | Path, encoders: Sequence[str], variants: Sequence[str],
                  designs: Sequence[str] = DESIGNS) -> dict[tuple[str, str, str], Any]:
-    """Read each design's corpus once per encoder and swap variant it holds, checked against its manifest.
-
-    The pool corpus was built for ``hull`` only; a variant a design's manifest lacks is skipped.
+    """Read each design's corpus once per encoder and swap variant it holds (a variant a design's manifest
+    lacks is skipped: the pool corpus is ``hull`` only), checked against its manifest.
 
     Returns
     -------
@@ -159,7 +149,7 @@ def pass_data(corpus: Any, k: int, identities: int | None = None
     k : int
         A pass of the corpus.
     identities : int, optional
-        Keep the first ``identities`` identities in sorted order (smoke runs).
+        Keep the first ``identities`` identities in sorted order.
 
     Returns
     -------
@@ -198,11 +188,10 @@ def photograph_data(corpora: Any, variant: str, k: int, identities: int | None =
     ----------
     corpora : epsaudit.data.corpora.Corpora
     variant : str
-    k : int
-        0 (the start photographs) to the chain length.
+    k, seed : int
+        0 (the start photographs) to the chain length; the split's seed.
     identities : int, optional
         Keep the first ``identities`` identities in sorted order.
-    seed : int
 
     Returns
     -------
@@ -231,12 +220,8 @@ def photograph_data(corpora: Any, variant: str, k: int, identities: int | None =
 
 
 def _halves(corpus: Any, identities: Sequence[str], seed: int):
-    """``half(identity, draw ids) -> 1 or 2 per draw``: the same-person control's halves of a design.
-
-    Disjoint design: the half of the part the draw's photograph lies in (``dev-1``/``test-1`` -> 1,
-    ``dev-2``/``test-2`` -> 2). Pool design: a seeded half of the identity's photographs
-    (``stream("same-person-split", seed, identity)``), the draw going with its photograph's.
-    """
+    """``half(identity, draw ids) -> 1 or 2 per draw`` (:func:`control_groups`); the pool design's photograph
+    halves come from ``stream("same-person-split", seed, identity)``."""
     draws = corpus.draws.set_index("draw")
     if corpus.design == "disjoint":
         part = draws["part"]
@@ -256,9 +241,8 @@ def control_groups(corpus: Any, k: int, identities: int | None = None, seed: int
     """The same-person control's rows of pass ``k``: each identity's development and test draws split
     into halves ``"<identity> #1"`` and ``"<identity> #2"``, and the pairs (half 1, half 2).
 
-    In the disjoint design half 1 is the draws starting in parts ``dev-1`` (development) and ``test-1``
-    (test), half 2 those in ``dev-2`` and ``test-2``; in the pool design each identity's photographs are
-    split in two seeded halves and each draw goes with its photograph's half.
+    Disjoint design: half 1 is the draws starting in ``dev-1`` and ``test-1``, half 2 in ``dev-2`` and
+    ``test-2``; pool design: each draw goes with its photograph's seeded half.
 
     Returns
     -------
@@ -286,9 +270,8 @@ def face_choice_table(corpus: Any) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``variant``, ``pass``, ``encoder`` (``tracking``: the chain's landmarks at passes >= 2),
-        ``images``, ``several_faces``, ``bystander`` (the face nearest the centre was not the swapped
-        one), ``landmarks`` (no detected face on the swapped face: placed from the landmarks), ``lost``.
+        ``variant``, ``pass``, ``encoder`` (``tracking``: the chain's landmarks at passes >= 2), ``images``,
+        ``several_faces``, ``bystander``, ``landmarks``, ``lost`` (:func:`epsaudit.build.resampled_builder.face_choices`).
     """
     rows = []
     for variant, by_pass in (corpus.manifest["design"].get("face_choices") or {}).items():
@@ -324,7 +307,6 @@ def build_timings(corpus: Any) -> pd.DataFrame:
 
 
 WIDTH = 9.0
-
 
 DESIGN_COLOUR = {"pool": PALETTE[1], "disjoint": PALETTE[0], "photographs": PALETTE[2]}
 

@@ -1,13 +1,9 @@
 """Chapter 2, DP-Sniper against the reserved test on mechanisms with known epsilon.
 
-*Picture the Epsilon* compares its audits with DP-Sniper (Bichsel et al. 2021; Appendix, Table 5):
-product Laplace noise over dispersed identity prototypes (d = 512, 20 identities) and 16-ary
-randomized response, three fixed pairs, three repetitions, and a matched budget of ``2 n`` calls per
-input. The chapter's page runs the protocol in its own cells; this module holds its run profiles and
-papermill parameters, the mechanisms and fixed pairs (:func:`comparison_mechanism`,
-:func:`comparison_pairs`), and the plumbing that runs many seeded DP-Sniper rows and duels in
-parallel (:func:`comparison_tasks`, :func:`run_rows`, :func:`run_duels`). The algorithm is the core's
-:func:`epsaudit.sniper.dp_sniper`.
+*Picture the Epsilon* compares its audits with DP-Sniper (Bichsel et al. 2021; Appendix, Table 5): product Laplace noise
+over dispersed identity prototypes (d = 512, 20 identities) and 16-ary randomized response, three fixed pairs, three
+repetitions, a matched budget of ``2 n`` calls per input. This module holds the profiles and parameters, the mechanisms
+and pairs, and the parallel runners of seeded rows and duels; the algorithm is :func:`epsaudit.sniper.dp_sniper`.
 """
 
 from __future__ import annotations
@@ -29,14 +25,13 @@ from ..sniper import DEFAULT_C, dp_sniper
 from . import choose_profile
 from .parameters import N_JOBS, PROFILE, SEED, Parameter
 import math
-from collections.abc import Mapping
 import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 from .figures import MECHANISM_LABELS, PALETTE
 
 __all__ = ["PROFILES", "PARAMETERS", "settings", "MECHANISMS", "TABLE5_EPSILONS", "EPSILONS", "ALPHA", "RR_CATEGORIES",
-           "paper_logistic_regression", "comparison_mechanism", "comparison_pairs", "SniperTask", "comparison_tasks",
-           "run_tasks", "sniper_frame", "run_rows", "matched_duel", "run_duels", "bounds_against_budget"]
+           "paper_logistic_regression", "comparison_mechanism", "comparison_pairs", "SniperTask", "comparison_tasks", "run_tasks", "sniper_frame",
+           "run_rows", "matched_duel", "run_duels", "bounds_against_budget"]
 
 #: Requested global epsilons of *Picture the Epsilon*, Table 5.
 TABLE5_EPSILONS: tuple[float, ...] = (0.5, 2.0, 8.0, 32.0)
@@ -51,10 +46,9 @@ ALPHA = (1 - 0.95) / 4
 _SCORES = ("learned", "exact")
 _BUDGETS = tuple(int(b) for b in np.geomspace(1e2, 1e6, 9).round())
 
-#: Run profiles. calls: budget per Table 5 row (per pair); pairs x reps rows per cell; exact_reps:
-#: repetitions of the exact-score reference; budgets: the budget figure's x values; sizes: the
-#: matched budget's n; duel_pairs x duel_reps duels per cell. "paper" is the paper's protocol
-#: (6.5e6 calls per row); "full" uses 5e5 (drawing 512-dimensional outputs is most of the run time).
+#: Run profiles. calls: budget per Table 5 row (per pair); pairs x reps rows per cell; exact_reps: of the
+#: exact-score reference; budgets: the budget figure's x values; sizes: the matched budget's n; duel_pairs x
+#: duel_reps duels per cell. "paper": the paper's 6.5e6 calls per row; "full" 5e5.
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(calls=20_000, pairs=1, reps=1, exact_reps=1, budgets=(100, 1_000, 20_000), sizes=(30, 100, 300),
                   duel_pairs=1, duel_reps=1),
@@ -75,9 +69,8 @@ PARAMETERS = (
 
 
 def settings(profile: str, calls: int | None = None) -> dict[str, Any]:
-    """The profile's settings with the chapter's ``calls`` parameter applied (``None`` keeps the profile's).
-
-    The budget figure's grid keeps the profile's budgets below ``calls`` and ends at ``calls``.
+    """The profile's settings with the chapter's ``calls`` parameter applied (``None`` keeps the profile's);
+    the budget figure's grid keeps the profile's budgets below ``calls`` and ends at ``calls``.
 
     Raises
     ------
@@ -98,12 +91,9 @@ def settings(profile: str, calls: int | None = None) -> dict[str, Any]:
 
 
 def comparison_mechanism(kind: str, epsilon: float, *, seed: int = 0, dim: int = 512, n_identities: int = 20) -> Mechanism:
-    """A mechanism of the DP-Sniper comparison with requested global ``epsilon`` (0: the exact null).
-
-    ``"laplace"``: :func:`~epsaudit.mechanisms.calibrate` of the product Laplace mechanism on the
-    ``"dispersed"`` prototype set (``n_identities`` x ``dim``, seeded by ``seed``), so its worst pair
-    has exactly ``epsilon``. ``"randomized_response"``: :class:`~epsaudit.mechanisms.RandomizedResponse`
-    with ``K = 16`` (every pair exactly ``epsilon``).
+    """A mechanism of the DP-Sniper comparison with requested global ``epsilon`` (0: the exact null):
+    ``"laplace"``, product Laplace calibrated on the seeded ``"dispersed"`` prototypes (worst pair exactly
+    ``epsilon``); ``"randomized_response"``, ``K = 16`` (every pair exactly ``epsilon``).
 
     Raises
     ------
@@ -155,9 +145,7 @@ def _one_core(function, *args, **kwargs):
 
 def run_tasks(tasks: Sequence[SniperTask], *, n_jobs: int | None = None, progress: bool = False,
               desc: str = "DP-Sniper rows") -> list[tuple[EpsilonResult, EpsilonResult]]:
-    """Run DP-Sniper rows in parallel with joblib, one core (one BLAS thread) per row.
-
-    Each row is seeded by its own ``seed``, so results depend neither on ``n_jobs`` nor on the order.
+    """Run DP-Sniper rows in parallel with joblib, one core (one BLAS thread) per row, each seeded by its own ``seed``.
 
     Returns
     -------
@@ -186,9 +174,8 @@ def _with_meta(results, meta: Mapping[str, Any], exact: float) -> pd.DataFrame:
 
 
 def sniper_frame(tasks: Sequence[SniperTask], results: Sequence[tuple[EpsilonResult, EpsilonResult]]) -> pd.DataFrame:
-    """One table row per certificate (two per task, consecutive), with each task's ``meta``,
-    ``exact_epsilon`` (NaN when the mechanism does not know it) and ``above_exact`` (certificate
-    above the exact value beyond 1e-9), after the :func:`epsaudit.results.results_frame` columns.
+    """One table row per certificate (two per task, consecutive): each task's ``meta``, the
+    :func:`epsaudit.results.results_frame` columns, ``exact_epsilon`` (NaN when unknown) and ``above_exact``.
 
     Raises
     ------
@@ -206,21 +193,17 @@ def sniper_frame(tasks: Sequence[SniperTask], results: Sequence[tuple[EpsilonRes
 
 def comparison_tasks(kinds: Sequence[str], epsilons: Sequence[float], calls: int, *, n_pairs: int = 3, reps: int = 3,
                      score: str = "learned", seed: int = 0, dim: int = 512, **options) -> list[SniperTask]:
-    """DP-Sniper rows of the Table 5 protocol: every mechanism x epsilon x fixed pair x repetition.
-
-    Each row's seed is the stream key ``("dp-sniper-row", seed, kind, epsilon, pair, rep, calls,
-    score)``, so any row can be re-run on its own.
+    """DP-Sniper rows of the Table 5 protocol: every mechanism x epsilon x fixed pair x repetition, each
+    seeded by ``("dp-sniper-row", seed, kind, epsilon, pair, rep, calls, score)``.
 
     Parameters
     ----------
     kinds : sequence of {"laplace", "randomized_response"}
     epsilons : sequence of float
         Requested global epsilons (0 = the exact null).
-    calls : int
-        Mechanism calls per row (pair, both directions).
-    n_pairs, reps : int
-        Fixed pairs per mechanism and repetitions per pair (paper: 3 and 3).
-    score : {"learned", "exact"}
+    calls, n_pairs, reps : int
+        Mechanism calls per row (pair, both directions); fixed pairs and repetitions (paper: 3 and 3).
+    score : {"learned", "exact"}, default="learned"
         A learned classifier (``options["classifier"]``) or the mechanism's exact likelihood ratio.
     seed, dim : int
         Base seed (prototypes, pair order and every draw); dimension of the Laplace mechanism.
@@ -263,10 +246,9 @@ def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: flo
     """DP-Sniper and the reserved ROC test on the same budget: ``2 n`` calls of each input.
 
     The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, joint certificate, pure DP)
-    draws ``n`` development and ``n`` test outputs per input; DP-Sniper gets the same ``4 n`` calls
-    for the pair. Both use ``classifier`` and hold at ``confidence`` for the pair. Development and
-    test outputs are fresh draws on separate streams; the value check of reused rows is off only
-    for mechanisms whose outputs repeat by design (one-hot rows).
+    draws ``n`` development and ``n`` test outputs per input; DP-Sniper gets the same ``4 n`` calls. Both
+    use ``classifier`` and hold at ``confidence`` for the pair. The reuse check is off only for
+    mechanisms whose outputs repeat by design (one-hot rows).
 
     Returns
     -------
@@ -285,10 +267,8 @@ def matched_duel(mechanism: Mechanism, a: int, b: int, n: int, *, seed=0, c: flo
 
 def run_duels(kinds: Sequence[str], epsilons: Sequence[float], sizes: Sequence[int], *, n_pairs: int = 3, reps: int = 3,
               seed: int = 0, dim: int = 512, n_jobs: int | None = None, progress: bool = False, **options) -> pd.DataFrame:
-    """The matched-budget duels over mechanisms x epsilons x sizes x fixed pairs x repetitions, in parallel.
-
-    Each duel's seed is the stream key ``("duel", seed, kind, epsilon, pair, rep, n)``; ``options``
-    go to :func:`matched_duel` (e.g. ``classifier``).
+    """The matched-budget duels over mechanisms x epsilons x sizes x fixed pairs x repetitions, in parallel,
+    seeded by ``("duel", seed, kind, epsilon, pair, rep, n)``; ``options`` go to :func:`matched_duel`.
 
     Returns
     -------
@@ -322,38 +302,31 @@ def run_duels(kinds: Sequence[str], epsilons: Sequence[float], sizes: Sequence[i
 #: Colour and marker per requested epsilon of the budget figure (Okabe-Ito blue and vermillion).
 _COLOURS = {8.0: PALETTE[0], 32.0: PALETTE[5]}
 
-
 _MARKERS = {8.0: "o", 32.0: "s"}
-
 
 #: Text sizes (pt) of the chapter's figures: a 7.6-inch figure shown across the page's ~7 inches keeps >= 12 pt.
 _TEXT = {"font.size": 14, "axes.titlesize": 15, "axes.labelsize": 14, "xtick.labelsize": 13, "ytick.labelsize": 13,
          "legend.fontsize": 13}
 
-
 #: Panel order of the budget figure: the mechanism the attack breaks first, then the one it does not.
 _PANELS = ("randomized_response", "laplace")
-
 
 #: Panel titles of the chapter's two mechanisms.
 _NAMES = {"laplace": "product Laplace (d = 512)", "randomized_response": "16-ary randomized response"}
 
 
 def bounds_against_budget(rows: pd.DataFrame, caps: pd.DataFrame, *, c: float, labels: Mapping[str, str] | None = None):
-    """How the budget and ``c`` cap what DP-Sniper can certify: raw bounds against calls per pair.
-
-    One panel per mechanism (randomized response above, product Laplace below), each with the two
-    caps, ``log(1/c)`` and the runs at requested epsilon 8 and 32.
+    """How the budget and ``c`` cap what DP-Sniper can certify: raw bounds against calls per pair, one
+    panel per mechanism with the two caps, ``log(1/c)`` and the runs at requested epsilon 8 and 32.
 
     Parameters
     ----------
     rows : DataFrame
-        DP-Sniper rows (one per direction) with ``mechanism``, ``requested_epsilon`` (8 or 32),
-        ``calls`` (per pair) and ``raw`` (the unclamped bound, nats); points are the rows, lines
-        their median per budget.
+        DP-Sniper rows (one per direction): ``mechanism``, ``requested_epsilon``, ``calls`` (per pair),
+        ``raw`` (the unclamped bound, nats); lines are their median per budget.
     caps : DataFrame
-        ``calls``, ``cap`` (closed-form cap, solid) and ``design_cap`` (an attack firing with
-        probability ``c`` under the reference input, dashed), in nats.
+        ``calls``, ``cap`` (closed-form cap) and ``design_cap`` (an attack firing with probability ``c``
+        under the reference input), in nats.
     c : float
         The attack's target firing probability; ``log(1/c)`` is drawn dotted.
     labels : mapping, optional

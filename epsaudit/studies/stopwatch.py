@@ -12,10 +12,8 @@ __all__ = ["Stopwatch"]
 
 
 class Stopwatch:
-    """Seconds per stage of a chapter, in the order the stages first ran.
-
-    A stage timed twice adds up. Stages are timed with ``with clock("stage"):``, between
-    :meth:`mark` and :meth:`lap`, or recorded from elsewhere with :meth:`add`.
+    """Seconds per stage of a chapter, in the order the stages first ran (a stage timed twice adds up),
+    timed with ``with clock("stage"):``, between :meth:`mark` and :meth:`lap`, or recorded with :meth:`add`.
 
     Examples
     --------
@@ -51,20 +49,7 @@ class Stopwatch:
         self._mark = time.perf_counter()
 
     def lap(self, stage: str) -> float:
-        """Record the seconds since the last :meth:`mark` (or :meth:`lap`) for ``stage``, and start again.
-
-        Returns
-        -------
-        float
-            The seconds added.
-
-        Examples
-        --------
-        >>> clock = Stopwatch()
-        >>> clock.mark()
-        >>> clock.lap("stage") >= 0, list(clock.seconds)
-        (True, ['stage'])
-        """
+        """Record (and return) the seconds since the last :meth:`mark` or :meth:`lap` for ``stage``, and start again."""
         now = time.perf_counter()
         seconds = now - self._mark
         self.add(stage, seconds)

@@ -1,16 +1,10 @@
 """Chapter 1, the known-epsilon benchmark: the plumbing behind the page.
 
-*Picture the Epsilon* calibrates its audit routes on mechanisms whose privacy is known exactly
-(Tables 4 and 6, Figures 2 and 3). The chapter's notebook holds the computation in sight: the
-function that audits or certifies one setting, the loops over settings, the pandas that makes each
-table. This module holds only what a reader need not retype: the run profiles (:data:`PROFILES`)
-and checked parameters (:data:`PARAMETERS`), the benchmark's settings (:class:`Setting`: which
-prototypes, which calibrated mechanism, which pairs, which seeds), the parallel map over settings
-(:func:`run`), the learned scorers (:func:`classifier`) and the floating-point section's attack
-runner (:func:`attack_certificates`).
-
-Each setting's draws are seeded by its own fields (stream keys of :mod:`epsaudit.protocol`), so tables
-do not depend on ``n_jobs`` and any setting can be re-run on its own.
+*Picture the Epsilon* calibrates its audit routes on mechanisms whose privacy is known exactly (Tables 4 and 6, Figures
+2 and 3). The notebook holds the computation; this module the profiles and parameters, the benchmark's settings
+(:class:`Setting`), the parallel map over settings (:func:`run`), the learned scorers (:func:`classifier`), the
+floating-point section's :func:`attack_certificates` and the figures. Each setting's draws are seeded by its own fields
+(:mod:`epsaudit.protocol`), so tables do not depend on ``n_jobs`` and any setting can be re-run on its own.
 """
 
 from __future__ import annotations
@@ -38,7 +32,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from .figures import MECHANISM_LABELS, PALETTE
 
-__all__ = ["BOUNDS", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PARAMETERS", "PROFILES", "TESTS", "Setting",
+__all__ = ["BOUNDS", "GEOMETRIES", "MECHANISMS", "N_IDENTITIES", "PARAMETERS", "PROFILES", "Setting",
            "attack_certificates", "classifier", "run", "settings", "settings_grid", "routes_against_reference", "certification_curves", "tradeoff_curves"]
 
 #: Prototype geometries and noise mechanisms of Table 4 and Figures 2-3.
@@ -46,18 +40,14 @@ GEOMETRIES = ("dispersed", "face_like")
 MECHANISMS = ("gaussian", "laplace")
 #: Identities per prototype set (ours: the paper does not state it; 20 give 190 candidate pairs).
 N_IDENTITIES = 20
-#: Tests of the reserved-test certificate: learned scorers and the exact likelihood ratio.
-TESTS = ("logistic", "shrinkage_lda", "exact")
 #: The certificates the chapter compares: the joint certificate (the default) and the paper's.
 BOUNDS = ("joint", "clopper-pearson")
 
-#: Run profiles. sizes: test rows per identity (rows per class at the null); reps_null / reps:
-#: repetitions at the null / elsewhere; pairs: audited pairs per setting (the paper: 40); fig2_n:
-#: rows per class of Figure 2; mc: Monte Carlo draws per class of the optimal-AUC reference;
-#: float_n / float_calls: reserved-test outputs per input and part / DP-Sniper calls of the
-#: floating-point section; gdp_mus / gdp_sizes / gdp_reps / gdp_figure_mu: true mu, outputs per
-#: identity and part, repetitions and the figure's mu of the trade-off section. "paper" differs
-#: from "full" only in the repetitions: three everywhere, as in Tables 4 and 6.
+#: Run profiles. sizes: test rows per identity (rows per class at the null); reps_null / reps: repetitions
+#: at the null / elsewhere; pairs: audited pairs per setting (the paper: 40); fig2_n: rows per class of
+#: Figure 2; mc: Monte Carlo draws per class of the optimal-AUC reference; float_n / float_calls: the
+#: floating-point section's reserved-test outputs per input and part / DP-Sniper calls; gdp_*: the trade-off
+#: section's true mu, outputs per identity and part, repetitions, figure's mu. "paper": three repetitions everywhere.
 _GDP_FULL = dict(gdp_mus=(0.5, 1.0, 2.0, 4.0), gdp_sizes=(100, 300, 1000), gdp_reps=200, gdp_figure_mu=2.0)
 PROFILES: dict[str, dict[str, Any]] = {
     "smoke": dict(sizes=(30,), epsilons=(0.0, 8.0, 32.0), reps_null=1, reps=1, pairs=10, fig2_n=30, mc=2000,
@@ -136,18 +126,13 @@ class Setting:
 
     Attributes
     ----------
-    geometry : {"dispersed", "face_like"}
-        Prototype geometry (:func:`epsaudit.mechanisms.prototype_set`).
-    mechanism : {"laplace", "gaussian", "anisotropic_gaussian"}
-        Noise mechanism (:func:`epsaudit.mechanisms.calibrate`).
+    geometry, mechanism : str
+        Prototype geometry (``dispersed``, ``face_like``; :func:`epsaudit.mechanisms.prototype_set`) and noise
+        mechanism (``laplace``, ``gaussian``, ``anisotropic_gaussian``; :func:`epsaudit.mechanisms.calibrate`).
     epsilon : float
         Requested global epsilon (nats; 0 is the exact null).
-    n : int
-        Samples per class (identity) and part (development, test).
-    rep : int
-        Repetition index (part of every stream key).
-    seed : int
-        Base seed: the prototypes and pair order depend on it alone; draws use :meth:`key`.
+    n, rep, seed : int
+        Samples per class and part; repetition index; base seed (prototypes and pair order; draws use :meth:`key`).
     dim, n_identities, n_pairs : int
         Embedding dimension, identities per prototype set, audited pairs (the paper: 40).
 
@@ -170,11 +155,8 @@ class Setting:
     n_pairs: int = N_AUDITED_PAIRS
 
     def key(self, draws: str) -> tuple:
-        """The stream key of one set of draws of this setting: ``"routes"``, ``"dev"``, ``"test"``, ...
-
-        ``("benchmark", seed, geometry, mechanism, epsilon, n, rep, draws)`` (:mod:`epsaudit.protocol`);
-        each identity's draws then come from that key plus the identity.
-        """
+        """The stream key ``("benchmark", seed, geometry, mechanism, epsilon, n, rep, draws)`` of one set
+        of draws (``"routes"``, ``"dev"``, ``"test"``, ...); each identity's draws add the identity."""
         return ("benchmark", self.seed, self.geometry, self.mechanism, float(self.epsilon), self.n, self.rep, draws)
 
     def build(self) -> tuple[Mechanism, list[tuple[int, int]]]:
@@ -197,14 +179,10 @@ def settings_grid(geometries: Iterable[str], mechanisms: Iterable[str], epsilons
     Parameters
     ----------
     geometries, mechanisms : iterable of str
-    epsilons : iterable of float
-        Requested global epsilons (nats).
-    sizes : iterable of int
-        Samples per class.
-    reps : int
-        Repetitions per combination (``rep = 0 .. reps - 1``).
-    seed, dim, n_pairs : int
-        As :class:`Setting`.
+    epsilons, sizes : iterable
+        Requested global epsilons (nats); samples per class.
+    reps, seed, dim, n_pairs : int
+        Repetitions per combination (``rep = 0 .. reps - 1``); the rest as :class:`Setting`.
 
     Returns
     -------
@@ -231,9 +209,8 @@ def classifier(test: str) -> Any:
     Returns
     -------
     sklearn estimator
-        ``"logistic"``: :func:`epsaudit.audits.scorers.paper_logistic_regression` (L2, C = 1, no
-        standardisation, ``max_iter=1000``, as Tables 4 and 6 of *Picture the Epsilon*);
-        ``"shrinkage_lda"``: :func:`epsaudit.audits.scorers.shrinkage_lda` (Ledoit-Wolf covariance).
+        :func:`epsaudit.audits.scorers.paper_logistic_regression` (as Tables 4 and 6 of *Picture the
+        Epsilon*) or :func:`epsaudit.audits.scorers.shrinkage_lda` (Ledoit-Wolf covariance).
 
     Raises
     ------
@@ -256,15 +233,13 @@ def run(items: Sequence[Any], task: Callable[..., Any], *, n_jobs: int | None = 
         desc: str = "settings", **kwargs) -> pd.DataFrame:
     """Map ``task`` over ``items`` in parallel (joblib) and stack the results into one table.
 
-    Each setting's draws are seeded by its own fields, so the table does not depend on ``n_jobs``
-    or on the order of execution. ``task`` may be defined in the notebook (joblib pickles it).
-
     Parameters
     ----------
     items : sequence
         :class:`Setting` objects, or any picklable arguments of ``task``.
     task : callable
-        ``task(item, **kwargs)`` returning a DataFrame, a dict (one row) or a list of dicts.
+        ``task(item, **kwargs)`` returning a DataFrame, a dict (one row) or a list of dicts; may be
+        defined in the notebook.
     n_jobs : int, optional
         joblib workers.
     progress : bool
@@ -293,16 +268,11 @@ def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Ca
                         seed=0) -> dict[str, EpsilonResult]:
     """Certify one fixed attack (a score function) on a mechanism with the reserved test and with DP-Sniper.
 
-    The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, pure DP) draws ``n``
-    development and ``n`` test outputs per input and thresholds ``score_function`` where the
-    development bound is largest; DP-Sniper (:func:`epsaudit.sniper.dp_sniper` with
-    ``score_function``) spends ``calls`` mechanism calls on threshold and final samples. Each
-    holds at ``confidence`` on its own (DP-Sniper's two directions together).
-
-    Freshness: every sample is a fresh draw of the library's mechanism on its own child stream
-    of ``seed``, so the reserved test's value check of test rows against development rows is
-    skipped (``check_reuse=False``, recorded in its settings); it would also refuse grid outputs
-    in one dimension, whose values repeat by design.
+    The reserved test (:func:`epsaudit.audits.reserved_test_certificate`, pure DP) draws ``n`` development and ``n``
+    test outputs per input and thresholds ``score_function`` where the development bound is largest; DP-Sniper
+    (:func:`epsaudit.sniper.dp_sniper`) spends ``calls`` mechanism calls. Each holds at ``confidence`` on its own
+    (DP-Sniper's two directions together). Every sample is a fresh draw on its own child stream of ``seed``, so the
+    reserved test's reuse check is skipped (``check_reuse=False``, recorded; grid outputs repeat values by design).
 
     Parameters
     ----------
@@ -311,10 +281,8 @@ def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Ca
         Identities of the pair (``a`` is the positive class / the numerator of ``a -> b``).
     score_function : callable
         ``(n, d) -> (n,)`` scores, higher meaning "more like ``a``"; ``+-inf`` allowed.
-    n : int, >= 2
-        Development and test outputs per input for the reserved test.
-    calls : int
-        DP-Sniper budget for the pair (:func:`epsaudit.sniper.split_budget`; no training stage).
+    n, calls : int
+        Development and test outputs per input for the reserved test (>= 2); DP-Sniper's budget for the pair.
     c, confidence : float
         DP-Sniper's target firing probability; the confidence of each method's certificate.
     seed : int, stream key (tuple) or numpy.random.Generator
@@ -322,8 +290,7 @@ def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Ca
     Returns
     -------
     dict
-        ``"reserved"``: the reserved-test certificate; ``"sniper a->b"`` and ``"sniper b->a"``:
-        DP-Sniper's two directions.
+        ``"reserved"``, ``"sniper a->b"`` and ``"sniper b->a"``: :class:`~epsaudit.results.EpsilonResult`.
 
     Raises
     ------
@@ -360,16 +327,12 @@ def attack_certificates(mechanism: Mechanism, a: int, b: int, score_function: Ca
 #: One colour per noise mechanism, the same in every figure of the chapter.
 MECHANISM_COLOURS = {"gaussian": PALETTE[0], "laplace": PALETTE[1], "anisotropic_gaussian": PALETTE[2]}
 
-
 #: Line style per test of the reserved-test certificate.
 TEST_STYLES = {"exact": "--", "logistic": "-", "shrinkage_lda": "-."}
 
-
 TEST_LABELS = {"exact": "exact likelihood ratio", "logistic": "logistic regression", "shrinkage_lda": "shrinkage LDA"}
 
-
 WIDTH = 7.5
-
 
 #: Font sizes (pt) of legends and panel titles.
 LEGEND, TITLE = 10, 11
@@ -392,10 +355,8 @@ def _line_with_band(ax, data: pd.DataFrame, x: str, y: str, label: str, **kwargs
 
 
 def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame, *, kde_alpha: float = 0.01):
-    """Figure 2 analog: each route's per-setting median against the exact median pairwise epsilon.
-
-    Top row: the two diagnostics (GaussMech, KDE-LR); bottom row: the two estimates (MMD-TV, the
-    out-of-fold ROC AUC beside the population-optimal AUC). Colour: noise mechanism.
+    """Figure 2 analog: each route's per-setting median against the exact median pairwise epsilon (top:
+    the diagnostics; bottom: the estimates, the out-of-fold AUC beside the optimal AUC; colour: mechanism).
 
     Parameters
     ----------
@@ -404,7 +365,7 @@ def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame,
         ``mechanism``, ``epsilon``, ``reference_epsilon``, ``alpha``, ``median``, ``median_auc``, ``hockey_stick``.
     auc_reference : DataFrame
         Population-optimal AUC per setting: ``mechanism``, ``epsilon``, ``reference_epsilon``, ``optimal_auc``.
-    kde_alpha : float
+    kde_alpha : float, default=0.01
         KDE-LR smoothing weight shown.
 
     Returns
@@ -453,10 +414,9 @@ def routes_against_reference(summary: pd.DataFrame, auc_reference: pd.DataFrame,
 def certification_curves(cert_summary: pd.DataFrame):
     """Figure 3 analog: how often and how much the reserved test certifies, against the exact median epsilon.
 
-    Top row: fraction of pairs certified above 0; bottom row: median certified epsilon, with the
-    cap of each test size dotted. Columns: noise mechanisms; colour: test size per identity; line
-    style: the test. With a ``bound`` column the joint certificate is drawn bold with markers and the
-    paper's Clopper-Pearson bound thin and faded beside it (its caps dash-dotted).
+    Top: fraction of pairs certified above 0; bottom: median certified epsilon, each test size's cap
+    dotted. Columns: mechanisms; colour: test size; line style: the test. With a ``bound`` column the
+    joint certificate is bold and the paper's Clopper-Pearson bound thin and faded (caps dash-dotted).
 
     Parameters
     ----------
@@ -518,9 +478,9 @@ def certification_curves(cert_summary: pd.DataFrame):
 def tradeoff_curves(curves: pd.DataFrame, points: pd.DataFrame):
     """The trade-off-curve section: certified curves beside the exact curve of a Gaussian pair.
 
-    Left: the certified upper envelope (lower convex hull of the certified points) at each sample
-    size; right: the Gaussian-DP curve of the certified mu. The exact curve is black in both;
-    the truth lies on or below every certified curve (with 95% confidence each).
+    Left: the certified upper envelope (lower convex hull of the certified points) per sample size;
+    right: the Gaussian-DP curve of the certified mu. The exact curve (black) lies on or below every
+    certified curve (with 95% confidence each).
 
     Parameters
     ----------
