@@ -72,20 +72,21 @@ value at ``(p_i, q(p_j))``: a branch-and-bound over cells gives the supremum wit
 limit, and the certificate uses that limit (it is valid, never optimistic, and within a relative
 ``1e-4`` of the exact p-value).
 
-**Computation.** Every probability is a log-probability (binomial terms from ``gammaln``, CDFs by a
-scaled cumulative sum, terms beyond a window of the binomials bounded by a geometric series from the
-window's edge, underflow bounded by the smallest doubles), and the Clopper-Pearson bounds come from
-the beta quantile of their own tail, so levels down to ``alpha = 1e-300`` keep their relative
-accuracy; smaller levels are refused. The root in eps is found on an *estimate* of the supremum
-(Newton steps: a three-point parabola along the boundary, the envelope theorem for the derivative in
-eps), moved down by the proven limit's tolerance and then *verified* with the proven limit (if the
-check fails, a bisection on the proven limit decides), so the speed never costs validity. The check
-runs one branch-and-bound for both of its cell budgets and stops as soon as its answer is known (the
-best value found already exceeds the level, or the open cells' limits are below it); each refined
-cell's points get their FP terms and FN log-CDFs once (a point is the FPR end of one cell and the FNR
-end of the next), summed over the common window of a group of up to 16 neighbouring cells. The tail's
-structure depends on the counts and alpha only and is cached, as are every count's Clopper-Pearson
-bounds per size and level (tests of up to 20,000 rows).
+**Computation.** The tail's probability at a point of the boundary sums the binomial terms within a
+window of each binomial's bulk, bounds those beyond it by a geometric series from the window's edge
+and underflow by the smallest doubles, and adds a relative ``1e-10`` against rounding: a proven upper
+limit. It is compiled (:mod:`epsaudit.bounds._joint_kernel`, numba): the terms by recurrence from the
+largest, scaled, or in log space where a scaled sum could underflow, so levels down to
+``alpha = 1e-300`` keep their relative accuracy (smaller levels are refused). The Clopper-Pearson
+bounds come from the beta quantile of their own tail. The root in eps is found on an *estimate* of
+the supremum (Newton steps: a three-point parabola along the boundary, the envelope theorem for the
+derivative in eps; restarted where a look along the whole boundary finds a higher maximum, or where
+the steps stopped short of alpha), moved down by the proven limit's tolerance and then *verified*
+with the proven limit (if the check fails, a bisection on the proven limit decides), so the speed
+never costs validity. The check is one branch-and-bound for both of its cell budgets that stops as
+soon as its answer is known, closing a cell once its limit is within the tolerance of the best value
+or of the level. The tail's structure depends on the counts and alpha only and is cached, as are
+every count's Clopper-Pearson bounds per size and level (tests of up to 20,000 rows).
 
 With zero errors and ``n`` rows per side the tail is the zero-error outcome alone, its probability
 ``(1 - p)^n (1 - q)^n`` is largest at the corner, and the certificate is the closed form
@@ -102,12 +103,23 @@ Definitions: the book's methods chapter, "The exact joint certificate".
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 
 import numpy as np
 from scipy import special
 
 __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue", "joint_rejection_region"]
+
+
+@lru_cache(maxsize=1)
+def _kernel():
+    """The compiled tail (imported on first use: numba loads only when a joint bound is computed)."""
+    from types import SimpleNamespace
+
+    from ._joint_kernel import at_thetas, cells, estimated_root, proves
+
+    return SimpleNamespace(at_thetas=at_thetas, cells=cells, estimated_root=estimated_root, proves=proves)
 
 # Relative slack on the observed statistic so that floating-point ties count as at least as extreme.
 _TIE = 1e-9
@@ -119,21 +131,16 @@ _GRID = 17  # initial points along the boundary (odd: the corner is one of them)
 _SPLIT = 8  # sub-cells per refined cell
 _MAX_ROUNDS = 60
 _MAX_CELLS = 512  # open cells at which refinement stops (the limit is still proven, a little looser)
-_SMALL = 300  # tails with fewer counts than this sum every term (no windows)
-_CHUNK = 32  # boundary points evaluated together (sorted by FPR, sharing one window)
-_WINDOW_PAD = 8
-_GROUP_SLACK = 1.5  # a group of cells' common window may cost this much more than their own
-_GROUP_ROWS = 16  # cells per group at most (arrays that stay in cache)
 _FULL = 20000  # tests up to this size keep every count's Clopper-Pearson bound (cached per size and level)
 #: The smallest alpha accepted: every tail and p-value is computed in log space down to it.
 _MIN_ALPHA = 1e-300
-_NEG = -1e290  # stands for log 0 in the binomial terms (so that 0 * log 0 = 0)
 _GRID_POINTS = np.linspace(-1.0, 1.0, _GRID)
 _STENCIL = np.linspace(-1.0, 1.0, 9)
 _LOOK_POINTS = np.linspace(-1.0, 1.0, 129)
 _NEAR = np.concatenate([-np.geomspace(1e-4, 0.1, 12), np.geomspace(1e-4, 0.1, 12)])
 _NEWTON = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0, 0.0])  # stencil, step in theta, corner
 _LOG_HALF = -0.6931471805599453
+_NUMBERS = (int, float, np.integer, np.floating)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,6 +176,12 @@ def _check(fp, n_neg, fn, n_pos, alpha, delta):
 
 def _apply(scalar, fp, n_neg, fn, n_pos, alpha, delta):
     """Evaluate a cached scalar certificate once per distinct input row; a Python float for scalar input."""
+    if all(isinstance(v, _NUMBERS) for v in (fp, n_neg, fn, n_pos, alpha, delta)):  # one outcome: no arrays
+        fp, n_neg, fn, n_pos, alpha, delta = (float(v) for v in (fp, n_neg, fn, n_pos, alpha, delta))
+        if (all(math.isfinite(v) for v in (fp, n_neg, fn, n_pos, alpha, delta)) and n_neg >= 1 and n_pos >= 1
+                and n_neg.is_integer() and n_pos.is_integer() and 0 <= fp <= n_neg and 0 <= fn <= n_pos
+                and _MIN_ALPHA <= alpha < 1 and 0 <= delta < 1):
+            return float(scalar(math.ceil(fp - 1e-9), int(n_neg), math.ceil(fn - 1e-9), int(n_pos), alpha, delta))
     fp, n_neg, fn, n_pos, alpha, delta = _check(fp, n_neg, fn, n_pos, alpha, delta)
     if fp.ndim == 0:
         return float(scalar(int(fp), int(n_neg), int(fn), int(n_pos), float(alpha), float(delta)))
@@ -282,48 +295,6 @@ def _split_dp(obs, delta: float) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# The null region's lower boundary
-# ---------------------------------------------------------------------------------------------
-
-
-def _log(x):
-    """log x with log 0 = _NEG (no warning)."""
-    return np.log(x, out=np.full(np.shape(x), _NEG), where=x > 0)
-
-
-def _points(kind: str, theta: float, delta: float, s):
-    """Points of the null region's lower boundary at parameter ``theta``, by position ``s`` in [-1, 1].
-
-    ``s = -1``: FPR 0 (the steep end); ``s = 0``: the corner FPR = FNR; ``s = 1``: FNR 0. Along ``s`` the
-    FPR rises and the FNR falls. Returns ``log p, log(1 - p), log q, log(1 - q)``, each from its own
-    closed form (no cancellation near 0 or 1); the two halves are mirror images (p and q swapped).
-    """
-    s = np.asarray(s, dtype=float)
-    r = np.abs(s)
-    theta = np.asarray(theta, dtype=float)
-    if kind == "dp":
-        e = np.exp(theta)
-        pc = (1.0 - delta) / (1.0 + e)
-        near = pc * (1.0 - r)  # the coordinate that falls to 0
-        l_near, l_near_c = _log(near), np.log1p(-near)
-        l_far, l_far_c = np.log(pc * (1.0 + r * e)), _log(delta + e * near)  # far = 1 - delta - e * near
-    else:
-        w = 3.0 * r / np.maximum(1.0 - r, 1e-300)
-        w[r >= 1.0] = np.inf
-        h = theta / 2
-        l_near, l_near_c = np.maximum(special.log_ndtr(-(h + w)), _NEG), special.log_ndtr(h + w)
-        l_far, l_far_c = special.log_ndtr(w - h), np.maximum(special.log_ndtr(h - w), _NEG)
-    steep = s <= 0
-    return (np.where(steep, l_near, l_far), np.where(steep, l_near_c, l_far_c),
-            np.where(steep, l_far, l_near), np.where(steep, l_far_c, l_near_c))
-
-
-def _cells(pts_left, pts_right):
-    """The corner of each cell that bounds the tail on it: the smaller FPR (left) and FNR (right)."""
-    return pts_left[0], pts_left[1], pts_right[2], pts_right[3]
-
-
-# ---------------------------------------------------------------------------------------------
 # The tail set of an outcome and its probability, in log space
 # ---------------------------------------------------------------------------------------------
 
@@ -351,16 +322,22 @@ class _Tail:
     def __init__(self, kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, order_delta: float = 0.0):
         self.kind, self.n_neg, self.n_pos, self.order_delta = kind, n_neg, n_pos, order_delta
         half = alpha / 2
-        lu_o, l1u_o = (float(v) for v in log_clopper_pearson_upper(fp, n_neg, half))
-        lv_o, l1v_o = (float(v) for v in log_clopper_pearson_upper(fn, n_pos, half))
+        full = n_neg + n_pos <= _FULL
+        if full:  # every count's bound (cached per size and level)
+            (lu_all, l1u_all), (lv_all, l1v_all) = _side(n_neg, half), _side(n_pos, half)
+            lu_o, l1u_o, lv_o, l1v_o = (float(v) for v in (lu_all[fp], l1u_all[fp], lv_all[fn], l1v_all[fn]))
+            neg0, pos0 = [float(lu_all[0]), float(l1u_all[0])], [float(lv_all[0]), float(l1v_all[0])]
+        else:
+            lu_o, l1u_o = (float(v) for v in log_clopper_pearson_upper(fp, n_neg, half))
+            lv_o, l1v_o = (float(v) for v in log_clopper_pearson_upper(fn, n_pos, half))
+            neg0 = [float(v) for v in log_clopper_pearson_upper(0, n_neg, half)]
+            pos0 = [float(v) for v in log_clopper_pearson_upper(0, n_pos, half)]
         self.obs = (lu_o, l1u_o, lv_o, l1v_o)
         self.t_obs = float(_statistic(kind, lu_o, l1u_o, lv_o, l1v_o, order_delta))
         self.K = 0
         if not np.isfinite(self.t_obs):
             return
         t = self.t_obs - _TIE * max(1.0, abs(self.t_obs))
-        neg0 = [float(v) for v in log_clopper_pearson_upper(0, n_neg, half)]
-        pos0 = [float(v) for v in log_clopper_pearson_upper(0, n_pos, half)]
 
         def t_x(x):  # T(x, 0)
             lu, l1u = (float(v) for v in log_clopper_pearson_upper(x, n_neg, half))
@@ -370,9 +347,7 @@ class _Tail:
             lv, l1v = (float(v) for v in log_clopper_pearson_upper(y, n_pos, half))
             return float(_statistic(kind, *neg0, lv, l1v, order_delta))
 
-        if n_neg + n_pos <= _FULL:  # every count's bound (cached per size and level)
-            lu_all, l1u_all = _side(n_neg, half)
-            lv_all, l1v_all = _side(n_pos, half)
+        if full:
             K = max(int(np.count_nonzero(_statistic(kind, lu_all, l1u_all, *pos0, order_delta) >= t)) - 1, fp) + 1
             C = max(int(np.count_nonzero(_statistic(kind, *neg0, lv_all, l1v_all, order_delta) >= t)) - 1, fn, 0)
             c = self._staircase(kind, t, lu_all[:K], l1u_all[:K], lv_all[:C + 1], l1v_all[:C + 1], order_delta)
@@ -401,11 +376,10 @@ class _Tail:
         self.y = np.arange(self.C + 1, dtype=float)
         self.lcx = special.gammaln(n_neg + 1.0) - special.gammaln(self.x + 1) - special.gammaln(n_neg - self.x + 1)
         self.lcy = special.gammaln(n_pos + 1.0) - special.gammaln(self.y + 1) - special.gammaln(n_pos - self.y + 1)
-        self.rx, self.ry = n_neg - self.x, n_pos - self.y
-        self.floor_y = (self.y + 1) * 1e-322
         self.zero = self.K == 1 and self.C == 0  # only the zero-error outcome
         # binomial terms beyond this many standard deviations are bounded, not summed (relative to alpha)
         self.window_sd = float(np.sqrt(2 * (abs(np.log(alpha)) + 40)))
+        self.args = (self.c, n_neg, n_pos, self.lcx, self.lcy, self.window_sd)  # the compiled kernel's view
 
     def _T(self, x: int, y: int, half: float) -> float:
         lu, l1u = log_clopper_pearson_upper(x, self.n_neg, half)
@@ -430,149 +404,6 @@ class _Tail:
         zlo = _z(l1v)  # Phi^-1(1 - v_y), falling in y
         return np.searchsorted(-zlo, -(t + _z(lu)), side="right") - 1
 
-    def __call__(self, lp, l1p, lq, l1q):
-        """An upper limit on ``log P`` at the points (1-D arrays), within rounding of the exact value.
-
-        Small tails sum every term. Large ones sum, per group of points sorted by FPR, the counts
-        within ``_window_sd`` standard deviations of each binomial's mean and bound the rest by a
-        geometric series from the window's edge (in log space: the limit keeps its relative accuracy
-        at any level down to ``_MIN_ALPHA``). Terms that underflow are bounded by the smallest doubles.
-        """
-        if self.zero:
-            return self.n_neg * l1p + self.n_pos * l1q
-        if self.K + self.C <= _SMALL:
-            return self._sum(lp, l1p, lq, l1q, 0, self.K - 1, 0)
-        out = np.empty(lp.shape)
-        order = np.argsort(lp)
-        for chunk in np.array_split(order, max(1, -(-order.size // _CHUNK))):
-            out[chunk] = self._windowed(lp[chunk], l1p[chunk], lq[chunk], l1q[chunk])
-        return out
-
-    def _window_counts(self, lp, l1p, lq, l1q):
-        """FP counts ``a .. b`` and FN counts ``y_lo .. y_hi`` within ``window_sd`` standard deviations
-        (plus a pad) of the binomials' means at any of the points."""
-        w = self.window_sd
-        p, q = np.exp(lp), np.exp(lq)
-        mx, sx = self.n_neg * p, np.sqrt(self.n_neg * p * np.exp(l1p))
-        my, sy = self.n_pos * q, np.sqrt(self.n_pos * q * np.exp(l1q))
-        a = int(max(np.floor(np.min(mx - w * sx)) - _WINDOW_PAD, 0))
-        b = int(min(np.ceil(np.max(mx + w * sx)) + _WINDOW_PAD, self.K - 1))
-        y_lo = int(max(np.floor(np.min(my - w * sy)) - _WINDOW_PAD, 0))
-        y_hi = int(np.ceil(np.max(my + w * sy)) + _WINDOW_PAD)
-        if a > b:  # the window lies beyond the tail's last count: the tail's counts are all left of it
-            a = b = self.K - 1
-        return a, b, y_lo, y_hi
-
-    def _windowed(self, lp, l1p, lq, l1q):
-        return self._sum(lp, l1p, lq, l1q, *self._window_counts(lp, l1p, lq, l1q))
-
-    def _log_cdf(self, lq, l1q, y_lo, top):
-        """``log BinCDF(y; n_pos, q)`` for ``y_lo <= y <= top`` at the points (column arrays), by a scaled
-        cumulative sum; a geometric series bounds the counts below ``y_lo``."""
-        by = self.lcy[y_lo:top + 1] + self.y[y_lo:top + 1] * lq + self.ry[y_lo:top + 1] * l1q
-        m_y = by.max(axis=1, keepdims=True)
-        cs = np.cumsum(np.exp(by - m_y), axis=1)
-        log_cdf = np.log(cs * (1 + 1e-12) + self.floor_y[:top + 1 - y_lo]) + m_y
-        if y_lo > 0:
-            log_cdf = np.logaddexp(log_cdf, self._left(y_lo, self.n_pos, lq, l1q, self.lcy))
-        return np.minimum(log_cdf, 0.0)
-
-    def _sum(self, lp, l1p, lq, l1q, a, b, y_lo, y_hi=None):
-        """Upper limit on log P from the FP counts a .. b and the FN counts y_lo .. y_hi, the rest
-        bounded (FN CDFs beyond y_hi by 1)."""
-        lp, l1p, lq, l1q = lp[:, None], l1p[:, None], lq[:, None], l1q[:, None]
-        c = self.c[a:b + 1]
-        y_lo = min(y_lo, int(c[-1]))
-        if y_hi is not None and y_hi < int(c[0]):
-            c = np.minimum(c, max(y_hi, y_lo))
-            c_full = self.c[a:b + 1]
-        else:
-            c_full = c
-        top = int(c[0])
-        log_cdf = self._log_cdf(lq, l1q, y_lo, top)
-        cdf = log_cdf[:, c - y_lo]
-        if c_full is not c:  # CDF factors beyond the window: at most 1
-            cdf = np.where(c_full > c, 0.0, cdf)
-        terms = self.lcx[a:b + 1] + self.x[a:b + 1] * lp + self.rx[a:b + 1] * l1p + cdf
-        mt = terms.max(axis=1)
-        total = np.log(np.exp(terms - mt[:, None]).sum(axis=1) * (1 + 1e-12) + (b + 1 - a) * 1e-322) + mt
-        if a > 0:  # FP counts below a (their CDF factors at most 1)
-            total = np.logaddexp(total, self._left(a, self.n_neg, lp, l1p, self.lcx)[:, 0])
-        if b < self.K - 1:  # FP counts above b (CDF factors at most the one at b + 1)
-            right = self._right(b, self.n_neg, lp, l1p)[:, 0]
-            c_next = int(self.c[b + 1])
-            cdf_next = (np.zeros(lp.shape[0]) if c_next > top else log_cdf[:, c_next - y_lo] if c_next >= y_lo
-                        else self._left(y_lo, self.n_pos, lq, l1q, self.lcy)[:, 0])
-            total = np.logaddexp(total, right + cdf_next)
-        return np.minimum(total + 1e-10, 0.0)
-
-    def window(self, lp, l1p, lq, l1q):
-        """The counts summed for these points together: FP ``a .. b`` and FN ``y_lo .. top`` (all of
-        them for small tails, else the union of the points' windows, as for one group of ``_sum``)."""
-        if self.K + self.C <= _SMALL:
-            return 0, self.K - 1, 0, self.C
-        a, b, y_lo, y_hi = self._window_counts(lp, l1p, lq, l1q)
-        y_lo = min(y_lo, int(self.c[b]))
-        return a, b, y_lo, min(int(self.c[a]), max(y_hi, y_lo))
-
-    def fn_part(self, lq, l1q, win):
-        """Per point: ``log BinCDF(y; n_pos, q)`` for the window's FN counts (a geometric series bounds
-        those below it) and the CDF factor of the FP counts above the window (as in ``_sum``)."""
-        a, b, y_lo, top = win
-        lq, l1q = lq[:, None], l1q[:, None]
-        log_cdf = self._log_cdf(lq, l1q, y_lo, top)
-        nxt = None
-        if b < self.K - 1:
-            c_next = int(self.c[b + 1])
-            nxt = (np.zeros(lq.shape[0]) if c_next > top else log_cdf[:, c_next - y_lo] if c_next >= y_lo
-                   else self._left(y_lo, self.n_pos, lq, l1q, self.lcy)[:, 0])
-        return log_cdf, nxt
-
-    def fp_part(self, lp, l1p, win):
-        """Per point: ``log Bin(x; n_neg, p)`` for the window's FP counts and the bounds on those below
-        and above it."""
-        a, b = win[0], win[1]
-        lp, l1p = lp[:, None], l1p[:, None]
-        terms = self.lcx[a:b + 1] + self.x[a:b + 1] * lp + self.rx[a:b + 1] * l1p
-        left = self._left(a, self.n_neg, lp, l1p, self.lcx)[:, 0] if a > 0 else None
-        right = self._right(b, self.n_neg, lp, l1p)[:, 0] if b < self.K - 1 else None
-        return terms, left, right
-
-    def paired(self, fp, fn, win):
-        """The upper limit on ``log P`` of ``_sum`` from paired FP and FN parts (rows: points)."""
-        a, b, y_lo, top = win
-        (x_terms, left, right), (log_cdf, nxt) = fp, fn
-        c_full = self.c[a:b + 1]
-        c = np.minimum(c_full, top)
-        cdf = log_cdf[:, c - y_lo]
-        if top < int(c_full[0]):  # CDF factors beyond the window: at most 1
-            cdf = np.where(c_full > c, 0.0, cdf)
-        terms = x_terms + cdf
-        mt = terms.max(axis=1)
-        total = np.log(np.exp(terms - mt[:, None]).sum(axis=1) * (1 + 1e-12) + (b + 1 - a) * 1e-322) + mt
-        if left is not None:
-            total = np.logaddexp(total, left)
-        if right is not None:
-            total = np.logaddexp(total, right + nxt)
-        return np.minimum(total + 1e-10, 0.0)
-
-    @staticmethod
-    def _left(k, n, lp, l1p, lc):
-        """log of an upper limit on P(Bin(n, p) < k): Bin(k - 1) / (1 - r), r the ratio bound of a
-        step down (below the mode); log 1 (0) where the series does not converge."""
-        j = k - 1
-        log_pmf = lc[j] + j * lp + (n - j) * l1p
-        log_r = np.log(j / (n - j + 1.0)) + l1p - lp if j > 0 else np.full(lp.shape, -np.inf)
-        bound = log_pmf - np.log1p(-np.exp(np.minimum(log_r, -1e-12)))
-        return np.where(log_r < -1e-9, np.minimum(bound, 0.0), 0.0)
-
-    def _right(self, b, n, lp, l1p):
-        """log of an upper limit on P(Bin(n, p) > b) from Bin(b + 1) and the ratio bound of a step up."""
-        j = b + 1
-        log_pmf = special.gammaln(n + 1.0) - special.gammaln(j + 1.0) - special.gammaln(n - j + 1.0) + j * lp + (n - j) * l1p
-        log_r = np.log((n - j) / (j + 1.0)) + lp - l1p if j < n else np.full(lp.shape, -np.inf)
-        bound = log_pmf - np.log1p(-np.exp(np.minimum(log_r, -1e-12)))
-        return np.where(log_r < -1e-9, np.minimum(bound, 0.0), 0.0)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -599,83 +430,29 @@ class _Boundary:
     """The tail's log-probability along the lower boundary of one null family (``kind``, ``delta``)."""
 
     def __init__(self, tail: _Tail, kind: str, delta: float):
-        self.tail, self.kind, self.delta = tail, kind, delta
+        self.tail, self.kind, self.delta = tail, kind, float(delta)
+        self.code = 0 if kind == "dp" else 1  # the compiled kernel's name for the null family
 
     def values(self, theta, s):
         """Log-tail at boundary positions ``s`` (``theta`` a number or an array like ``s``)."""
-        return self.tail(*_points(self.kind, theta, self.delta, s))
+        s = np.asarray(s, dtype=float)
+        theta = np.broadcast_to(np.asarray(theta, dtype=float), s.shape)
+        return _kernel().at_thetas(self.code, np.ascontiguousarray(theta), self.delta, s, *self.tail.args)
 
     def cell_limits(self, theta: float, left, right):
         """On each cell [left, right] of positions the tail is at most its value at this corner."""
-        a = _points(self.kind, theta, self.delta, left)
-        b = _points(self.kind, theta, self.delta, right)
-        return self.tail(a[0], a[1], b[2], b[3])
+        return _kernel().cells(self.code, float(theta), self.delta, np.asarray(left, dtype=float),
+                               np.asarray(right, dtype=float), *self.tail.args)
 
     def both(self, theta: float, s_points, left, right):
         """Values at points and limits on cells in one evaluation."""
-        a = _points(self.kind, theta, self.delta, np.concatenate([s_points, left]))
-        b = _points(self.kind, theta, self.delta, np.concatenate([s_points, right]))
+        out = self.cell_limits(theta, np.concatenate([s_points, left]), np.concatenate([s_points, right]))
         m = len(s_points)
-        lp, l1p = a[0], a[1]
-        lq = np.concatenate([a[2][:m], b[2][m:]])
-        l1q = np.concatenate([a[3][:m], b[3][m:]])
-        out = self.tail(lp, l1p, lq, l1q)
         return out[:m], out[m:]
 
     def refine(self, theta: float, pts):
-        """Values at the inner points of each row of ``pts`` and limits on the cells between them.
-
-        Each point's FP terms and FN log-CDFs are computed once (a point is the FPR end of the cell to
-        its right and the FNR end of the cell to its left), over the common window of a group of
-        neighbouring cells.
-        """
-        tail = self.tail
-        if tail.zero:
-            return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
-        lp, l1p, lq, l1q = (v.reshape(pts.shape) for v in _points(self.kind, theta, self.delta, pts.ravel()))
-        k = pts.shape[1] - 1
-        values, limits = np.empty((pts.shape[0], k - 1)), np.empty((pts.shape[0], k))
-        for g in self._groups(lp, l1p, lq, l1q):
-            m = g.stop - g.start
-            win = tail.window(lp[g].ravel(), l1p[g].ravel(), lq[g].ravel(), l1q[g].ravel())
-            fp = tail.fp_part(lp[g, :-1].ravel(), l1p[g, :-1].ravel(), win)  # k per cell, cell by cell
-            fn = tail.fn_part(lq[g, 1:].ravel(), l1q[g, 1:].ravel(), win)
-
-            def rows(part, first, last):  # points first .. last - 1 of every cell
-                take = lambda v: None if v is None else v.reshape(m, k, *v.shape[1:])[:, first:last].reshape(
-                    m * (last - first), *v.shape[1:])
-                return tuple(take(v) for v in part)
-
-            values[g] = tail.paired(rows(fp, 1, k), rows(fn, 0, k - 1), win).reshape(m, k - 1)
-            limits[g] = tail.paired(fp, fn, win).reshape(m, k)
-        return values.ravel(), limits.ravel()
-
-    def _groups(self, lp, l1p, lq, l1q) -> list[slice]:
-        """Runs of at most ``_GROUP_ROWS`` neighbouring cells (rows) whose common window costs at most
-        ``_GROUP_SLACK`` times their own windows (plus an allowance); small tails sum every count."""
-        tail = self.tail
-        if tail.K + tail.C <= _SMALL:
-            return [slice(i, min(i + _GROUP_ROWS, lp.shape[0])) for i in range(0, lp.shape[0], _GROUP_ROWS)]
-        w = tail.window_sd
-        p, q = np.exp(lp), np.exp(lq)
-        mx, sx = tail.n_neg * p, w * np.sqrt(tail.n_neg * p * np.exp(l1p))
-        my, sy = tail.n_pos * q, w * np.sqrt(tail.n_pos * q * np.exp(l1q))
-        ext = [np.clip(v, 0, k).tolist() for v, k in (((mx - sx).min(axis=1), tail.K), ((mx + sx).max(axis=1), tail.K),
-                                                       ((my - sy).min(axis=1), tail.C), ((my + sy).max(axis=1), tail.C))]
-        groups, start = [], 0
-        for i, (xa, xb, ya, yb) in enumerate(zip(*ext)):
-            own = xb - xa + yb - ya + 2 * _WINDOW_PAD
-            if start < i < start + _GROUP_ROWS:
-                na, nb, nc, nd = min(ga, xa), max(gb, xb), min(gc, ya), max(gd, yb)
-                if (nb - na + nd - nc + 2 * _WINDOW_PAD) * (i + 1 - start) <= _GROUP_SLACK * (total + own) + 64:
-                    ga, gb, gc, gd, total = na, nb, nc, nd, total + own
-                    continue
-            if i > start:
-                groups.append(slice(start, i))
-                start = i
-            ga, gb, gc, gd, total = xa, xb, ya, yb, own
-        groups.append(slice(start, lp.shape[0]))
-        return groups
+        """Values at the inner points of each row of ``pts`` and limits on the cells between them."""
+        return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
 
     def maximum(self, theta: float, start: float | None = None, width: float = 1.0 / 64) -> tuple[float, float, float]:
         """A point of the boundary near the tail's maximum, the log-tail there (a lower limit on the
@@ -752,33 +529,8 @@ class _Boundary:
         it has converged or when the open cells' limits plus the tolerance are below it (every run
         returns at most that: a sub-cell's limit is at most its cell's).
         """
-        budgets = sorted(budgets)
-        grid = _start_grid(hint)
-        left, right = grid[:-1], grid[1:]
-        values, ub = self.both(theta, grid, left, right)
-        best = float(values.max())
-        slack = np.log1p(_SUP_RTOL)
-        for _ in range(_MAX_ROUNDS):
-            if best + slack > log_alpha:
-                return False
-            open_ = ub > best + slack
-            if not open_.any():
-                return True
-            top = float(ub.max())
-            while budgets and open_.sum() > budgets[0]:  # that run stops here with the cells' limits
-                if top <= log_alpha:
-                    return True
-                budgets.pop(0)
-            if not budgets:
-                return False
-            if top + slack + 1e-9 <= log_alpha:
-                return True
-            left, right = left[open_], right[open_]
-            pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
-            left, right = pts[:, :-1].ravel(), pts[:, 1:].ravel()
-            values, ub = self.refine(theta, pts)
-            best = max(best, float(values.max()))
-        return max(best + slack, float(ub.max())) <= log_alpha
+        return bool(_kernel().proves(self.code, float(theta), self.delta, _start_grid(hint), float(log_alpha),
+                                     min(budgets), max(budgets), _SUP_RTOL, _SPLIT, _MAX_ROUNDS, *self.tail.args))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -806,50 +558,13 @@ def _estimated_root(bnd: "_Boundary", log_alpha: float, theta: float, lo: float,
     Each step is one evaluation: a stencil in the boundary position ``s`` around the current maximum
     (a parabola: the new maximum and its value; the corner, a kink, by comparison) and a step in
     theta at the maximum (the envelope theorem: the derivative of the maximum is the partial
-    derivative there). Returns ``(theta, s)``, or ``None`` when the steps do not settle.
+    derivative there). Returns ``(settled, theta, s)``: not settled when the steps run out. Compiled
+    (:mod:`epsaudit.bounds._joint_kernel`).
     """
-    d = 1.0 / (_GRID - 1)
-    if s is None:
-        v = bnd.values(theta, _GRID_POINTS)
-        s = float(_GRID_POINTS[int(np.argmax(v))])
-    for _ in range(60):
-        h_theta = 1e-6 * max(1.0, theta)
-        pts = np.clip(s + d * _NEWTON, -1.0, 1.0)
-        if abs(s) <= 2 * d:
-            pts[-1] = 0.0  # the corner
-        vals = bnd.values(np.where(np.arange(pts.size) == 5, theta + h_theta, theta), pts)
-        far_l, left, mid, right, far_r, ahead, corner = vals
-        grow = False
-        if s == 0.0 and mid >= max(left, right, far_l, far_r):  # a kink at the corner: the maximum
-            s_new, value, shift = 0.0, mid, 0.0
-        else:
-            curv = left + right - 2 * mid
-            if curv < 0 and mid >= max(left, right):
-                shift = d * (left - right) / (2 * curv)
-                s_new, value = s + shift, mid - curv * (shift / d) ** 2 / 4  # the parabola's vertex
-            else:  # not bracketed: move to the best point of the stencil, and look wider next time
-                k = int(np.argmax(vals[:5]))
-                s_new, value = float(pts[k]), float(vals[k])
-                shift = s_new - s
-                grow = True
-            if corner > value and abs(s) <= 2 * d:
-                s_new, value, shift = 0.0, corner, -s
-        s_new = min(max(s_new, -1.0), 1.0)
-        slope = (ahead - mid) / h_theta
-        g = value - log_alpha
-        if g <= 0:
-            lo = max(lo, theta)
-        else:
-            hi = min(hi, theta)
-        new = theta - g / slope if slope > 0 else 0.5 * (lo + hi)
-        if not lo <= new <= hi:
-            new = 0.5 * (lo + hi)
-        done = abs(new - theta) <= 1e-11 * max(1.0, theta) and abs(shift) <= 1e-4 * d + 1e-9
-        theta, s = new, s_new
-        d = min(4 * d, 1.0 / (_GRID - 1)) if grow else min(max(4 * abs(shift), 1e-6), d / 2 if shift == 0.0 else d)
-        if done or hi - lo <= 1e-12 * max(1.0, lo):
-            return theta, s
-    return None
+    settled, theta, s = _kernel().estimated_root(bnd.code, float(log_alpha), float(theta), float(lo), float(hi),
+                                                 np.nan if s is None else float(s), _GRID_POINTS, _NEWTON, bnd.delta,
+                                                 *bnd.tail.args)
+    return settled, theta, s
 
 
 def _certify(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, delta: float) -> float:
@@ -896,20 +611,24 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
     bnd = _Boundary(tail, kind, delta)
     guess = _split_dp(tail.obs, delta) if kind == "dp" else tail.t_obs
     guess = min(max(guess, 0.0), hi)
-    theta, top, start = guess, hi * (1 + 1e-12) + 1e-12, None
+    theta, lo, top, start, found = guess, 0.0, hi * (1 + 1e-12) + 1e-12, None, None
     for _ in range(4):
-        found = _estimated_root(bnd, log_alpha, theta, 0.0, top, start)
-        if found is None:
-            break
-        theta_est, s_hint = found
+        settled, theta_est, s_hint = _estimated_root(bnd, log_alpha, theta, lo, top, start)
         # a look along the whole boundary and around the maximum found: a higher maximum elsewhere?
         look = np.concatenate([_LOOK_POINTS, np.clip(s_hint + _NEAR, -1.0, 1.0), [s_hint]])
         v = bnd.values(theta_est, look)
         j = int(np.argmax(v))
-        if v[j] - log_alpha <= 1e-10:
+        if v[j] - log_alpha > 1e-10:  # yes: the root lies below, start again from there
+            found, theta, top, start = (theta_est, s_hint), theta_est, theta_est, float(look[j])
+            continue
+        if settled and v[j] - log_alpha >= -1e-3 * max(1.0, abs(log_alpha)):
+            found = (theta_est, s_hint)
             break
-        theta, top, start = theta_est, theta_est, float(look[j])
+        # the steps did not settle, or stopped well short (their bracket closed where a misfitted parabola
+        # put the maximum above alpha): the root lies above, start again from there
+        found, theta, lo, start = None, theta_est, theta_est, float(look[j])
     if found is not None:
+        theta_est, s_hint = found
         # the estimate sits within rounding of the supremum, so its root is (to rounding) the exact
         # one: step down by the proven limit's tolerance (the log p-value rises at least |log alpha|
         # per unit here) and verify with the proven limit
