@@ -1,74 +1,36 @@
 """DP-Sniper for one fixed input pair: a classifier-based threshold attack and its certificate.
 
-DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev, "DP-Sniper: Black-Box Discovery of Differential
-Privacy Violations using Classifiers", IEEE S&P 2021; the comparison of *Picture the Epsilon*, Appendix Table 5) audits
-a mechanism ``M`` on a fixed input pair ``(a, b)`` and direction ``a -> b``:
+DP-Sniper (Bichsel, Steffen, Bogunovic & Vechev, IEEE S&P 2021; *Picture the Epsilon*, Appendix Table 5)
+audits a mechanism ``M`` on inputs ``(a, b)``, direction ``a -> b``: (1) **train** a probabilistic
+classifier on outputs of ``M(a)`` (label 1) and ``M(b)`` (label 0); (2) **threshold**: on fresh outputs of
+``M(b)`` choose ``t`` and a tie probability ``q`` so that the attack ``S`` (fire above ``t``, with probability
+``q`` at ``t``) fires with probability exactly ``c``; (3) **final estimate**: on fresh outputs report
+``log(CP_lower(P[S(M(a))]) / CP_upper(P[S(M(b))]))`` with one-sided Clopper-Pearson bounds joined by a union
+bound: with the stated confidence ``M`` is not ``eps``-DP (pure DP) for any smaller ``eps``.
 
-1. **train** a probabilistic classifier on outputs of ``M(a)`` (label 1) and ``M(b)`` (label 0);
-2. **threshold**: on fresh outputs of ``M(b)``, choose a threshold ``t`` and a tie probability
-   ``q`` so that the randomised attack ``S`` -- fire when the score exceeds ``t``, fire with
-   probability ``q`` when it equals ``t`` -- fires with probability exactly ``c`` on that sample;
-3. **final estimate**: on fresh outputs of ``M(a)`` and ``M(b)`` count how often ``S`` fires and
-   report ``log(CP_lower(P[S(M(a))]) / CP_upper(P[S(M(b))]))`` with one-sided Clopper-Pearson
-   bounds joined by a union bound. A certificate: with the stated confidence, ``M`` is not
-   ``eps``-DP for any smaller ``eps`` (pure DP).
+Where this implementation departs from the original code (the book's DP-Sniper chapter):
 
-What this implementation does, and where it departs from the original code (whose behaviour is
-described in the project's issue 4 and in the book, chapter "DP-Sniper"):
-
-* **Both directions.** One call tests ``a -> b`` and ``b -> a`` and returns a certificate for
-  each. They share the classifier (trained once on both inputs' outputs; the reverse direction
-  scores with the negated score) and the final samples; each direction has its own threshold
-  sample (``M(b)`` for ``a -> b``, ``M(a)`` for ``b -> a``). All ``2 x 2`` one-sided bounds form
-  one Bonferroni family of ``n_certificates`` (default 2) certificates at ``confidence``.
-* **Ties are drawn.** ``S`` is a randomised test: each tied output fires with probability ``q``,
-  drawn with the seeded generator (the number of tied outputs that fire is drawn as
-  ``Binomial(n_tied, q)``, the same law as one Bernoulli per output). Counts are then integers
-  and exactly binomial, so Clopper-Pearson is exact. ``ties="expected"`` reproduces the original's
-  expected fraction ``n_above + q * n_tied``; such fractional counts are rounded conservatively
-  (down for the lower bound, *up* for the upper bound -- the original truncates both).
-* **Scores without artificial ties.** A linear classifier is scored by its decision function
-  (the log-odds, a strictly increasing transform of its probability, so the same attack family)
-  instead of probabilities rounded to 3 decimals, which tie heavily in ``d = 512``. The default
-  classifier, :func:`epsaudit.audits.scorers.logistic_regression` (a ``StandardScaler`` and logistic
-  regression pipeline), is folded into one linear map for this fast path; pass
-  :func:`epsaudit.audits.scorers.paper_logistic_regression` for the plain learner of *Picture the
-  Epsilon*.
-* **Checked scores.** A ``score_function`` (or a classifier without the fast path) must return
-  one real score per row; NaN or a wrong shape is refused with a message naming the first bad
-  row. ``+inf``/``-inf`` are valid scores (a likelihood ratio is infinite where one input
-  cannot produce the output): they order like any other value and ties at an infinite
-  threshold are broken with ``q``.
-* **Fresh samples.** A certificate is void if the threshold or final sample reuses training
-  rows. For a callable mechanism every threshold and final row is compared with the training
-  and threshold rows (``check_reuse``); the library's own mechanisms draw each stage on an
-  independent stream and are not checked. ``settings["freshness"]`` records which applies.
-* **c is enforced in the final estimate.** The denominator is ``max(CP_upper, c)``: raising an
-  upper confidence bound keeps it valid, and it bounds the c-restricted attack DP-Sniper
-  targets, so no certificate exceeds ``log(1 / c)`` (4.6 at ``c = 0.01``). ``raw`` keeps the
-  unclamped log ratio (negative values occur, as the paper's -0.03); the certificate is
-  ``max(0, raw)``. ``enforce_c=False`` gives the unenforced bound.
-* **Streamed batches, bounded memory.** Threshold and final stages draw and score mechanism
-  calls in batches of about ``2**18`` values; the threshold stage keeps only the top tail of the
-  scores it needs (``floor(c n) + 1`` values plus ties). Training uses at most ``max_train``
-  outputs per input (the surplus goes to the final estimate).
-* **Seeded.** Every draw derives from ``seed`` through :mod:`epsaudit.protocol`: seven independent
-  streams per call, ``stream("dp-sniper", seed, stage)`` for the stages of
-  :data:`_STAGES` (or ``stream(*seed, stage)`` for a key seed), so a
-  call depends on its seed only and many calls can run in parallel in any order.
-
-Mechanisms. Any :class:`epsaudit.mechanisms.Mechanism` (inputs are identity indices), with fast
-paths for :class:`~epsaudit.mechanisms.ProductLaplace` (the same float-safe grid mechanism,
-drawn by the Laplace inverse CDF of float64 uniforms, scored on float32 features) and
-:class:`~epsaudit.mechanisms.RandomizedResponse` (integer codes; the
-classifier sees one-hot rows, and because the attack depends on a call's output only through its
-category, per-category counts of the drawn calls are scored once per category), or a callable
-``mechanism(input, n, rng) -> (n, d) array`` with arbitrary inputs.
-
-Sections of this module: the call budget (constants, :class:`SniperBudget`,
-:func:`split_budget`); the threshold and the bound (:func:`sniper_threshold`, :func:`sniper_bound`,
-:func:`attack_cap`, :func:`design_cap`: pure functions of scores and counts); the mechanism
-adapters (batched draws, reuse checks); the attack (:func:`dp_sniper`, stage by stage).
+* **Both directions** per call, sharing the classifier (``b -> a`` scores with the negated score) and the
+  final samples, each with its own threshold sample; all ``2 x 2`` one-sided bounds form one Bonferroni
+  family of ``n_certificates`` (default 2) certificates at ``confidence``.
+* **Ties are drawn**: ``Binomial(n_tied, q)`` tied outputs fire (seeded), so counts are exactly binomial and
+  Clopper-Pearson is exact. ``ties="expected"`` keeps the original's fraction ``n_above + q * n_tied``,
+  rounded conservatively (down for the lower bound, *up* for the upper; the original truncates both).
+* **Scores without artificial ties**: a linear classifier is scored by its decision function (log-odds, the
+  same attack family) instead of probabilities rounded to 3 decimals; the default
+  :func:`epsaudit.audits.scorers.logistic_regression` pipeline is folded into one linear map.
+  :func:`epsaudit.audits.scorers.paper_logistic_regression` is the plain learner of *Picture the Epsilon*.
+* **Checked scores**: one real score per row (NaN or a wrong shape refused; ``+/-inf`` valid).
+* **Fresh samples**: a callable mechanism's threshold and final rows are checked against earlier stages'
+  rows (``check_reuse``); the library's mechanisms draw each stage on an independent stream.
+* **c is enforced**: the denominator is ``max(CP_upper, c)`` (raising an upper bound keeps it valid), so no
+  certificate exceeds ``log(1 / c)``; ``raw`` keeps the unclamped log ratio, the certificate is
+  ``max(0, raw)``; ``enforce_c=False`` gives the unenforced bound.
+* **Streamed batches** of about ``2**18`` values (the threshold stage keeps only the top ``floor(c n) + 1``
+  scores plus ties); training uses at most ``max_train`` outputs per input.
+* **Seeded**: seven independent streams per call, ``stream("dp-sniper", seed, stage)`` (:data:`_STAGES`).
+* **Fast paths** for :class:`~epsaudit.mechanisms.ProductLaplace` (float-safe grid draws, float32 features) and
+  :class:`~epsaudit.mechanisms.RandomizedResponse` (one-hot rows, counts scored once per category).
 """
 
 from __future__ import annotations
@@ -87,43 +49,21 @@ from .protocol import generators
 from .results import EpsilonResult
 from .validation import ReusedRowsError, row_keys
 
-__all__ = [
-    "BATCH_VALUES",
-    "DEFAULT_C",
-    "DEFAULT_MAX_TRAIN",
-    "DEFAULT_SPLIT",
-    "DIRECTIONS",
-    "ROUTE",
-    "SniperBudget",
-    "TIES",
-    "attack_cap",
-    "design_cap",
-    "dp_sniper",
-    "sniper_bound",
-    "sniper_threshold",
-    "split_budget",
-]
-
-
-# ---------------------------------------------------------------------------------------------
-# The call budget
-# ---------------------------------------------------------------------------------------------
+__all__ = ["DEFAULT_C", "ROUTE", "SniperBudget", "attack_cap", "design_cap", "dp_sniper", "sniper_bound",
+           "split_budget"]
 
 
 ROUTE = "dp_sniper"
 #: Target firing probability of the attack under the reference input (Bichsel et al. default).
 DEFAULT_C = 0.01
-#: Fractions of the call budget for training, threshold and final stages (each split evenly
-#: between the two inputs).
-DEFAULT_SPLIT: tuple[float, float, float] = (0.1, 0.05, 0.85)
-#: Most training outputs per input; beyond it the budget goes to the final estimate
-#: (at d = 512 this bounds the training matrix to 2 * 1e5 * 512 float32 values, 410 MB).
-DEFAULT_MAX_TRAIN = 100_000
-#: Values (calls x output dimension) per streamed batch: 2**18 float32 values = 1 MiB (stays in
-#: cache across the sampling passes; larger batches were slower).
-BATCH_VALUES = 2**18
-TIES = ("draw", "expected")
-DIRECTIONS = ("a->b", "b->a")
+#: Fractions of the call budget for training, threshold and final stages (each split between the inputs).
+_DEFAULT_SPLIT: tuple[float, float, float] = (0.1, 0.05, 0.85)
+#: Most training outputs per input (at d = 512: 2 * 1e5 * 512 float32 values, 410 MB); the rest goes to the final stage.
+_DEFAULT_MAX_TRAIN = 100_000
+#: Values (calls x output dimension) per streamed batch: 2**18 float32 values = 1 MiB (larger batches were slower).
+_BATCH_VALUES = 2**18
+_TIES = ("draw", "expected")
+_DIRECTIONS = ("a->b", "b->a")
 
 
 @dataclass(frozen=True)
@@ -135,7 +75,7 @@ class SniperBudget:
     train, threshold, final : int
         Calls of *each* input in the training, threshold and final stages.
     calls : int
-        ``2 * (train + threshold + final)`` (one call is left unused when the budget is odd).
+        ``2 * (train + threshold + final)`` (one call unused for an odd budget).
 
     Examples
     --------
@@ -152,13 +92,12 @@ class SniperBudget:
         return 2 * (self.train + self.threshold + self.final)
 
 
-def split_budget(calls: int, split: Sequence[float] = DEFAULT_SPLIT, max_train: int = DEFAULT_MAX_TRAIN,
+def split_budget(calls: int, split: Sequence[float] = _DEFAULT_SPLIT, max_train: int = _DEFAULT_MAX_TRAIN,
                  *, train: bool = True) -> SniperBudget:
     """Split a budget of mechanism calls into training, threshold and final stages.
 
-    Each input gets ``calls // 2`` calls: ``floor(split[0] * calls/2)`` for training (at most
-    ``max_train``; the surplus goes to the final stage), ``floor(split[1] * calls/2)`` for the
-    threshold and the rest for the final estimate.
+    Each input gets ``calls // 2`` calls: ``floor(split[0] * calls/2)`` for training (at most ``max_train``,
+    the surplus goes to the final stage), ``floor(split[1] * calls/2)`` for the threshold, the rest final.
 
     Parameters
     ----------
@@ -169,8 +108,7 @@ def split_budget(calls: int, split: Sequence[float] = DEFAULT_SPLIT, max_train: 
     max_train : int, >= 2
         Most training calls per input.
     train : bool, keyword-only
-        False when a fixed score function replaces the classifier: no training calls, and the
-        training fraction goes to the final stage.
+        False for a fixed score function: no training calls (their fraction goes to the final stage).
 
     Returns
     -------
@@ -179,16 +117,13 @@ def split_budget(calls: int, split: Sequence[float] = DEFAULT_SPLIT, max_train: 
     Raises
     ------
     ValueError
-        If ``calls`` is not a positive integer, ``split`` is not three positive fractions summing
-        to 1, ``max_train < 2``, or the budget is too small to split (fewer than 2 training, 1
-        threshold or 1 final call per input).
+        If ``calls`` is not a positive integer, ``split`` is not three positive fractions summing to 1,
+        ``max_train < 2``, or the budget gives fewer than 2 training, 1 threshold or 1 final call per input.
 
     Examples
     --------
-    >>> split_budget(1_000_000)  # 10% / 5% / 85% of the 500,000 calls per input
-    SniperBudget(train=50000, threshold=25000, final=425000)
-    >>> split_budget(1_000, train=False)  # a fixed score: no training stage
-    SniperBudget(train=0, threshold=25, final=475)
+    >>> split_budget(1_000_000), split_budget(1_000, train=False)  # 10% / 5% / 85% per input; a fixed score
+    (SniperBudget(train=50000, threshold=25000, final=425000), SniperBudget(train=0, threshold=25, final=475))
     """
     if isinstance(calls, bool) or not isinstance(calls, numbers.Integral) or calls < 1:
         raise ValueError(f"calls must be a positive integer (mechanism calls for the pair), got {calls!r}")
@@ -224,22 +159,9 @@ def _check_split(split) -> tuple[float, float, float]:
     return fractions  # type: ignore[return-value]
 
 
-# ---------------------------------------------------------------------------------------------
-# The threshold and the bound
-# ---------------------------------------------------------------------------------------------
-# The threshold ``(t, q)`` makes the randomised attack fire on exactly a fraction ``c`` of the
-# reference input's threshold sample (Bichsel et al. 2021, Algorithm 1); the bound turns final-stage
-# firing counts into a one-sided Clopper-Pearson certificate, with the ``c`` floor and conservative
-# rounding of the module docstring.
-
-
 class _TopTail:
-    """The largest ``m`` values of a stream (with multiplicity), kept as exact (value, count) pairs.
-
-    Every value >= the running cutoff is kept with its full count, so after the stream the
-    ``m``-th largest value and the number of values above and equal to it are exact, in memory
-    ``O(m + distinct tied values)``.
-    """
+    """The largest ``m`` values of a stream as exact (value, count) pairs, every value >= the running cutoff with its
+    full count (memory ``O(m + distinct tied values)``)."""
 
     def __init__(self, m: int) -> None:
         self.m = int(m)
@@ -278,39 +200,9 @@ class _TopTail:
         return float(self.values[idx]), float(q), n_above, n_equal
 
 
-def sniper_threshold(scores, c: float = DEFAULT_C, counts=None) -> tuple[float, float]:
-    """Threshold ``t`` and tie probability ``q`` so the attack fires on exactly a fraction ``c``.
-
-    The attack fires when a score exceeds ``t`` and with probability ``q`` when it equals ``t``.
-    ``t`` is the ``(floor(c n) + 1)``-th largest score (Bichsel et al., Algorithm 1) and
-    ``q = (c n - n_above) / n_equal`` in ``[0, 1)``, so ``n_above + q n_equal = c n``: the expected
-    firing fraction on these scores is exactly ``c``, however heavily they tie.
-
-    Parameters
-    ----------
-    scores : array_like, shape (n,)
-        Scores of the reference input's outputs (higher = "more like the other input").
-    c : float in (0, 1)
-        Target firing probability.
-    counts : array_like of int, shape (n,), optional
-        Multiplicity of each score (for scores of a finite output space); default 1 each.
-
-    Returns
-    -------
-    (float, float)
-        ``(t, q)``.
-
-    Raises
-    ------
-    ValueError
-        If ``c`` is outside (0, 1), ``scores`` is empty, not one-dimensional or holds NaN, or
-        ``counts`` does not match ``scores`` or is negative.
-
-    Examples
-    --------
-    >>> sniper_threshold([5.0, 4.0, 4.0, 3.0, 1.0], c=0.3)  # fire above 4, and on a quarter of the two 4s
-    (4.0, 0.25)
-    """
+def _sniper_threshold(scores, c: float = DEFAULT_C, counts=None) -> tuple[float, float]:
+    """``(t, q)``: fire above ``t`` (the ``(floor(c n) + 1)``-th largest score, Bichsel et al., Algorithm 1)
+    and with probability ``q`` at ``t``, so the firing fraction is exactly ``c``; ``counts`` are multiplicities."""
     c = _check_c(c)
     s = np.asarray(scores, dtype=np.float64)
     if s.ndim != 1 or s.size == 0:
@@ -331,19 +223,14 @@ def sniper_threshold(scores, c: float = DEFAULT_C, counts=None) -> tuple[float, 
 def sniper_bound(k_num, n_num, k_den, n_den, alpha: float, c: float | None = None) -> dict[str, float]:
     """DP-Sniper's lower bound from final-stage counts (conservative rounding, optional c floor).
 
-    ``raw = log(CP_lower(k_num; n_num)) - log(max(CP_upper(k_den; n_den), c))`` with one-sided
-    Clopper-Pearson bounds at level ``alpha`` each (Clopper & Pearson 1934). Fractional counts (the
-    ``"expected"`` tie handling) are rounded conservatively: ``k_num`` **down** and ``k_den``
-    **up** (:func:`epsaudit.bounds.clopper_pearson_lower` / ``_upper``). With ``c`` given the
-    denominator is at least ``c`` (the attack is tuned to fire with probability ``c``; raising an
-    upper bound keeps it valid), so ``raw <= log(1 / c)``.
+    ``raw = log(CP_lower(k_num; n_num)) - log(max(CP_upper(k_den; n_den), c))``, one-sided Clopper-Pearson
+    bounds at level ``alpha`` each (Clopper & Pearson 1934). Fractional counts (``ties="expected"``) are
+    rounded conservatively, ``k_num`` **down** and ``k_den`` **up**. With ``c`` given, ``raw <= log(1 / c)``.
 
     Parameters
     ----------
-    k_num, n_num : float, int
-        Attack firings and calls under the numerator input (the one the attack should detect).
-    k_den, n_den : float, int
-        Attack firings and calls under the reference input (where it fires with probability ~c).
+    k_num, n_num, k_den, n_den : float, int
+        Attack firings and calls under the numerator input (to detect) and the reference input (fires ~c).
     alpha : float in (0, 1)
         Level of each one-sided bound.
     c : float in (0, 1), optional
@@ -352,15 +239,13 @@ def sniper_bound(k_num, n_num, k_den, n_den, alpha: float, c: float | None = Non
     Returns
     -------
     dict
-        ``raw`` (may be negative, ``-inf`` when ``k_num`` rounds to 0), ``certificate``
-        (``max(0, raw)``), ``num_lower``, ``den_upper`` (the Clopper-Pearson bounds, before the
-        floor) and ``denominator`` (after it).
+        ``raw`` (may be negative, ``-inf`` when ``k_num`` rounds to 0), ``certificate`` (``max(0, raw)``),
+        ``num_lower``, ``den_upper`` (the Clopper-Pearson bounds, before the floor), ``denominator`` (after).
 
     Raises
     ------
     ValueError
-        From the Clopper-Pearson functions (counts outside ``[0, n]``, ``alpha`` outside (0, 1)),
-        or if ``c`` is outside (0, 1).
+        Counts outside ``[0, n]``, ``alpha`` or ``c`` outside (0, 1).
 
     Examples
     --------
@@ -379,12 +264,8 @@ def sniper_bound(k_num, n_num, k_den, n_den, alpha: float, c: float | None = Non
 def attack_cap(n_final, alpha, c: float | None = DEFAULT_C):
     """Largest bound ``n_final`` final calls per input can certify (closed form).
 
-    The best case fires on every call of the numerator input and on none of the reference input:
-    ``CP_lower(n; n) = alpha^(1/n)`` and ``CP_upper(0; n) = 1 - alpha^(1/n)``, so
-
-        cap(n) = log(alpha^(1/n) / max(1 - alpha^(1/n), c)),
-
-    which rises with ``n`` to ``log(1/c)`` (to ``+inf`` without the c floor).
+    Firing on every numerator call and no reference call: ``cap(n) = log(alpha^(1/n) / max(1 - alpha^(1/n), c))``,
+    rising with ``n`` to ``log(1/c)`` (to ``+inf`` without the c floor).
 
     Parameters
     ----------
@@ -415,12 +296,11 @@ def attack_cap(n_final, alpha, c: float | None = DEFAULT_C):
 
 
 def design_cap(n_final, alpha, c: float = DEFAULT_C):
-    """Bound of an attack that fires always under the numerator input and with probability ``c``
-    under the reference input, when the counts equal their expectations (``n`` and ``c n``).
+    """Bound of an attack firing always under the numerator and with probability ``c`` under the reference
+    input, at the expected counts: ``log(CP_lower(n; n) / max(CP_upper(ceil(c n); n), c))``.
 
-    ``log(CP_lower(n; n) / max(CP_upper(ceil(c n); n), c))``: what DP-Sniper certifies against a
-    mechanism it breaks completely, given ``n_final`` final calls per input; it approaches
-    ``log(1/c)`` as ``n`` grows, more slowly than :func:`attack_cap`.
+    What DP-Sniper certifies against a mechanism it breaks completely; it approaches ``log(1/c)`` more
+    slowly than :func:`attack_cap`.
 
     Examples
     --------
@@ -438,13 +318,7 @@ def _check_c(c) -> float:
     return float(c)
 
 
-# ---------------------------------------------------------------------------------------------
-# The mechanism adapters
-# ---------------------------------------------------------------------------------------------
-# :func:`_source` picks the adapter: the fast float-safe sampler of product Laplace, integer codes
-# for randomized response, any other :class:`~epsaudit.mechanisms.Mechanism`, or a user callable
-# whose outputs are checked batch by batch (shape, finiteness and, with ``check_reuse``, reuse of
-# earlier stages' rows).
+# The mechanism adapters (:func:`_source` picks one)
 
 
 class _Source:
@@ -465,25 +339,10 @@ class _Source:
 class _LaplaceSource(_Source):
     """Float-safe product Laplace outputs ``g * rint((mu + noise) / g)`` in float64, float32 features.
 
-    The noise is the Laplace inverse CDF of numpy's float64 uniform ``U`` (lattice ``k 2**-53``),
-    vectorised: with ``S = U - 1/2`` and ``V = 1 - 2 |S| + 2**-53`` (exact: the midpoints of the
-    ``2**-52`` lattice, never 0), ``noise = sign(S) b E`` with ``E = -log V`` -- numpy's
-    ``Generator.laplace`` formula (``log(2U)`` below the median, ``-log(2 - 2U)`` above) up to
-    that half-step. The sum is rounded to the mechanism's grid ``g``
-    (:attr:`epsaudit.mechanisms.ProductLaplace.grid`), computed in units of ``g`` (exact:
-    powers of two). This is the same float-safe mechanism as :meth:`ProductLaplace.sample` -- the
-    Laplace law rounded to the same grid, with the same uniform lattice, so grid cells are filled
-    unevenly only beyond ~21 b from the mean (probability 1e-9 per coordinate; package docstring
-    of :mod:`epsaudit.mechanisms`) -- drawn with numpy's vectorised ``log`` instead of its
-    per-draw C loop; the draws themselves differ. The classifier sees the outputs as float32
-    features, a deterministic function of the output (post-processing); a ``score_function``
-    sees the float64 outputs.
-
-    (Until this was float-safe the source drew float32 noise from 31-bit uniforms: beyond ~8 b
-    from the mean, probability 3e-4 per coordinate, its outputs were coarser than float32 and
-    their lattice differed between the two means, so the sampled mechanism was not epsilon-DP.
-    The float64 draw costs about 2.5 times the CPU time per value, 1.8 times per 512-dimensional
-    DP-Sniper row.)
+    Noise ``sign(S) b (-log V)`` with ``S = U - 1/2``, ``V = 1 - 2 |S| + 2**-53`` (exact, never 0) from numpy's
+    float64 uniform ``U``: ``Generator.laplace``'s formula up to that half-step, vectorised; the same float-safe
+    mechanism as :meth:`ProductLaplace.sample` (same grid and lattice), different draws. Classifiers see float32
+    features (post-processing), a ``score_function`` the float64 outputs.
     """
 
     def __init__(self, mech: ProductLaplace, a: int, b: int) -> None:
@@ -543,12 +402,8 @@ class _MechanismSource(_Source):
 
 
 class _CallableSource(_Source):
-    """A callable ``mechanism(input, n, rng) -> (n, d)`` (or ``(n,)``); every batch is checked.
-
-    Outputs must be real numbers of the promised shape, finite, of one dimension ``d`` for both
-    inputs; with ``check_reuse`` the rows are also checked for reuse across stages
-    (:class:`_ReuseCheck`).
-    """
+    """A callable ``mechanism(input, n, rng) -> (n, d)`` (or ``(n,)``); every batch is checked: real, finite,
+    one dimension ``d`` for both inputs and, with ``check_reuse``, no reuse across stages (:class:`_ReuseCheck`)."""
 
     def __init__(self, fn: Callable, a: Any, b: Any, check_reuse: bool = True) -> None:
         self.fn, self.inputs = fn, (a, b)
@@ -600,18 +455,8 @@ class _CallableSource(_Source):
 
 
 class _ReuseCheck:
-    """Refuses a callable mechanism whose outputs in one stage repeat outputs of an earlier stage.
-
-    A certificate needs the threshold sample to be fresh with respect to the training sample and
-    the final sample fresh with respect to both; a callable that ignores its ``rng`` (returns the
-    same array every call) or replays stored rows breaks that silently. Each row's key
-    (:func:`epsaudit.validation.row_keys`: its exact bytes, and for ``d >= 4`` also its
-    L2-normalised key, which in one to three dimensions would merge distinct rows) is hashed and
-    compared with the keys of all training and threshold rows; final rows are compared, not
-    stored. Rows repeated *within the first stage* mean outputs repeat by design (a discrete or
-    low-resolution mechanism), where a value check cannot tell a reused draw from a repeated
-    value: refused too, with the advice to declare it (``check_reuse=False``).
-    """
+    """Refuses a callable mechanism whose rows repeat rows of an earlier stage, or of the first stage within it, by
+    hashed :func:`epsaudit.validation.row_keys` (exact bytes; for ``d >= 4`` also L2-normalised)."""
 
     NORMALISED_MIN_DIM = 4
 
@@ -702,33 +547,14 @@ def _freshness(source: _Source) -> str:
             "(outputs may repeat by design)")
 
 
-# ---------------------------------------------------------------------------------------------
 # The attack: train a classifier, set the thresholds, count the final firings, certify
-# ---------------------------------------------------------------------------------------------
-
-
-#: The independent random streams of one DP-Sniper call (training, threshold and final draws of
-#: each input, and the tie-breaking draw).
+#: The independent random streams of one call (training, threshold and final draws of each input; ties).
 _STAGES = ("train-a", "train-b", "threshold-a", "threshold-b", "final-a", "final-b", "ties")
 
 
-# Scoring
-
-
 def _linear_parts(fitted) -> tuple[np.ndarray, float] | None:
-    """``(w, b)`` with ``x @ w + b`` equal to the decision function (log-odds) of a fitted binary linear classifier.
-
-    A :class:`~sklearn.pipeline.Pipeline` of :class:`~sklearn.preprocessing.StandardScaler` steps
-    (or ``"passthrough"``) ending in a linear classifier -- the default
-    :func:`epsaudit.audits.scorers.logistic_regression` -- is folded into one linear map:
-    ``((x - m) / s) @ w + b = x @ (w / s) + (b - (m / s) @ w)``, applied from the last scaler back.
-    ``None`` for anything else (scored through :func:`epsaudit.audits.scorers.positive_scores`).
-
-    Raises
-    ------
-    ValueError
-        If the fitted weights are not finite (the fit diverged).
-    """
+    """``(w, b)`` with ``x @ w + b`` the log-odds of a fitted binary linear classifier, ``StandardScaler`` pipeline
+    steps folded in (``None`` for anything else; ``ValueError`` for non-finite weights)."""
     from sklearn.linear_model._base import LinearClassifierMixin  # sklearn is imported when first needed
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -762,16 +588,13 @@ def _batch_size(source: _Source, batch: int | None) -> int:
     if batch is not None:
         return batch
     if source.dim is not None:
-        return max(1, BATCH_VALUES // source.dim)
+        return max(1, _BATCH_VALUES // source.dim)
     return 1024  # a callable whose output dimension is not known yet
 
 
 def _fit(source: _Source, classifier, n: int, rngs, batch: int | None):
-    """Draw ``n`` training calls per input and fit ``classifier`` on ``a`` (label 1) against ``b`` (0).
-
-    Outputs are drawn in batches straight into one ``(2 n, d)`` training matrix (no second copy).
-    Returns ``(fitted, convergence warnings)``.
-    """
+    """Draw ``n`` training calls per input (in batches, into one ``(2 n, d)`` matrix) and fit ``classifier`` on
+    ``a`` (label 1) against ``b`` (0); returns ``(fitted, convergence warnings)``."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.utils.validation import has_fit_parameter
 
@@ -812,14 +635,8 @@ def _sizes(source: _Source, n: int, batch: int | None):
 
 
 def _scorer(source: _Source, fitted=None, score_function=None) -> Callable[[np.ndarray], np.ndarray]:
-    """Score function on *drawn batches*; higher means "more like input a".
-
-    ``score_function`` sees the mechanism's outputs (one-hot rows for randomized response), a
-    classifier sees :meth:`_Source.features` (float32 for product Laplace). A user's
-    ``score_function`` and a classifier without a linear fast path are checked on every batch
-    (:func:`epsaudit.audits.scorers.check_scores`): one real score per row, no NaN; ``+inf`` and ``-inf``
-    are valid scores (ties at an infinite threshold are broken with ``q`` like any tie).
-    """
+    """Score function on *drawn batches* (higher: "more like input a"), checked per batch unless on the linear fast
+    path; ``score_function`` sees the outputs (one-hot rows for randomized response), a classifier the features."""
     if score_function is not None:
         def on_outputs(x):
             return check_scores(score_function(x), len(x), "score_function", allow_infinite=True)
@@ -847,15 +664,9 @@ def _scorer(source: _Source, fitted=None, score_function=None) -> Callable[[np.n
     return on_outputs
 
 
-# The stages
-
-
 def _stream_scores(source: _Source, which: int, n: int, rng, score, batch: int | None, per_batch: Callable) -> None:
-    """Draw ``n`` calls of one input in batches and hand each batch's scores to ``per_batch``.
-
-    For a finite output space the scores of the distinct outputs and their counts are passed
-    (``per_batch(values, counts)``); otherwise one score per call (``per_batch(scores, None)``).
-    """
+    """Draw ``n`` calls of one input in batches and pass each batch's ``(scores, None)`` to ``per_batch``
+    (for a finite output space: the distinct outputs' scores and their counts)."""
     for size in _sizes(source, n, batch):
         out = source.draw(which, size, rng)
         if source.discrete:
@@ -886,117 +697,79 @@ class _Counter:
         return self.above + q * self.equal
 
 
-def dp_sniper(
-    mechanism,
-    a,
-    b,
-    calls: int,
-    *,
-    c: float = DEFAULT_C,
-    classifier: Any = None,
-    score_function: Callable[[np.ndarray], np.ndarray] | None = None,
-    confidence: float = 0.95,
-    n_certificates: int = 2,
-    split: Sequence[float] = DEFAULT_SPLIT,
-    max_train: int = DEFAULT_MAX_TRAIN,
-    ties: str = "draw",
-    enforce_c: bool = True,
-    batch_size: int | None = None,
-    check_reuse: bool = True,
-    seed=0,
-) -> tuple[EpsilonResult, EpsilonResult]:
+def dp_sniper(mechanism, a, b, calls: int, *, c: float = DEFAULT_C, classifier: Any = None,
+              score_function: Callable[[np.ndarray], np.ndarray] | None = None, confidence: float = 0.95,
+              n_certificates: int = 2, split: Sequence[float] = _DEFAULT_SPLIT, max_train: int = _DEFAULT_MAX_TRAIN,
+              ties: str = "draw", enforce_c: bool = True, batch_size: int | None = None, check_reuse: bool = True,
+              seed=0) -> tuple[EpsilonResult, EpsilonResult]:
     """DP-Sniper certificates for the fixed input pair ``(a, b)`` in both directions.
 
     Parameters
     ----------
     mechanism : Mechanism or callable
-        An :class:`epsaudit.mechanisms.Mechanism` (``a``, ``b`` identity indices), or a callable
-        ``mechanism(input, n, rng) -> array`` of shape ``(n, d)`` (or ``(n,)`` for ``d = 1``) with
-        any inputs ``a``, ``b``; ``rng`` is a :class:`numpy.random.Generator` it must use for all
-        randomness.
+        An :class:`epsaudit.mechanisms.Mechanism` (``a``, ``b`` identity indices), or ``mechanism(input, n, rng)
+        -> (n, d) or (n,) array`` with any inputs, using the :class:`numpy.random.Generator` ``rng`` for all draws.
     a, b : input
         The two inputs (must differ).
     calls : int
-        Budget: mechanism calls for the pair in total, both inputs and both directions
-        (:func:`split_budget`). *Picture the Epsilon*, Appendix Table 5 uses 6.5e6 per row.
+        Mechanism calls for the pair in total (:func:`split_budget`); *Picture the Epsilon*, Appendix Table 5: 6.5e6.
     c : float in (0, 1), default 0.01
         Target firing probability of the attack under the reference input.
     classifier : scikit-learn estimator, optional
-        Probabilistic classifier (``predict_proba`` or ``decision_function``); default
-        :func:`epsaudit.audits.scorers.logistic_regression` (standardised features, then C = 1,
-        lbfgs). Linear classifiers, and pipelines of ``StandardScaler`` steps ending in one, are
-        scored by their decision function folded into one linear map (same ordering as their
-        probability, no saturation).
+        With ``predict_proba`` or ``decision_function``; default :func:`epsaudit.audits.scorers.logistic_regression`.
+        Linear classifiers (and ``StandardScaler`` pipelines ending in one) are scored by their decision function.
     score_function : callable, optional
-        A fixed score ``(n, d) -> (n,)`` (higher = more like ``a``), e.g. a mechanism's
-        ``exact_score(a, b)`` or :func:`epsaudit.mechanisms.reachability_score`; then nothing is
-        trained and the training budget goes to the final estimate. For randomized response it
-        receives one-hot rows. Its output is checked on every batch: shape ``(n,)``, real, no
-        NaN; ``+inf``/``-inf`` are allowed and order like any score.
+        A fixed score ``(n, d) -> (n,)`` (higher = more like ``a``), e.g. ``exact_score(a, b)`` or
+        :func:`epsaudit.mechanisms.reachability_score`: nothing is trained, the training budget goes to the
+        final estimate. Randomized response passes one-hot rows. Checked per batch: shape ``(n,)``, real, no
+        NaN (``+/-inf`` allowed).
     confidence : float in (0, 1), default 0.95
         Family-wise confidence of the ``n_certificates`` certificates reported together.
     n_certificates : int, default 2
-        Bonferroni family size; each of the two one-sided bounds of a certificate is at
-        ``(1 - confidence) / (2 n_certificates)``. The default covers the two directions of this
-        call, so both hold together (and so does their maximum).
+        Bonferroni family size (default: this call's two directions); each bound at ``(1 - confidence) / (2 n)``.
     split : (float, float, float)
-        Budget fractions for training, threshold and final stages (see :func:`split_budget`).
+        Budget fractions for training, threshold and final stages (:func:`split_budget`).
     max_train : int
         Most training calls per input.
     ties : {"draw", "expected"}
-        ``"draw"``: tied outputs fire with probability ``q``, drawn (integer, exactly binomial
-        counts). ``"expected"``: the original's fractional count ``n_above + q n_tied``, rounded
-        conservatively in the bounds; that count is not binomial (its variance is smaller), so the
-        Clopper-Pearson level is not exact for it, though conservative in our simulations.
+        ``"draw"``: tied outputs fire with probability ``q``, drawn (exactly binomial counts).
+        ``"expected"``: the original's fractional count ``n_above + q n_tied``, rounded conservatively; not
+        binomial, so the Clopper-Pearson level is not exact for it (conservative in our simulations).
     enforce_c : bool, default True
         Floor the denominator's upper bound at ``c`` (caps the certificate at ``log(1/c)``).
     batch_size : int, optional
         Mechanism calls per streamed batch; default ``max(1, 2**18 // d)``.
     check_reuse : bool, default True
-        For a callable mechanism: refuse (:class:`epsaudit.validation.ReusedRowsError`, a
-        ``ValueError`` saying how many rows of which stage, input and batch) when threshold rows
-        repeat training rows or final rows repeat training or threshold rows, exactly or (for
-        ``d >= 4``) after L2-normalisation, and when rows repeat within the first stage -- a
-        callable that ignores its ``rng`` returns the same rows every call, and a certificate
-        from reused rows is void. Set False to declare that outputs repeat by design (a discrete
-        or low-resolution mechanism) while every call draws fresh outputs from its ``rng``. The
-        library's own mechanisms are never checked: their stages draw on independent child
-        streams of ``seed``, and their outputs may repeat by design (one-hot rows, grid values in
-        one dimension). ``settings["freshness"]`` records which applies.
+        For a callable mechanism: refuse threshold or final rows that repeat earlier stages' rows (exactly or, for
+        ``d >= 4``, after L2-normalisation) and repeats within the first stage: reused rows void a certificate.
+        False declares that outputs repeat by design while every call draws fresh from its ``rng``; the library's
+        mechanisms are never checked (independent child streams of ``seed``).
     seed : int, stream key (tuple) or numpy.random.Generator
-        Seed of every draw (seven independent child streams: training, threshold and final
-        outputs of each input, and the tie draws).
+        Seed of every draw (seven independent child streams).
 
     Returns
     -------
     (EpsilonResult, EpsilonResult)
-        Certificates for ``a -> b`` and ``b -> a`` (route ``"dp_sniper"``, ``kind="certificate"``,
-        ``delta=0``: pure DP; ``n`` = final calls per input). ``value = max(0, raw)``. Details:
-        ``direction``, ``raw`` (unclamped log ratio, c floor applied when enforced),
-        ``raw_without_c``, ``k_num``/``k_den`` (firings under the detected / reference input),
-        ``n_num``/``n_den``, ``p_num_hat``/``p_den_hat``, ``num_lower``/``den_upper`` (the
-        Clopper-Pearson bounds), ``threshold``, ``q``, ``threshold_tied``, ``calls``,
-        ``n_train``/``n_threshold``/``n_final`` (per input), ``cap`` (:func:`attack_cap` at this
-        size), ``convergence_warnings``.
+        Certificates for ``a -> b`` and ``b -> a`` (route ``"dp_sniper"``, ``kind="certificate"``, ``delta=0``:
+        pure DP; ``n`` = final calls per input), ``value = max(0, raw)``. Details: ``direction``, ``raw``
+        (c floor applied when enforced), ``raw_without_c``, ``k_num``/``k_den`` (firings under the detected /
+        reference input), ``n_num``/``n_den``, ``p_num_hat``/``p_den_hat``, ``num_lower``/``den_upper``,
+        ``threshold``, ``q``, ``threshold_tied``, ``calls``, ``n_train``/``n_threshold``/``n_final`` (per
+        input), ``cap`` (:func:`attack_cap`), ``convergence_warnings``.
 
     Raises
     ------
     ValueError
-        If ``c`` or ``confidence`` is outside (0, 1), the budget is too small to split, ``ties``
-        is unknown, ``a == b`` or an identity is invalid, the mechanism's outputs for ``a`` and
-        ``b`` have mismatched shapes (or wrong row counts, complex or non-numeric values, NaN or
-        inf), a callable mechanism does not take ``(input, n, rng)``, ``score_function`` (or the
-        classifier's scores) is not one real number per row or holds NaN, the classifier is
-        unusable, ``batch_size < 1``, ``check_reuse`` is not a bool or ``seed`` is invalid.
+        If ``c`` or ``confidence`` is outside (0, 1), the budget is too small to split, ``ties`` is unknown,
+        ``a == b`` or an identity is invalid, the outputs are bad (mismatched shapes, wrong row counts, complex,
+        non-numeric, NaN or inf), a callable mechanism does not take ``(input, n, rng)``, the scores are not one
+        real number per row, the classifier is unusable, ``batch_size < 1``, ``check_reuse`` or ``seed`` invalid.
     epsaudit.validation.ReusedRowsError
-        (a ``ValueError``) With ``check_reuse``: a callable mechanism's threshold or final rows
-        repeat earlier rows, or its first stage repeats values; the message gives how many rows
-        of which batch, stage and input, and of which earlier stage.
+        (a ``ValueError``) With ``check_reuse``: a callable mechanism's rows repeat (the message says where).
 
     References
     ----------
-    Bichsel, Steffen, Bogunovic & Vechev (2021), "DP-Sniper: Black-Box Discovery of Differential
-    Privacy Violations using Classifiers", IEEE S&P. *Picture the Epsilon*, Appendix Table 5.
+    Bichsel, Steffen, Bogunovic & Vechev (2021), "DP-Sniper", IEEE S&P. *Picture the Epsilon*, Appendix Table 5.
 
     Examples
     --------
@@ -1040,8 +813,8 @@ def _check_options(confidence, n_certificates, ties, batch_size, check_reuse, sc
         raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
     if isinstance(n_certificates, bool) or not isinstance(n_certificates, numbers.Integral) or n_certificates < 1:
         raise ValueError(f"n_certificates must be an integer >= 1, got {n_certificates!r}")
-    if ties not in TIES:
-        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+    if ties not in _TIES:
+        raise ValueError(f"ties must be one of {_TIES}, got {ties!r}")
     if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral) or batch_size < 1):
         raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
     if not isinstance(check_reuse, (bool, np.bool_)):
@@ -1053,11 +826,8 @@ def _check_options(confidence, n_certificates, ties, batch_size, check_reuse, sc
 
 
 def _thresholds(source: _Source, score, c: float, n: int, rngs, batch: int | None) -> list[tuple[float, float, int, int]]:
-    """Stage 2: ``(t, q, n_above, n_equal)`` per direction from ``n`` fresh calls of the reference input.
-
-    ``a -> b`` is thresholded on ``M(b)`` with the score, ``b -> a`` on ``M(a)`` with the negated
-    score (``rngs`` = the threshold streams of ``a`` and ``b``).
-    """
+    """Stage 2: ``(t, q, n_above, n_equal)`` per direction from ``n`` fresh calls of the reference input
+    (``a -> b`` on ``M(b)`` with the score, ``b -> a`` on ``M(a)`` with the negated score)."""
     m = int(math.floor(c * n)) + 1
     tails = (_TopTail(m), _TopTail(m))  # index = direction
     source.stage = "threshold"
@@ -1067,10 +837,7 @@ def _thresholds(source: _Source, score, c: float, n: int, rngs, batch: int | Non
 
 
 def _final_counts(source: _Source, score, thresholds, n: int, rngs, batch: int | None) -> dict:
-    """Stage 3: firing counts ``{(direction, input): _Counter}`` on ``n`` fresh calls of each input.
-
-    Each direction's attack is counted on the outputs of both inputs (the final samples are shared).
-    """
+    """Stage 3: firing counts ``{(direction, input): _Counter}`` on ``n`` fresh calls of each input (shared)."""
     counters = {(d, i): _Counter(thresholds[d][0]) for d in (0, 1) for i in (0, 1)}
 
     def counter_for(i):
@@ -1088,11 +855,8 @@ def _final_counts(source: _Source, score, thresholds, n: int, rngs, batch: int |
 def _certificates(a, b, thresholds, counters, budget: SniperBudget, *, ties: str, tie_rng, alpha: float,
                   floor: float | None, confidence: float, n_certificates: int, settings: dict,
                   warned: int) -> tuple[EpsilonResult, EpsilonResult]:
-    """Stage 4: break the ties, bound each direction (:func:`sniper_bound`) and build the two results.
-
-    The tie draws come from ``tie_rng`` in a fixed order (``a -> b`` numerator, denominator, then
-    ``b -> a``); ``floor`` is ``c`` when it is enforced, else ``None``.
-    """
+    """Stage 4: break the ties (``tie_rng``, in a fixed order), bound each direction (:func:`sniper_bound`,
+    ``floor`` = ``c`` when enforced) and build the two results."""
     cap = float(attack_cap(budget.final, alpha, floor))
     n = budget.final
     results = []
@@ -1103,7 +867,7 @@ def _certificates(a, b, thresholds, counters, budget: SniperBudget, *, ties: str
         bound = sniper_bound(k_num, n, k_den, n, alpha, floor)
         unenforced = sniper_bound(k_num, n, k_den, n, alpha, None)
         details = {
-            "direction": DIRECTIONS[d], "raw": bound["raw"], "raw_without_c": unenforced["raw"],
+            "direction": _DIRECTIONS[d], "raw": bound["raw"], "raw_without_c": unenforced["raw"],
             "k_num": k_num, "k_den": k_den, "n_num": n, "n_den": n,
             "p_num_hat": k_num / n, "p_den_hat": k_den / n,
             "num_lower": bound["num_lower"], "den_upper": bound["den_upper"],

@@ -23,10 +23,10 @@ from epsaudit.audits import (
     reserved_test_pairs,
     roc_oof_epsilon,
     roc_oof_pairs,
-    roc_summary,
     split_dev_test,
 )
 from epsaudit.audits.mmd import _mmd_statistics as mmd_statistics
+from epsaudit.audits.roc_oof import _roc_summary
 from epsaudit.bounds import bonferroni_alpha
 from epsaudit.protocol import identity_pairs
 from epsaudit.results import results_frame
@@ -163,11 +163,11 @@ def test_mmd_null_p_values_are_calibrated():
 
 def test_roc_summary_on_hand_made_scores():
     y = np.array([1, 1, 1, 0, 0, 0])
-    summary = roc_summary(y, np.array([0.9, 0.8, 0.3, 0.4, 0.2, 0.1]))
+    summary = _roc_summary(y, np.array([0.9, 0.8, 0.3, 0.4, 0.2, 0.1]))
     assert summary["auc"] == pytest.approx(8 / 9)
     assert summary["infinite"] and not summary["exact_corner"]  # (FPR, TPR) = (0, 2/3) exists
     assert summary["tv_witness"] == pytest.approx(2 / 3)
-    separated = roc_summary(y, np.array([0.9, 0.8, 0.7, 0.3, 0.2, 0.1]))
+    separated = _roc_summary(y, np.array([0.9, 0.8, 0.7, 0.3, 0.2, 0.1]))
     assert separated["exact_corner"] and separated["auc"] == 1.0
 
 

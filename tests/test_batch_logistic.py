@@ -23,7 +23,7 @@ from epsaudit.audits import (
     roc_oof_pairs,
     select_pairs,
 )
-from epsaudit.audits.roc_oof import oof_design, out_of_fold_scores
+from epsaudit.audits.roc_oof import _oof_design, _out_of_fold_scores
 from epsaudit.audits._batched_logistic import (
     Design,
     batched_scores,
@@ -106,7 +106,7 @@ def test_batched_scores_equal_scikit_learns_fit_by_fit(classifier):
     groups[2][:, 5] = 0.7  # a constant coordinate: StandardScaler's scale 1
     spec = logistic_spec(classifier)
     pairs = [(0, 1), (2, 3), (1, 4), (5, 2)]
-    designs = [oof_design(groups[a], groups[b], 5, 0) for a, b in pairs]
+    designs = [_oof_design(groups[a], groups[b], 5, 0) for a, b in pairs]
     fitted = batched_scores(designs, spec)
     reference = spec.estimator()
     for design, (scores, warned, refits) in zip(designs, fitted):
@@ -132,11 +132,11 @@ def test_out_of_fold_values_do_not_depend_on_the_solver_or_on_n_jobs():
     small = {"A": groups[0], "B": groups[1][:3]}
     assert (roc_oof_pairs(small, [("A", "B")])[0].not_computed
             == roc_oof_pairs(small, [("A", "B")], solver="sklearn")[0].not_computed)
-    np.testing.assert_allclose(out_of_fold_scores(a, b), _oof(a, b), atol=1e-10)
+    np.testing.assert_allclose(_out_of_fold_scores(a, b), _oof(a, b), atol=1e-10)
 
 
 def _oof(a, b) -> np.ndarray:
-    design = oof_design(a, b)
+    design = _oof_design(a, b)
     (scores, _, _), = batched_scores([design], logistic_spec(None))
     out = np.empty(len(design.y))
     for k, (test,) in enumerate(design.score_rows):

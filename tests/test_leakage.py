@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from epsaudit.audits.membership import cmc, gallery_scores, membership_metrics, tpr_at_fpr
+from epsaudit.audits.membership import _gallery_scores, _tpr_at_fpr, cmc, membership_metrics
 
 
 def brute_force_tpr(pos, neg, max_fpr):
@@ -20,7 +20,7 @@ def test_tpr_at_fpr_matches_brute_force(seed, max_fpr):
     rng = np.random.default_rng(seed)
     pos = np.round(rng.normal(1.0, 1.0, 300), 2)  # rounding creates ties
     neg = np.round(rng.normal(0.0, 1.0, 1500), 2)
-    assert tpr_at_fpr(pos, neg, max_fpr) == pytest.approx(brute_force_tpr(pos, neg, max_fpr))
+    assert _tpr_at_fpr(pos, neg, max_fpr) == pytest.approx(brute_force_tpr(pos, neg, max_fpr))
 
 
 def test_membership_metrics_values():
@@ -30,7 +30,7 @@ def test_membership_metrics_values():
     assert m["tpr_at_fpr_1pct"] == pytest.approx(2 / 3)  # threshold = max negative 0.5
     assert m["max_balanced_accuracy"] == pytest.approx((1.0 + 0.75) / 2)  # t in [0.2, 0.3)
     with pytest.raises(ValueError, match="max_fpr"):
-        tpr_at_fpr(pos, neg, 1.0)
+        _tpr_at_fpr(pos, neg, 1.0)
     with pytest.raises(ValueError, match="empty"):
         membership_metrics([], neg)
 
@@ -39,12 +39,12 @@ def test_gallery_scores_median_and_max():
     probes = np.array([[1.0, 0.0], [0.0, 2.0]])
     gallery = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
     c = np.sqrt(0.5)
-    assert gallery_scores(probes, gallery, "median") == pytest.approx([c, c])
-    assert gallery_scores(probes, gallery, "max") == pytest.approx([1.0, 1.0])
+    assert _gallery_scores(probes, gallery, "median") == pytest.approx([c, c])
+    assert _gallery_scores(probes, gallery, "max") == pytest.approx([1.0, 1.0])
     with pytest.raises(ValueError, match="dimension"):
-        gallery_scores(probes, np.ones((2, 3)))
+        _gallery_scores(probes, np.ones((2, 3)))
     with pytest.raises(ValueError, match="aggregate"):
-        gallery_scores(probes, gallery, "mean")
+        _gallery_scores(probes, gallery, "mean")
 
 
 def test_cmc_on_hand_made_gallery():

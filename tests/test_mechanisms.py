@@ -12,6 +12,10 @@ from scipy.spatial.distance import pdist
 from sklearn.metrics import roc_auc_score
 
 from epsaudit import bounds, mechanisms as M
+from epsaudit.mechanisms.additive import _output_grid
+from epsaudit.mechanisms.calibration import _anisotropic_variance_shape
+from epsaudit.mechanisms.prototypes import _distance_spread
+from epsaudit.mechanisms.textbook import _laplace_noise_at
 from epsaudit.protocol import identity_pairs, stream
 
 MECHS = ("laplace", "gaussian", "anisotropic_gaussian")
@@ -51,16 +55,16 @@ def test_face_like_distances_vary_widely_dispersed_do_not():
         dist = pdist(face)
         ratio = dist.max() / np.median(dist)
         assert ratio >= 3.0, (seed, ratio)
-        assert M.distance_spread(face) == pytest.approx(ratio, rel=1e-12)
+        assert _distance_spread(face) == pytest.approx(ratio, rel=1e-12)
         disp = pdist(M.prototype_set("dispersed", 20, 512, seed=seed))
         assert disp.max() / np.median(disp) < 1.2
         assert np.median(disp) == pytest.approx(np.sqrt(2), abs=0.05)
     # the default set used in the book: ratio 4.82 (seed 0)
-    assert M.distance_spread(M.prototype_set("face_like")) == pytest.approx(4.8186, abs=1e-3)
+    assert _distance_spread(M.prototype_set("face_like")) == pytest.approx(4.8186, abs=1e-3)
     # the spread is set by the radius span: equal radii give a much narrower spread
-    narrow = M.distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1.0))
+    narrow = _distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1.0))
     assert narrow < 2.5
-    assert M.distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1000.0)) > 4.8186
+    assert _distance_spread(M.prototype_set("face_like", 20, 512, seed=0, radius_span=1000.0)) > 4.8186
 
 
 def test_face_like_spread_lies_in_a_few_dominant_directions():
@@ -104,7 +108,7 @@ def test_gaussian_exact_epsilon_hand_made_pair():
     aniso = M.AnisotropicGaussian(p, variances=[9.0, 16.0], delta=1e-5)  # Mahalanobis sqrt(1 + 1)
     assert aniso.separation(0, 1) == pytest.approx(np.sqrt(2.0), abs=1e-15)
     assert aniso.exact_epsilon(0, 1) == pytest.approx(bounds.gaussian_epsilon(np.sqrt(2.0), 1e-5), rel=1e-12)
-    np.testing.assert_allclose(aniso.whitening_direction(1, 0), [3.0 / 9.0, 4.0 / 16.0])
+    np.testing.assert_allclose(aniso._whitening_direction(1, 0), [3.0 / 9.0, 4.0 / 16.0])
 
 
 @pytest.mark.parametrize("geometry", M.GEOMETRIES)
@@ -134,7 +138,7 @@ def test_calibration_hits_requested_epsilon_at_worst_pair(protos, geometry, eps,
     else:
         v = mech.variances
         assert v.max() / v.min() == pytest.approx(1e4, rel=1e-9)  # four orders of magnitude
-        np.testing.assert_allclose(v / v.mean(), M.anisotropic_variance_shape(p.shape[1]), rtol=1e-12)
+        np.testing.assert_allclose(v / v.mean(), _anisotropic_variance_shape(p.shape[1]), rtol=1e-12)
         maha = np.sqrt(np.sum(diffs**2 / v, axis=1))
         assert maha.max() == pytest.approx(bounds.gaussian_mu_for_epsilon(eps, 1e-5), rel=1e-9)
     if name != "laplace":
@@ -270,7 +274,7 @@ def test_exact_score_equals_scipy_logpdf_difference(protos, name):
 
 def test_anisotropic_exact_score_is_along_whitening_direction(protos):
     mech = M.calibrate("anisotropic_gaussian", protos["dispersed"], 8.0)
-    w = mech.whitening_direction(0, 1)
+    w = mech._whitening_direction(0, 1)
     np.testing.assert_allclose(w, (mech.prototypes[0] - mech.prototypes[1]) / mech.variances)
     score = mech.exact_score(0, 1)
     x = mech.sample(0, 10, seed=0)
@@ -328,14 +332,14 @@ def test_laplace_monte_carlo_auc_matches_brute_force():
 
 def test_output_grid_closed_form_and_errors():
     # floor(log2 1) = 0 -> 2**-20; floor(log2 0.75) = -1 -> 2**-21; floor(log2 5) = 2 -> 2**-18
-    np.testing.assert_array_equal(M.output_grid([1.0, 0.75, 5.0], [65.0, 65.0, 400.0]),
+    np.testing.assert_array_equal(_output_grid([1.0, 0.75, 5.0], [65.0, 65.0, 400.0]),
                                   [2.0**-20, 2.0**-21, 2.0**-18])
     # a large magnitude coarsens the grid to 2**22 ulps of it: ceil(log2 1e6) = 20 -> 2**(20 - 52 + 22)
-    assert M.output_grid([1e-3], [1e6])[0] == 2.0**-10
+    assert _output_grid([1e-3], [1e6])[0] == 2.0**-10
     with pytest.raises(ValueError, match="finite and > 0"):
-        M.output_grid([0.0], [1.0])
+        _output_grid([0.0], [1.0])
     with pytest.raises(ValueError, match="equal shape"):
-        M.output_grid([1.0, 2.0], [1.0])
+        _output_grid([1.0, 2.0], [1.0])
 
 
 @pytest.mark.parametrize("name", MECHS)
@@ -409,9 +413,9 @@ def test_laplace_noise_replay_is_bit_exact():
     words = np.random.default_rng(5).integers(0, 2**64, 50_000, dtype=np.uint64)
     k = (words >> np.uint64(11)).astype(np.int64)
     assert np.all(k > 0)  # (numpy rejects U = 0; the probability is 2**-53)
-    np.testing.assert_array_equal(M.laplace_noise_at(k, 0.7), np.random.default_rng(5).laplace(0.0, 0.7, 50_000))
+    np.testing.assert_array_equal(_laplace_noise_at(k, 0.7), np.random.default_rng(5).laplace(0.0, 0.7, 50_000))
     with pytest.raises(ValueError, match=r"\[1, 2\*\*53\)"):
-        M.laplace_noise_at([0], 1.0)
+        _laplace_noise_at([0], 1.0)
 
 
 def test_reachability_score_breaks_the_textbook_mechanism_not_the_grid_one():
@@ -432,12 +436,12 @@ def test_reachability_score_breaks_the_textbook_mechanism_not_the_grid_one():
 
 
 def test_randomized_response_sampled_epsilon():
-    assert M.RandomizedResponse(16, 2.0).sampled_epsilon == pytest.approx(2.0, abs=1e-14)
+    assert M.RandomizedResponse(16, 2.0)._sampled_epsilon == pytest.approx(2.0, abs=1e-14)
     rr32 = M.RandomizedResponse(16, 32.0)
     keep = np.ceil(rr32.p_true * 2.0**53)
-    assert rr32.sampled_epsilon == pytest.approx(np.log(keep * 15 / (2.0**53 - keep)), rel=1e-15)
-    assert rr32.sampled_epsilon == pytest.approx(31.99943, abs=1e-5)
-    assert M.RandomizedResponse(4, 0.0).sampled_epsilon == 0.0
+    assert rr32._sampled_epsilon == pytest.approx(np.log(keep * 15 / (2.0**53 - keep)), rel=1e-15)
+    assert rr32._sampled_epsilon == pytest.approx(31.99943, abs=1e-5)
+    assert M.RandomizedResponse(4, 0.0)._sampled_epsilon == 0.0
 
 
 # ---------------------------------------------------------------------------------------------

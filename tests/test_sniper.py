@@ -25,7 +25,7 @@ from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, TextbookLapl
 from epsaudit.audits.scorers import logistic_regression
 from epsaudit.validation import ReusedRowsError
 from epsaudit.sniper import (_LaplaceSource, _linear_parts, attack_cap, design_cap, dp_sniper, sniper_bound,
-                             sniper_threshold, split_budget)
+                             _sniper_threshold, split_budget)
 from epsaudit.studies.sniper_duel import SniperTask, run_tasks, sniper_frame
 from epsaudit.studies.synthetic import attack_certificates
 
@@ -42,7 +42,7 @@ def test_randomized_response_probabilities_and_exact_epsilon():
     assert m.exact_epsilon(3, 7) == 2.0 and m.exact_epsilon(5, 5) == 0.0
     codes = m.sample_codes(3, 200_000, seed=1)
     freq = np.bincount(codes, minlength=16) / codes.size
-    np.testing.assert_allclose(freq, m.output_probabilities(3), atol=4e-3)
+    np.testing.assert_allclose(freq, m._output_probabilities(3), atol=4e-3)
     np.testing.assert_array_equal(m.sample(3, 50, seed=2), m.encode(m.sample_codes(3, 50, seed=2)))
     assert RandomizedResponse(4, 0.0).null and not m.null
     # exact AUC against a brute-force computation from the three score levels
@@ -84,20 +84,20 @@ def test_fast_laplace_sampler_is_the_float_safe_mechanism():
 @pytest.mark.parametrize("c", [0.01, 0.1, 0.37, 0.5, 0.999])
 def test_threshold_hits_c_exactly_on_discrete_scores(c):
     scores = np.random.default_rng(5).integers(0, 6, size=1003).astype(float)  # heavy ties
-    t, q = sniper_threshold(scores, c)
+    t, q = _sniper_threshold(scores, c)
     fired = np.sum(scores > t) + q * np.sum(scores == t)
     assert fired == pytest.approx(c * scores.size, abs=1e-9)
     assert 0.0 <= q < 1.0 and t in scores
     # the same from distinct values and their counts
     values, counts = np.unique(scores, return_counts=True)
-    assert sniper_threshold(values, c, counts=counts) == pytest.approx((t, q))
+    assert _sniper_threshold(values, c, counts=counts) == pytest.approx((t, q))
 
 
 def test_threshold_when_every_score_ties_is_q_equal_c():
-    assert sniper_threshold(np.full(500, 0.25), 0.01) == (0.25, pytest.approx(0.01))
+    assert _sniper_threshold(np.full(500, 0.25), 0.01) == (0.25, pytest.approx(0.01))
     # continuous scores: t is the (floor(cn) + 1)-th largest, q the leftover fraction
     s = np.arange(1000.0)
-    t, q = sniper_threshold(s, 0.0105)
+    t, q = _sniper_threshold(s, 0.0105)
     assert t == 989.0 and q == pytest.approx(0.5)
 
 
@@ -146,7 +146,7 @@ def test_budget_split():
 
 
 def _attack_probability(mech: RandomizedResponse, identity: int, table: np.ndarray, t: float, q: float) -> float:
-    p = mech.output_probabilities(identity)
+    p = mech._output_probabilities(identity)
     return float(p[table > t].sum() + q * p[table == t].sum())
 
 
@@ -455,7 +455,7 @@ def test_bad_arguments_raise_clear_errors():
         with pytest.raises(ValueError, match=r"c \(the attack's target firing probability\) must be in \(0, 1\)"):
             dp_sniper(mech, 0, 1, 10_000, c=c)
     with pytest.raises(ValueError, match="c .* must be in"):
-        sniper_threshold([1.0, 2.0], 0.0)
+        _sniper_threshold([1.0, 2.0], 0.0)
     with pytest.raises(ValueError, match="too small to split"):
         dp_sniper(mech, 0, 1, 30)
     with pytest.raises(ValueError, match="split must be three fractions"):

@@ -14,89 +14,38 @@ Worst pair         worst_pair_certificate               certificate   WorstPairS
 Sequential         certify_sampler                      certificate   SequentialStatistics
 =================  ==================================  ============  ============================
 
-The worst-pair route ranks candidate pairs on development rows (:func:`select_pairs`), certifies
-the top ``k`` with ROC-HT reserved tests and reports the largest: a lower bound on the worst-case
-pairwise epsilon, the quantity a DP claim is about (:mod:`~epsaudit.audits.worst_pair`). The
-sequential route draws test rows from two samplers until an anytime-valid bound stops
-(:mod:`~epsaudit.audits.sampler_audit`).
-
-Definitions: *Picture the Epsilon*, Sections III-IV. Every many-pairs function runs its pairs
-through :func:`runner.map_pairs`: a pair a route cannot compute is recorded as *not computed* with
-the reason, and the other pairs go on. Each result's secondary statistics are a frozen dataclass
-(the last column above) in ``EpsilonResult.statistics``, flattened to table columns of the same
-names by :func:`epsaudit.results.results_frame` (``EpsilonResult.details`` is a read-only view of
-them).
+Definitions: *Picture the Epsilon*, Sections III-IV. Every many-pairs function runs its pairs through
+:func:`runner.map_pairs`: a pair a route cannot compute is recorded as *not computed* with the reason. Secondary
+statistics are a frozen dataclass (last column) in ``EpsilonResult.statistics``, flattened to table columns by
+:func:`epsaudit.results.results_frame`.
 """
 
 from ..protocol import split_dev_test
 from .batch import audit_pairs
 from .gaussmech import GaussMechStatistics, gaussmech_epsilon, gaussmech_pairs
-from .kde_lr import KDEStatistics, kde_lr_coordinates, kde_lr_epsilon, kde_lr_pairs
-from .membership import cmc, gallery_scores, membership_metrics, tpr_at_fpr
+from .kde_lr import KDEStatistics, kde_lr_epsilon, kde_lr_pairs
+from .membership import cmc, membership_metrics
 from .mmd import (MMDCertificate, MMDCertificateStatistics, MMDStatistics, mmd_certificate, mmd_certificate_pairs,
                   mmd_tv_epsilon, mmd_tv_pairs)
-from .roc_oof import RocStatistics, out_of_fold_scores, roc_oof_epsilon, roc_oof_pairs, roc_summary
+from .roc_oof import RocStatistics, roc_oof_epsilon, roc_oof_pairs
 from .roc_reserved import (CertificateStatistics, certificate_with_bound, choose_threshold, reserved_test_certificate,
                            reserved_test_pairs)
 from .scorers import logistic_regression, paper_logistic_regression, shrinkage_lda
-from .sampler_audit import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test, mechanism_sampler
+from .sampler_audit import FittedTest, MechanismSampler, certify_sampler, fit_sequential_test
 from .tradeoff import (TradeoffCertificate, TradeoffStatistics, curves_frame, development_thresholds, epsilon_curve,
                        mu_lower_bound, tradeoff_band, tradeoff_certificate, tradeoff_certificate_pairs)
 from .worst_pair import (WorstPairCertificate, WorstPairStatistics, certify_top_pairs, ranked_pairs, select_pairs,
                          worst_pair_certificate)
 
 __all__ = [
-    "CertificateStatistics",
-    "FittedTest",
-    "GaussMechStatistics",
-    "KDEStatistics",
-    "MMDCertificate",
-    "MMDCertificateStatistics",
-    "MMDStatistics",
-    "MechanismSampler",
-    "RocStatistics",
-    "TradeoffCertificate",
-    "TradeoffStatistics",
-    "WorstPairCertificate",
-    "WorstPairStatistics",
-    "audit_pairs",
-    "certificate_with_bound",
-    "certify_sampler",
-    "certify_top_pairs",
-    "choose_threshold",
-    "cmc",
-    "curves_frame",
-    "development_thresholds",
-    "epsilon_curve",
-    "fit_sequential_test",
-    "gallery_scores",
-    "gaussmech_epsilon",
-    "gaussmech_pairs",
-    "kde_lr_coordinates",
-    "kde_lr_epsilon",
-    "kde_lr_pairs",
-    "logistic_regression",
-    "mechanism_sampler",
-    "membership_metrics",
-    "mmd_certificate",
-    "mmd_certificate_pairs",
-    "mmd_tv_epsilon",
-    "mmd_tv_pairs",
-    "mu_lower_bound",
-    "out_of_fold_scores",
-    "paper_logistic_regression",
-    "ranked_pairs",
-    "reserved_test_certificate",
-    "reserved_test_pairs",
-    "roc_oof_epsilon",
-    "roc_oof_pairs",
-    "roc_summary",
-    "select_pairs",
-    "shrinkage_lda",
-    "split_dev_test",
-    "tpr_at_fpr",
-    "tradeoff_band",
-    "tradeoff_certificate",
-    "tradeoff_certificate_pairs",
+    "CertificateStatistics", "FittedTest", "GaussMechStatistics", "KDEStatistics", "MMDCertificate",
+    "MMDCertificateStatistics", "MMDStatistics", "MechanismSampler", "RocStatistics", "TradeoffCertificate",
+    "TradeoffStatistics", "WorstPairCertificate", "WorstPairStatistics", "audit_pairs", "certificate_with_bound",
+    "certify_sampler", "certify_top_pairs", "choose_threshold", "cmc", "curves_frame", "development_thresholds",
+    "epsilon_curve", "fit_sequential_test", "gaussmech_epsilon", "gaussmech_pairs", "kde_lr_epsilon",
+    "kde_lr_pairs", "logistic_regression", "membership_metrics", "mmd_certificate", "mmd_certificate_pairs",
+    "mmd_tv_epsilon", "mmd_tv_pairs", "mu_lower_bound", "paper_logistic_regression", "ranked_pairs",
+    "reserved_test_certificate", "reserved_test_pairs", "roc_oof_epsilon", "roc_oof_pairs", "select_pairs",
+    "shrinkage_lda", "split_dev_test", "tradeoff_band", "tradeoff_certificate", "tradeoff_certificate_pairs",
     "worst_pair_certificate",
 ]

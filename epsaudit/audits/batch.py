@@ -16,21 +16,11 @@ from .roc_oof import roc_oof_pairs
 ROUTES = ("gaussmech", "kde_lr", "mmd_tv", "roc_oof")
 
 
-def audit_pairs(
-    groups: Mapping[Hashable, np.ndarray],
-    pairs: Sequence[tuple[Hashable, Hashable]],
-    *,
-    routes: Sequence[str] = ROUTES,
-    pair_counts: Mapping[str, int] | None = None,
-    delta: float = 1e-5,
-    kde_alphas: Sequence[float] = DEFAULT_ALPHAS,
-    permutations: int = 0,
-    classifier: Any = None,
-    coordinate_names: Sequence[str] | None = None,
-    seed: int = 0,
-    n_jobs: int | None = None,
-    progress: bool = False,
-) -> list[EpsilonResult]:
+def audit_pairs(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hashable, Hashable]], *,
+                routes: Sequence[str] = ROUTES, pair_counts: Mapping[str, int] | None = None, delta: float = 1e-5,
+                kde_alphas: Sequence[float] = DEFAULT_ALPHAS, permutations: int = 0, classifier: Any = None,
+                coordinate_names: Sequence[str] | None = None, seed: int = 0, n_jobs: int | None = None,
+                progress: bool = False) -> list[EpsilonResult]:
     """Audit the prefixes of one shuffled pair list with each route (*Picture the Epsilon*, Section IV).
 
     Parameters
@@ -41,8 +31,7 @@ def audit_pairs(
     routes : sequence of str, default=ROUTES
         Subset of ``("gaussmech", "kde_lr", "mmd_tv", "roc_oof")``.
     pair_counts : mapping route -> int, default=None
-        Prefix length per route; default :data:`epsaudit.protocol.PAIRS_PER_ROUTE` (500 / 100 / 500
-        / 200). Shorter lists are used whole.
+        Prefix length per route; default :data:`epsaudit.protocol.PAIRS_PER_ROUTE` (500 / 100 / 500 / 200).
     delta : float, default=1e-5
         GaussMech's delta (the ROC-HT and MMD-TV conversions are pure DP, delta = 0).
     kde_alphas : sequence of float, default=DEFAULT_ALPHAS
@@ -60,8 +49,7 @@ def audit_pairs(
     Returns
     -------
     list of EpsilonResult
-        Route by route; convert with :func:`epsaudit.results.results_frame`. Pairs a route could
-        not compute are in the list with ``not_computed`` giving the reason.
+        Route by route (:func:`epsaudit.results.results_frame` makes a table); failed pairs are *not computed*.
 
     Raises
     ------
@@ -70,11 +58,8 @@ def audit_pairs(
 
     See Also
     --------
-    epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs : the two diagnostic routes it runs.
-    epsaudit.audits.mmd_tv_pairs, epsaudit.audits.roc_oof_pairs : the two estimate routes it runs.
-    epsaudit.condition.audit_condition : the audit of one table: these routes and the reserved-test
-        certificates.
-    epsaudit.results.results_frame : the results as a table.
+    epsaudit.audits.gaussmech_pairs, epsaudit.audits.kde_lr_pairs, epsaudit.audits.mmd_tv_pairs : routes it runs.
+    epsaudit.condition.audit_condition : the audit of one table, with the reserved-test certificates.
 
     Examples
     --------

@@ -1,9 +1,8 @@
 """GaussMech: the Gaussian-calibration diagnostic (*Picture the Epsilon*, Section III, Eq. 9).
 
-The textbook sufficient calibration ``sigma >= Delta_2 sqrt(2 ln(1.25/delta)) / eps`` inverted,
-with the sample mean displacement for ``Delta_2`` and the larger root-mean-square within-identity
-residual per coordinate for ``sigma``. A *diagnostic*: the generators are not Gaussian mechanisms,
-so the number has no DP interpretation (at the exact null in d = 512 it is ~28.6 at n = 30).
+``sigma >= Delta_2 sqrt(2 ln(1.25/delta)) / eps`` inverted with the sample mean displacement and the larger
+residual scale: a *diagnostic* (~28.6 at the exact null, d = 512, n = 30). Definitions: the book's methods
+chapter, section "GaussMech — a diagnostic".
 """
 
 from __future__ import annotations
@@ -29,12 +28,11 @@ class GaussMechStatistics(RouteStatistics):
     mean_distance : float
         ``||mu_A - mu_B||_2``, the sample mean displacement (embedding units).
     sigma_a, sigma_b : float
-        Root-mean-square within-identity residual per coordinate of A and B (:func:`residual_scale`).
+        Root-mean-square within-identity residual per coordinate of A and B.
 
     See Also
     --------
     gaussmech_epsilon, gaussmech_pairs : the values these statistics come with.
-    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
     --------
@@ -52,39 +50,14 @@ def _gauss_constant(delta: float) -> float:
     return float(np.sqrt(2.0 * np.log(1.25 / delta)))
 
 
-def residual_scale(x: np.ndarray) -> float:
-    """Root-mean-square within-identity residual per coordinate, ``sqrt(mean((x - mean(x))**2))`` (ddof 0).
-
-    Parameters
-    ----------
-    x : numpy.ndarray, shape (n, d)
-        One identity's embeddings.
-
-    Returns
-    -------
-    float
-        In the units of the embedding; 0 for a constant sample.
-
-    See Also
-    --------
-    gaussmech_epsilon : the diagnostic that calibrates against this scale.
-    gaussmech_pairs : the same diagnostic for many pairs.
-
-    Examples
-    --------
-    >>> residual_scale(np.array([[0.0, 0.0], [2.0, 2.0]]))
-    1.0
-    """
+def _residual_scale(x: np.ndarray) -> float:
+    """Root-mean-square within-identity residual per coordinate, ``sqrt(mean((x - mean(x))**2))`` (ddof 0)."""
     return float(np.sqrt(np.mean((x - x.mean(axis=0)) ** 2)))
 
 
 def _statistics(x: np.ndarray) -> tuple[np.ndarray, float]:
-    """Mean and :func:`residual_scale` of one identity, the residual sum from one pass over the rows.
-
-    ``sum((x - m)^2) = sum(x^2) - n ||m||^2``; where the rows' offset makes that difference lose more
-    than three digits to cancellation, the residuals are summed directly (two passes), so the scale
-    agrees with :func:`residual_scale` to about 1e-13 (relative).
-    """
+    """Mean and :func:`_residual_scale` of one identity via ``sum(x^2) - n ||m||^2`` (two passes where that loses
+    more than three digits), agreeing with :func:`_residual_scale` to about 1e-13."""
     m = x.mean(axis=0)
     flat = x.ravel()
     total = float(flat @ flat)
@@ -96,12 +69,8 @@ def _statistics(x: np.ndarray) -> tuple[np.ndarray, float]:
 
 
 def _mean_distances(means: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.ndarray:
-    """``||means[ia] - means[ib]||`` per pair from the Gram matrix of the (centred) identity means.
-
-    Pairs whose squared distance is below 1e-4 of their squared norms, where the difference of
-    the Gram entries loses digits, are computed directly; the others agree with the direct norm
-    to about 1e-12 (relative).
-    """
+    """``||means[ia] - means[ib]||`` per pair from the Gram matrix of the centred means (directly where that loses
+    digits), agreeing with the direct norm to about 1e-12."""
     if len(ia) == 0:
         return np.zeros(0)
     c = means - means.mean(axis=0)
@@ -113,11 +82,7 @@ def _mean_distances(means: np.ndarray, ia: np.ndarray, ib: np.ndarray) -> np.nda
 
 
 def _checked_groups(groups: Mapping[Hashable, np.ndarray]) -> dict[Hashable, np.ndarray]:
-    """:func:`epsaudit.validation.as_groups` without its scan for NaN/inf (left to the statistics).
-
-    Shapes, sizes and dimensions are checked here; any doubt goes to ``as_groups``, which names
-    the offending identity, row and column.
-    """
+    """:func:`epsaudit.validation.as_groups` without its NaN/inf scan; any doubt goes to ``as_groups``."""
     if not isinstance(groups, Mapping) or len(groups) == 0:
         return as_groups(groups)
     out: dict[Hashable, np.ndarray] = {}
@@ -147,10 +112,7 @@ def _result(value, n_a, n_b, delta, pair, distance, sigma_a, sigma_b) -> Epsilon
 
 
 def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonResult:
-    """GaussMech diagnostic for one identity pair.
-
-    ``||mu_A - mu_B||_2 * sqrt(2 ln(1.25/delta)) / max(sigma_A, sigma_B)`` with ``sigma`` the
-    root-mean-square residual per coordinate (*Picture the Epsilon*, Eq. 9).
+    """GaussMech diagnostic ``||mu_A - mu_B||_2 sqrt(2 ln(1.25/delta)) / max(sigma_A, sigma_B)`` for one pair (Eq. 9).
 
     Parameters
     ----------
@@ -164,21 +126,18 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     Returns
     -------
     EpsilonResult
-        ``kind="diagnostic"``; ``statistics`` a :class:`GaussMechStatistics` (``mean_distance``,
-        ``sigma_a``, ``sigma_b``).
+        ``kind="diagnostic"``; ``statistics`` a :class:`GaussMechStatistics`.
 
     Raises
     ------
     ValueError
-        Fewer than 2 rows per class, mismatched dimensions, NaN/inf, empty input, delta outside
-        (0, 1), or both samples constant (zero residual scale).
+        Fewer than 2 rows per class, mismatched dimensions, NaN/inf, empty input, delta outside (0, 1), or both
+        samples constant (zero residual scale).
 
     See Also
     --------
     gaussmech_pairs : the same diagnostic for many pairs, vectorised.
-    residual_scale : the per-coordinate noise scale it calibrates against.
-    epsaudit.audits.kde_lr_epsilon : the other diagnostic route (per-coordinate density ratios).
-    epsaudit.audits.mmd_tv_epsilon, epsaudit.audits.roc_oof_epsilon : the estimate routes.
+    epsaudit.audits.kde_lr_epsilon : the other diagnostic route.
 
     Examples
     --------
@@ -188,7 +147,7 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     """
     a, b = as_pair(x_a, x_b)
     c = _gauss_constant(delta)
-    sigma_a, sigma_b = residual_scale(a), residual_scale(b)
+    sigma_a, sigma_b = _residual_scale(a), _residual_scale(b)
     scale = max(sigma_a, sigma_b)
     if scale == 0.0:
         raise ValueError(_CONSTANT.replace("both identities'", "both"))
@@ -196,17 +155,9 @@ def gaussmech_epsilon(x_a, x_b, *, delta: float = 1e-5, pair=None) -> EpsilonRes
     return _result(distance * c / scale, len(a), len(b), delta, pair, distance, sigma_a, sigma_b)
 
 
-def gaussmech_pairs(
-    groups: Mapping[Hashable, np.ndarray],
-    pairs: Sequence[tuple[Hashable, Hashable]],
-    *,
-    delta: float = 1e-5,
-) -> list[EpsilonResult]:
-    """GaussMech for many identity pairs at once (vectorised over pairs).
-
-    Per-identity means and residual scales are computed once, for the identities the pairs use
-    (the residual sum from one pass over the rows, see :func:`_statistics`); each pair then costs
-    O(d).
+def gaussmech_pairs(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hashable, Hashable]], *,
+                    delta: float = 1e-5) -> list[EpsilonResult]:
+    """GaussMech for many identity pairs at once (per-identity statistics computed once; O(d) per pair).
 
     Parameters
     ----------
@@ -217,8 +168,7 @@ def gaussmech_pairs(
     Returns
     -------
     list of EpsilonResult
-        One per pair, in order, equal to :func:`gaussmech_epsilon` of the pair; a pair whose two
-        samples are both constant is *not computed*, with the reason.
+        One per pair, equal to :func:`gaussmech_epsilon`; a pair of two constant samples is *not computed*.
 
     Raises
     ------
@@ -228,8 +178,6 @@ def gaussmech_pairs(
     See Also
     --------
     gaussmech_epsilon : the same diagnostic for one pair.
-    epsaudit.audits.kde_lr_pairs, epsaudit.audits.mmd_tv_pairs, epsaudit.audits.roc_oof_pairs : the other routes
-        over many pairs.
     epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples

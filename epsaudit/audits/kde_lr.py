@@ -1,17 +1,9 @@
 """KDE-LR: the per-coordinate kernel-density log-ratio diagnostic (*Picture the Epsilon*, Section III).
 
-Per coordinate j, Gaussian KDEs of A's and B's values with separate Silverman bandwidths
-(as ``scipy.stats.gaussian_kde(bw_method="silverman")``) are evaluated on a 201-point grid spanning
-the pooled range plus three times the larger bandwidth; the densities are mixed with a uniform
-density on the grid, ``(1 - alpha) p_hat + alpha / width``, floored at ``tau = 1e-12``, and the
-per-coordinate value is the largest absolute log-ratio on the grid. The score is the sum over
-coordinates. A *diagnostic*: summing marginal log-ratios has no DP-composition meaning for one
-joint release, and the value is in the hundreds at the exact null.
-
-Implementation: all coordinates of a pair are evaluated at once with numpy. The Gaussian kernel
-values are computed in float32 (the exponent in float64 is standardised first); the relative
-error, ~1e-5 in the far tails, is far below the effect of the density floor, and a test checks the
-score against the per-coordinate scipy loop to 1e-4 relative.
+The sum over coordinates of ``max_grid |log p_A - log p_B|`` of uniform-mixed, floored Silverman KDEs on a
+201-point grid. Definitions: the book's methods chapter, section "KDE-LR — a diagnostic". All coordinates of a
+pair are evaluated at once, the kernel values in float32 (relative error ~1e-5 in the far tails; a test checks
+the scipy loop to 1e-4).
 """
 
 from __future__ import annotations
@@ -40,14 +32,11 @@ class KDEStatistics(RouteStatistics):
     Attributes
     ----------
     grid_edge_coordinates : int
-        Coordinates whose largest log-ratio sits at an end of the evaluation grid, where it
-        depends on the grid's margin (three bandwidths) rather than on the data.
+        Coordinates whose largest log-ratio sits at an end of the grid (set by its margin, not by the data).
 
     See Also
     --------
     kde_lr_epsilon, kde_lr_pairs : the values these statistics come with.
-    kde_lr_coordinates : the per-coordinate values whose maxima they locate.
-    epsaudit.results.RouteStatistics : the base class: frozen fields that flatten to table columns.
 
     Examples
     --------
@@ -58,38 +47,14 @@ class KDEStatistics(RouteStatistics):
     grid_edge_coordinates: int
 
 
-def silverman_bandwidth(x: np.ndarray) -> np.ndarray:
-    """Silverman's rule per coordinate as scipy uses it in 1-D: ``std(ddof=1) * (3n/4)**(-1/5)``.
-
-    Parameters
-    ----------
-    x : ndarray, shape (n, d)
-
-    Returns
-    -------
-    ndarray, shape (d,)
-        Bandwidth per coordinate (embedding units); 0 for a constant coordinate.
-
-    See Also
-    --------
-    kde_lr_coordinates : the per-coordinate log-ratios computed with this bandwidth.
-    kde_lr_epsilon : the diagnostic of one pair.
-
-    Examples
-    --------
-    >>> silverman_bandwidth(np.array([[0.0], [1.0], [2.0]])).round(4)
-    array([0.8503])
-    """
+def _silverman_bandwidth(x: np.ndarray) -> np.ndarray:
+    """Silverman's rule per coordinate as scipy uses it in 1-D: ``std(ddof=1) * (3n/4)**(-1/5)``, shape ``(d,)``."""
     n = x.shape[0]
     return x.std(axis=0, ddof=1) * (n * 3.0 / 4.0) ** (-1.0 / 5.0)
 
 
 def _kernel_density(x: np.ndarray, h: np.ndarray, grid: np.ndarray, buffer: np.ndarray) -> np.ndarray:
-    """Gaussian KDE per coordinate on a per-coordinate grid.
-
-    x: (n, c) samples; h: (c,) bandwidths; grid: (c, G); buffer: float32 scratch of at least
-    (c, n, G). Returns (c, G) densities (float64). Works in place on the buffer.
-    """
+    """Gaussian KDE per coordinate: x (n, c), h (c,), grid (c, G), float32 scratch buffer >= (c, n, G) -> (c, G)."""
     c, n = x.shape[1], x.shape[0]
     scale = 1.0 / (h * np.sqrt(2.0))  # exponent -(g - x)^2 / (2 h^2) = -((g - x) * scale)^2
     xs = (x * scale).T.astype(np.float32)[:, :, None]  # (c, n, 1)
@@ -102,56 +67,14 @@ def _kernel_density(x: np.ndarray, h: np.ndarray, grid: np.ndarray, buffer: np.n
     return sums / (n * h[:, None] * np.sqrt(2.0 * np.pi))
 
 
-def kde_lr_coordinates(x_a, x_b, alphas: Iterable[float] = DEFAULT_ALPHAS, *,
-                       names: tuple[str, str] = ("x_a", "x_b"),
-                       coordinate_names: Sequence[str] | None = None) -> np.ndarray:
-    """Per-coordinate KDE log-ratio values ``max_grid |log p_A - log p_B|``.
-
-    Parameters
-    ----------
-    x_a, x_b : array_like, shapes (n_A, d), (n_B, d)
-    alphas : iterable of float in [0, 1], default=DEFAULT_ALPHAS
-        Smoothing weights of the uniform mixture.
-    names : (str, str), default=("x_a", "x_b")
-        What to call the two samples in error messages (e.g. ``"identity 'A'"``).
-    coordinate_names : sequence of str, length d, default=None
-        Names of the coordinates in error messages (e.g. the file's columns ``e0 .. e127``);
-        default ``coordinate 0 .. d-1``.
-
-    Returns
-    -------
-    ndarray, shape (len(alphas), d)
-        Nats per coordinate; the KDE-LR score is the sum over the last axis.
-
-    Raises
-    ------
-    ValueError
-        Bad samples (see :func:`epsaudit.validation.as_pair`), an alpha outside [0, 1], or a
-        coordinate that is constant within a class (zero Silverman bandwidth): the message names
-        the sample, the first such coordinate and how many there are.
-
-    See Also
-    --------
-    kde_lr_epsilon : the largest of these values at one smoothing weight.
-    silverman_bandwidth : the bandwidth of each coordinate's density estimate.
-    kde_lr_pairs : the diagnostic for many pairs.
-
-    Examples
-    --------
-    >>> rng = np.random.default_rng(0)
-    >>> kde_lr_coordinates(rng.normal(size=(30, 2)), rng.normal(size=(30, 2)), [0.01]).shape
-    (1, 2)
-    """
-    return _coordinates(x_a, x_b, alphas, names, coordinate_names)[0]
-
-
 def _coordinates(x_a, x_b, alphas, names=("x_a", "x_b"), coordinate_names=None) -> tuple[np.ndarray, np.ndarray]:
-    """Per-coordinate values and whether each maximum sits at an end of the grid (see kde_lr_coordinates)."""
+    """Per-coordinate values ``max_grid |log p_A - log p_B|``, shape ``(len(alphas), d)``, and whether each
+    maximum sits at an end of the grid; ``ValueError`` names a coordinate constant within a class."""
     a, b = as_pair(x_a, x_b)
     alphas = np.asarray(list(alphas), dtype=np.float64)
     if alphas.size == 0 or np.any((alphas < 0) | (alphas > 1)):
         raise ValueError(f"alphas must be a non-empty list of values in [0, 1], got {alphas}")
-    h_a, h_b = silverman_bandwidth(a), silverman_bandwidth(b)
+    h_a, h_b = _silverman_bandwidth(a), _silverman_bandwidth(b)
     for h, name in ((h_a, names[0]), (h_b, names[1])):
         zero = np.flatnonzero(h == 0)
         if zero.size:
@@ -217,21 +140,18 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
     Returns
     -------
     EpsilonResult
-        ``kind="diagnostic"``, value in nats (sum over coordinates); ``statistics`` a
-        :class:`KDEStatistics` (``grid_edge_coordinates``: coordinates whose largest log-ratio
-        sits at an end of the grid, where it depends on the grid's margin rather than on the data).
+        ``kind="diagnostic"``, value in nats (sum over coordinates); ``statistics`` a :class:`KDEStatistics`.
 
     Raises
     ------
     ValueError
-        See :func:`kde_lr_coordinates`.
+        Bad samples (see :func:`epsaudit.validation.as_pair`), an alpha outside [0, 1], or a coordinate constant
+        within a class (zero Silverman bandwidth).
 
     See Also
     --------
     kde_lr_pairs : the same diagnostic for many pairs at several smoothing weights.
-    kde_lr_coordinates : the per-coordinate values it maximises.
-    epsaudit.audits.gaussmech_epsilon : the other diagnostic route (calibrated Gaussian noise).
-    epsaudit.audits.mmd_tv_epsilon, epsaudit.audits.roc_oof_epsilon : the estimate routes.
+    epsaudit.audits.gaussmech_epsilon : the other diagnostic route.
 
     Examples
     --------
@@ -244,15 +164,9 @@ def kde_lr_epsilon(x_a, x_b, *, alpha: float = 0.01, pair=None) -> EpsilonResult
     return _results(_pair_job(a, b, [alpha]), [alpha], len(a), len(b), pair)[0]
 
 
-def kde_lr_pairs(
-    groups: Mapping[Hashable, np.ndarray],
-    pairs: Sequence[tuple[Hashable, Hashable]],
-    *,
-    alphas: Iterable[float] = DEFAULT_ALPHAS,
-    coordinate_names: Sequence[str] | None = None,
-    n_jobs: int | None = None,
-    progress: bool = False,
-) -> list[EpsilonResult]:
+def kde_lr_pairs(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hashable, Hashable]], *,
+                 alphas: Iterable[float] = DEFAULT_ALPHAS, coordinate_names: Sequence[str] | None = None,
+                 n_jobs: int | None = None, progress: bool = False) -> list[EpsilonResult]:
     """KDE-LR for many pairs: all coordinates of a pair at once, pairs in parallel (joblib).
 
     Parameters
@@ -263,16 +177,15 @@ def kde_lr_pairs(
     coordinate_names : sequence of str, length d, default=None
         Coordinate names for messages (e.g. the file's embedding columns).
     n_jobs : int, default=None
-        joblib workers (``None`` = 1, ``-1`` = all cores). Deterministic: no randomness.
+        joblib workers (``None`` = 1, ``-1`` = all cores).
     progress : bool, default=False
         Show a tqdm bar.
 
     Returns
     -------
     list of EpsilonResult
-        ``len(alphas)`` results per pair, pair-major. A pair with a coordinate constant within
-        one identity is *not computed* (``not_computed`` names the identity and the coordinate);
-        the other pairs go on.
+        ``len(alphas)`` results per pair, pair-major; a pair with a coordinate constant within one identity is
+        *not computed* (the reason names the identity and the coordinate).
 
     Raises
     ------
@@ -282,8 +195,6 @@ def kde_lr_pairs(
     See Also
     --------
     kde_lr_epsilon : the same diagnostic for one pair.
-    epsaudit.audits.gaussmech_pairs, epsaudit.audits.mmd_tv_pairs, epsaudit.audits.roc_oof_pairs : the other
-        routes over many pairs.
     epsaudit.audits.audit_pairs : the four routes on one shuffled pair list.
 
     Examples

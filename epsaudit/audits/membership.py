@@ -1,11 +1,6 @@
-"""Membership-inference view of identity leakage (*Toward Interpretable Privacy Guarantees in
-Face-Swapping Anonymization*, Sections III-V).
-
-An adversary holds a small gallery of ordinary photographs per candidate identity. Each released
-output is embedded once and scored against a candidate's gallery by cosine similarity, aggregated
-over the gallery by the median (default) or the max. True targets are the positive class and
-non-members the negative class; the adversary thresholds that one score. Reported: ROC AUC, TPR at
-FPR <= 1% and <= 0.1% (threshold set on the negatives), and closed-set CMC rank-k rates.
+"""Membership-inference view of identity leakage (*Toward Interpretable Privacy Guarantees in Face-Swapping
+Anonymization*, Sections III-V): ROC AUC, TPR at FPR <= 1% and <= 0.1%, closed-set CMC rank-k rates.
+Definitions: the book's methods chapter, section "Membership inference and the affine operator".
 """
 
 from __future__ import annotations
@@ -27,40 +22,9 @@ def _unit_rows(x: np.ndarray) -> np.ndarray:
     return x / norms
 
 
-def gallery_scores(probes, gallery, aggregate: Aggregate = "median") -> np.ndarray:
-    """Cosine similarity of each probe to a gallery, aggregated over the gallery.
-
-    Parameters
-    ----------
-    probes : array_like, shape (m, d)
-        Released outputs (e.g. swap embeddings).
-    gallery : array_like, shape (g, d)
-        A candidate identity's photographs (embeddings), g >= 1.
-    aggregate : {"median", "max"}, default="median"
-
-    Returns
-    -------
-    ndarray, shape (m,)
-        Scores in [-1, 1].
-
-    Raises
-    ------
-    ValueError
-        Bad arrays, mismatched dimensions, zero-norm rows or an unknown ``aggregate``.
-
-    See Also
-    --------
-    membership_metrics : threshold-test metrics of these scores (members against non-members).
-    tpr_at_fpr : one TPR at a bounded FPR.
-    cmc : closed-set identification rates by rank.
-
-    Examples
-    --------
-    >>> gallery_scores([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]).round(4)
-    array([0.7071, 0.7071])
-    >>> gallery_scores([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]], aggregate="max")
-    array([1.])
-    """
+def _gallery_scores(probes, gallery, aggregate: Aggregate = "median") -> np.ndarray:
+    """Cosine similarity of each probe ``(m, d)`` to a gallery ``(g, d)``, aggregated over the gallery by the
+    median or the max: shape ``(m,)``, in [-1, 1]."""
     p = _unit_rows(as_sample(probes, "probes", min_rows=1))
     g = _unit_rows(as_sample(gallery, "gallery", min_rows=1))
     if p.shape[1] != g.shape[1]:
@@ -73,38 +37,9 @@ def gallery_scores(probes, gallery, aggregate: Aggregate = "median") -> np.ndarr
     raise ValueError(f"aggregate must be 'median' or 'max', got {aggregate!r}")
 
 
-def tpr_at_fpr(positive, negative, max_fpr: float) -> float:
-    """TPR of the threshold test "score > t" with ``t`` set on the negatives so that FPR <= ``max_fpr``.
-
-    ``t`` is the ``(k + 1)``-th largest negative score with ``k = floor(max_fpr * n_neg)``, so at
-    most ``k`` negatives lie strictly above it (ties at ``t`` count as negatives' rejections).
-
-    Parameters
-    ----------
-    positive, negative : array_like, shapes (n_pos,), (n_neg,)
-        Scores of members (targets) and non-members.
-    max_fpr : float in [0, 1)
-
-    Returns
-    -------
-    float
-        Fraction of positives strictly above the threshold.
-
-    Raises
-    ------
-    ValueError
-        Empty inputs, NaN/inf scores, or ``max_fpr`` outside [0, 1).
-
-    See Also
-    --------
-    membership_metrics : AUC, TPR at two FPRs and the best balanced accuracy, in one call.
-    gallery_scores : the scores of probes against a gallery.
-
-    Examples
-    --------
-    >>> tpr_at_fpr([0.9, 0.8, 0.3], [0.1, 0.2, 0.5, 0.85], max_fpr=0.25)
-    0.6666666666666666
-    """
+def _tpr_at_fpr(positive, negative, max_fpr: float) -> float:
+    """TPR of "score > t" with ``t`` the ``(k + 1)``-th largest negative, ``k = floor(max_fpr * n_neg)``, so that
+    FPR <= ``max_fpr`` (ties at ``t`` count as rejections)."""
     pos, neg = _scores(positive, "positive"), _scores(negative, "negative")
     if not 0.0 <= max_fpr < 1.0:
         raise ValueError(f"max_fpr must be in [0, 1), got {max_fpr}")
@@ -133,8 +68,7 @@ def membership_metrics(positive, negative) -> dict[str, float]:
     Returns
     -------
     dict
-        ``auc``, ``tpr_at_fpr_1pct``, ``tpr_at_fpr_0.1pct``, ``max_balanced_accuracy``,
-        ``n_positive``, ``n_negative``.
+        ``auc``, ``tpr_at_fpr_1pct``, ``tpr_at_fpr_0.1pct``, ``max_balanced_accuracy``, ``n_positive``, ``n_negative``.
 
     Raises
     ------
@@ -143,8 +77,6 @@ def membership_metrics(positive, negative) -> dict[str, float]:
 
     See Also
     --------
-    tpr_at_fpr : the TPR at one FPR it reports twice.
-    gallery_scores : the scores of probes against a gallery.
     cmc : closed-set identification rates by rank.
 
     Examples
@@ -164,8 +96,8 @@ def membership_metrics(positive, negative) -> dict[str, float]:
     balanced = np.max(np.r_[0.5, (tpr + 1.0 - fpr) / 2.0])
     return {
         "auc": float(roc_auc_score(y, s)),
-        "tpr_at_fpr_1pct": tpr_at_fpr(pos, neg, 0.01),
-        "tpr_at_fpr_0.1pct": tpr_at_fpr(pos, neg, 0.001),
+        "tpr_at_fpr_1pct": _tpr_at_fpr(pos, neg, 0.01),
+        "tpr_at_fpr_0.1pct": _tpr_at_fpr(pos, neg, 0.001),
         "max_balanced_accuracy": float(balanced),
         "n_positive": int(len(pos)),
         "n_negative": int(len(neg)),
@@ -173,10 +105,8 @@ def membership_metrics(positive, negative) -> dict[str, float]:
 
 
 def cmc(scores, true_index, max_rank: int = 10) -> np.ndarray:
-    """Closed-set cumulative match characteristic: rate at which the true identity ranks <= k.
-
-    Ties are counted against the probe (pessimistic): the rank of the true candidate is 1 plus the
-    number of *other* candidates scoring at least as high.
+    """Closed-set cumulative match characteristic: rate at which the true identity ranks <= k (ties counted
+    against the probe: rank = 1 + the *other* candidates scoring at least as high).
 
     Parameters
     ----------
@@ -198,7 +128,6 @@ def cmc(scores, true_index, max_rank: int = 10) -> np.ndarray:
 
     See Also
     --------
-    gallery_scores : probe-to-gallery similarities, aggregated per gallery.
     membership_metrics : metrics of a membership threshold test.
 
     Examples

@@ -1,10 +1,8 @@
 """One runner for every route's many-pairs function: parallel, with progress, failures contained.
 
-Each route computes one identity pair at a time; :func:`map_pairs` runs those per-pair jobs with
-joblib and turns an error of one pair (a coordinate constant within one identity, a zero median
-distance, a classifier that cannot be fitted, test rows that repeat development rows, ...) into a
-:class:`PairFailure` for that pair, so the other pairs and routes go on. The route then records
-the pair as *not computed*, with the reason (:func:`not_computed`), and every table counts it.
+:func:`map_pairs` runs the per-pair jobs with joblib and turns one pair's error (a constant coordinate, a
+classifier that cannot be fitted, reused test rows, ...) into a :class:`PairFailure`, recorded as *not computed*
+with the reason (:func:`not_computed`) while the other pairs go on.
 """
 
 from __future__ import annotations
@@ -19,9 +17,8 @@ from ..results import EpsilonResult
 from ..protocol import MIN_PART, split_identities
 
 T = TypeVar("T")
-#: Errors that mean "this pair cannot be computed" rather than a bug: bad or degenerate data
-#: (ValueError, which includes numpy's LinAlgError and the project's input errors) and arithmetic
-#: failures. Anything else propagates.
+#: Errors that mean "this pair cannot be computed" rather than a bug (ValueError, including numpy's LinAlgError
+#: and the project's input errors, and arithmetic failures). Anything else propagates.
 PAIR_ERRORS: tuple[type[BaseException], ...] = (ValueError, ArithmeticError)
 
 
@@ -32,14 +29,13 @@ class PairFailure:
     Attributes
     ----------
     reason : str
-        The error message (names the identities and, where it applies, the coordinate).
+        The error message.
     error : str
         The exception's class name, e.g. ``"ValueError"``.
 
     See Also
     --------
-    not_computed : the result recorded for a pair that raises it.
-    map_pairs : the runner that records it and goes on with the other pairs.
+    not_computed, map_pairs : the result recorded for such a pair, and the runner that records it.
 
     Examples
     --------
@@ -58,15 +54,8 @@ def _guarded(job: Callable[..., T], *args: Any) -> T | PairFailure:
         return PairFailure(reason=str(exc), error=type(exc).__name__)
 
 
-def map_pairs(
-    job: Callable[..., T],
-    tasks: Sequence[tuple],
-    *,
-    desc: str,
-    n_jobs: int | None = None,
-    progress: bool = False,
-    prefer: str | None = None,
-) -> list[T | PairFailure]:
+def map_pairs(job: Callable[..., T], tasks: Sequence[tuple], *, desc: str, n_jobs: int | None = None,
+              progress: bool = False, prefer: str | None = None) -> list[T | PairFailure]:
     """Run ``job(*task)`` for every task (one per pair) with joblib, in order.
 
     Parameters
@@ -78,10 +67,8 @@ def map_pairs(
     desc : str
         Label of the tqdm bar.
     n_jobs : int, default=None
-        joblib workers (``None`` = 1, ``-1`` = all cores); results do not depend on it. Inside a
-        cluster context (``joblib.parallel_config(backend="dask")``, :func:`epsaudit.parallel.cluster`)
-        the pairs go to the cluster's workers whatever ``n_jobs`` says. Jobs that run in this process
-        use one BLAS thread.
+        joblib workers (``None`` = 1, ``-1`` = all cores); results do not depend on it. Inside a cluster context
+        (:func:`epsaudit.parallel.cluster`) the pairs go to its workers. Jobs in this process use one BLAS thread.
     progress : bool, default=False
         Show a tqdm bar on stderr that counts *completed* pairs.
     prefer : {"threads", "processes"}, default=None
@@ -90,13 +77,11 @@ def map_pairs(
     Returns
     -------
     list
-        One entry per task, in the order of ``tasks``: the job's return value, or a
-        :class:`PairFailure` when the job raised one of :data:`PAIR_ERRORS`.
+        One entry per task, in order: the job's value, or a :class:`PairFailure` for one of :data:`PAIR_ERRORS`.
 
     See Also
     --------
-    map_certificates : the same over the split pairs of a certificate route.
-    not_computed : the result of a pair that could not be computed.
+    map_certificates, not_computed : the same over a certificate route's split pairs; a failed pair's result.
 
     Examples
     --------
@@ -107,10 +92,8 @@ def map_pairs(
     from threadpoolctl import threadpool_limits  # a dependency of scikit-learn
 
     runner = Parallel(n_jobs=n_jobs, prefer=prefer, return_as="generator")
-    # One BLAS thread while jobs run in this process (sequentially or on threads): the pairs are the
-    # parallelism, and several BLAS threads on one pair's small matrices mostly spin (`epsaudit audit
-    # --pairs 200 --jobs 1` on data/dlib_large_swap.csv: 50 CPU seconds with 2 BLAS threads, 8 with 1).
-    # Process workers (loky, Dask) already run one BLAS thread each.
+    # One BLAS thread in this process: the pairs are the parallelism, and BLAS threads on one pair's small matrices
+    # mostly spin (`epsaudit audit --pairs 200 --jobs 1`: 50 CPU seconds with 2 BLAS threads, 8 with 1).
     with threadpool_limits(1):
         outputs = runner(delayed(_guarded)(job, *task) for task in tasks)
         if progress:
@@ -131,16 +114,14 @@ def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Has
         The route and the kind its values have.
     pair : tuple or None
     n : tuple of int
-        Sample sizes of the pair.
+        Sample sizes.
     **fields
-        Further :class:`~epsaudit.results.EpsilonResult` fields (settings, delta and, for a
-        certificate, its confidence, per-bound level and correction).
+        Further :class:`~epsaudit.results.EpsilonResult` fields (settings, delta, a certificate's levels).
 
     Returns
     -------
     EpsilonResult
-        ``computed`` False, ``value`` NaN, ``statistics`` None; ``details["error"]`` is the
-        exception's class name.
+        ``computed`` False, ``value`` NaN, ``statistics`` None; ``details["error"]`` the exception's class name.
 
     Raises
     ------
@@ -149,9 +130,7 @@ def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Has
 
     See Also
     --------
-    PairFailure : the reason a route raises for one pair.
-    map_pairs : the runner that records it.
-    epsaudit.condition.not_computed_notes : lines naming the pairs a route could not compute.
+    PairFailure, map_pairs : the reason a route raises for one pair, and the runner that records it.
 
     Examples
     --------
@@ -165,14 +144,12 @@ def not_computed(failure: PairFailure, *, route: str, kind: str, pair: tuple[Has
                          not_computed=failure.reason, details=details, **fields)
 
 
-
 def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hashable, Hashable]], *,
                test_groups: Mapping[Hashable, np.ndarray] | None, test_size: float, seed: int) -> list[Any]:
     """The development and test rows ``(dev_a, dev_b, test_a, test_b)`` of each pair of a certificate route.
 
-    With ``test_groups`` (fresh draws), the development rows are ``groups`` and the test rows
-    ``test_groups``; otherwise each identity is split once (:func:`epsaudit.protocol.split_identities`),
-    so every pair that contains an identity sees the same development and test rows.
+    Rows of ``groups`` and ``test_groups``, or, without ``test_groups``, each identity split once
+    (:func:`epsaudit.protocol.split_identities`): every pair with an identity sees the same parts.
 
     Parameters
     ----------
@@ -198,10 +175,7 @@ def pair_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[Hash
 
     See Also
     --------
-    pair_id_parts : the draw ids of the same parts.
-    split_test_sizes : the test rows per identity of each pair.
-    map_certificates : runs a certificate on each pair's parts.
-    epsaudit.protocol.split_identities : the split behind the parts.
+    pair_id_parts, map_certificates : the draw ids of the same parts; a certificate run on each pair's parts.
 
     Examples
     --------
@@ -227,11 +201,8 @@ def pair_id_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[H
                   dev_ids: Mapping[Hashable, Any], test_ids: Mapping[Hashable, Any] | None,
                   test_groups: Mapping[Hashable, np.ndarray] | None, test_size: float,
                   seed: int) -> dict[tuple[Hashable, Hashable], tuple[np.ndarray, ...]]:
-    """The draw ids of each pair's development and test rows, parted as :func:`pair_parts` parts the rows.
-
-    Without ``test_groups`` the ids of ``groups`` are split with the same permutation as the rows
-    (:func:`epsaudit.protocol.split_identities`), so every row keeps its id; with ``test_groups`` the
-    development ids are ``dev_ids`` and the test ids ``test_ids``.
+    """The draw ids of each pair's development and test rows, parted as :func:`pair_parts` parts the rows (the same
+    permutation, so every row keeps its id; with ``test_groups``: ``dev_ids`` and ``test_ids``).
 
     Parameters
     ----------
@@ -242,27 +213,24 @@ def pair_id_parts(groups: Mapping[Hashable, np.ndarray], pairs: Sequence[tuple[H
         One draw id per row of ``groups``, for every identity in ``pairs``.
     test_ids : mapping identity -> array_like, or None
         One draw id per row of ``test_groups`` (required with ``test_groups``, refused without).
-    test_groups : mapping or None
-    test_size : float
-    seed : int
+    test_groups, test_size, seed
         As in :func:`pair_parts`.
 
     Returns
     -------
     dict
-        ``(A, B) -> (dev ids of A, dev ids of B, test ids of A, test ids of B)`` for every pair
-        whose identities could be split (the others fail in :func:`pair_parts`).
+        ``(A, B) -> (dev ids of A, dev ids of B, test ids of A, test ids of B)`` for every pair whose identities
+        could be split.
 
     Raises
     ------
     ValueError
-        An identity of ``pairs`` without ids, ids that are not one per row or missing, or
-        ``test_ids`` given without ``test_groups`` (or missing with them).
+        An identity of ``pairs`` without ids, ids not one per row, or ``test_ids`` given without ``test_groups``
+        (or missing with them).
 
     See Also
     --------
     pair_parts : the rows, parted the same way.
-    epsaudit.validation.as_draw_ids : the check of each identity's ids.
 
     Examples
     --------
@@ -319,7 +287,6 @@ def family_size(pairs: Sequence[tuple[Hashable, Hashable]], n_certificates: int 
     See Also
     --------
     map_certificates : the runner of a many-pairs certificate call.
-    epsaudit.bounds.bonferroni_alpha : the level of each certificate of the family.
 
     Examples
     --------
@@ -357,14 +324,11 @@ def map_certificates(job: Callable[..., T], parts: Sequence[Any], pairs: Sequenc
     Returns
     -------
     list
-        One entry per pair, in order: the job's value, or a :class:`PairFailure` (the split's own,
-        or the job's error).
+        One entry per pair, in order: the job's value, or a :class:`PairFailure` (the split's or the job's).
 
     See Also
     --------
-    map_pairs : the runner it uses.
-    pair_parts : the development and test rows of each pair.
-    family_size : the Bonferroni family of the call.
+    map_pairs, pair_parts : the runner it uses and the parts it runs on.
 
     Examples
     --------

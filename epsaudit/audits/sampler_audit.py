@@ -1,20 +1,9 @@
 """Samplers in the loop: an anytime-valid certificate that draws test rows until a stop rule fires.
 
-For mechanisms that cost seconds a draw, fixing the test size in advance wastes draws (a size
-planned for the worst case) or power (a size too small). :func:`certify_sampler` instead draws
-fresh outputs of identity A and of B one at a time, counts the errors of a test fixed beforehand on
-development draws, and stops when the running bound of a
-:class:`~epsaudit.bounds.SequentialCertificate` reaches its target, refutes a claim, spends its
-budget or cannot reach the target any more. The bound is valid at whatever row it stops
-(Ville's inequality; sequential universal inference).
-
-The test is fitted as the reserved-test certificate fits it
-(:func:`epsaudit.audits.roc_reserved.fixed_score` and
-:func:`~epsaudit.audits.roc_reserved.choose_threshold`): a classifier fitted on the development
-draws, or a given score function, and the threshold that maximises the split bound on the
-development scores (:func:`fit_sequential_test`). It is frozen, and recorded by a hash, before the
-first test row; every test draw's id is checked against the development draw ids and the earlier
-test draws (:func:`epsaudit.validation.check_fresh_ids`).
+:func:`certify_sampler` counts the errors of a test fixed on development draws (:func:`fit_sequential_test`) on
+fresh draws of A and B, one at a time, until the running bound of a :class:`~epsaudit.bounds.SequentialCertificate`
+stops; it is valid at whatever row it stops (Ville's inequality). Definitions: the book's methods chapter, section
+"The anytime-valid certificate: test rows as they arrive".
 """
 
 from __future__ import annotations
@@ -32,8 +21,7 @@ from ..protocol import generator
 from ..validation import as_draw_ids, as_pair
 from .roc_reserved import choose_threshold, fixed_score
 
-__all__ = ["ALLOCATIONS", "FittedTest", "MechanismSampler", "certify_sampler", "fit_sequential_test",
-           "mechanism_sampler"]
+__all__ = ["ALLOCATIONS", "FittedTest", "MechanismSampler", "certify_sampler", "fit_sequential_test"]
 
 #: How :func:`certify_sampler` chooses the side of the next row (from the past alone).
 ALLOCATIONS = ("alternate", "random")
@@ -52,16 +40,14 @@ class FittedTest:
     name : str
         The classifier's name, or ``"fixed score function"``.
     test_hash : str
-        SHA-256 of the name, the threshold and the development scores (which the fitted
-        parameters determine): what the certificate records before its first row.
+        SHA-256 of the name, the threshold and the development scores, recorded before the first row.
     dev_ids : tuple of two arrays or None
         Draw ids of the development rows of A and of B.
     n_dev : tuple of int
 
     See Also
     --------
-    fit_sequential_test : fixes it on development draws.
-    certify_sampler : certifies it on fresh test draws.
+    fit_sequential_test, certify_sampler : fix it on development draws, certify it on fresh test draws.
 
     Examples
     --------
@@ -78,14 +64,7 @@ class FittedTest:
     n_dev: tuple[int, int] = (0, 0)
 
     def says_a(self, rows: Any) -> np.ndarray:
-        """Whether the test says "A" for each row, shape ``(r, d) -> (r,)`` bool.
-
-        Examples
-        --------
-        >>> t = fit_sequential_test(np.ones((3, 1)), np.zeros((3, 1)), score_function=lambda x: x[:, 0])
-        >>> t.says_a(np.array([[0.7]])).tolist()
-        [True]
-        """
+        """Whether the test says "A" for each row, shape ``(r, d) -> (r,)`` bool."""
         x = np.asarray(rows, dtype=np.float64)
         return self.score(x.reshape(1, -1) if x.ndim == 1 else x, "test rows") > self.threshold
 
@@ -103,13 +82,11 @@ def fit_sequential_test(dev_a, dev_b, *, classifier: Any = None, score_function:
     score_function : callable ``(n, d) -> (n,)``, default=None
         A fixed score (e.g. a mechanism's exact likelihood ratio); nothing is learned.
     alpha : float, default=0.05
-        Level of the split bound the threshold maximises on development scores (power only: the
-        test rows are untouched).
+        Level of the split bound the threshold maximises on development scores (power only).
     delta : float, default=0.0
-        Delta of that split bound.
+        Its delta.
     dev_ids : pair of array_like, default=None
-        Draw ids of the development rows ``(ids of dev_a, ids of dev_b)``: test draws that repeat
-        them are refused.
+        Draw ids of ``dev_a`` and ``dev_b``: test draws that repeat them are refused.
 
     Returns
     -------
@@ -118,15 +95,13 @@ def fit_sequential_test(dev_a, dev_b, *, classifier: Any = None, score_function:
     Raises
     ------
     ValueError
-        Bad samples (fewer than 2 rows, NaN, dimensions that differ), a bad classifier or score,
-        draw ids not one per row.
+        Bad samples (fewer than 2 rows, NaN, dimensions that differ), a bad classifier or score, draw ids not one
+        per row.
 
     See Also
     --------
     certify_sampler : certifies the test on fresh draws.
-    FittedTest : what it returns.
-    epsaudit.audits.roc_reserved.fixed_score, epsaudit.audits.choose_threshold : the reserved test's two steps
-        it repeats.
+    epsaudit.audits.roc_reserved.fixed_score, epsaudit.audits.choose_threshold : the reserved test's two steps.
 
     Examples
     --------
@@ -153,8 +128,8 @@ def fit_sequential_test(dev_a, dev_b, *, classifier: Any = None, score_function:
 class MechanismSampler:
     """Fresh outputs of one identity of a synthetic mechanism, one at a time, each with its draw id.
 
-    Draw ``k`` is ``mechanism.sample(identity, 1, seed=(label, k))[0]`` with ``label`` =
-    ``"<name>:<identity>:<seed>"``; its draw id is ``"<label>:<k>"``. Draws are never repeated.
+    Draw ``k`` is ``mechanism.sample(identity, 1, seed=(label, k))[0]``, ``label = "<name>:<identity>:<seed>"``,
+    with draw id ``"<label>:<k>"``; calling the sampler returns the next ``(row, draw_id)``.
 
     Parameters
     ----------
@@ -164,15 +139,13 @@ class MechanismSampler:
 
     See Also
     --------
-    mechanism_sampler : builds it.
     certify_sampler : draws test rows from two of them.
 
     Examples
     --------
     >>> from epsaudit.mechanisms import RandomizedResponse
-    >>> s = mechanism_sampler(RandomizedResponse(4, 1.0), 2, seed=0)
-    >>> row, draw_id = s(); row.shape, draw_id
-    ((4,), 'randomized_response:2:0:0')
+    >>> MechanismSampler(RandomizedResponse(4, 1.0), 2, seed=0)()[1]
+    'randomized_response:2:0:0'
     """
 
     def __init__(self, mechanism: Any, identity: int, seed: int = 0) -> None:
@@ -186,34 +159,9 @@ class MechanismSampler:
         return self.mechanism.sample(self.identity, 1, seed=(self.label, k))[0], f"{self.label}:{k}"
 
     def draw(self, n: int) -> tuple[np.ndarray, list[str]]:
-        """``n`` fresh draws: rows ``(n, d)`` and their ids (e.g. development draws).
-
-        Examples
-        --------
-        >>> from epsaudit.mechanisms import RandomizedResponse
-        >>> rows, ids = mechanism_sampler(RandomizedResponse(4, 1.0), 0).draw(3)
-        >>> rows.shape, ids[-1]
-        ((3, 4), 'randomized_response:0:0:2')
-        """
+        """``n`` fresh draws: rows ``(n, d)`` and their ids (e.g. development draws)."""
         pairs = [self() for _ in range(int(n))]
         return np.stack([p[0] for p in pairs]), [p[1] for p in pairs]
-
-
-def mechanism_sampler(mechanism: Any, identity: int, seed: int = 0) -> MechanismSampler:
-    """A sampler of fresh outputs of ``identity`` (:class:`MechanismSampler`), for :func:`certify_sampler`.
-
-    See Also
-    --------
-    MechanismSampler : what it returns.
-    certify_sampler : draws test rows from two samplers.
-
-    Examples
-    --------
-    >>> from epsaudit.mechanisms import RandomizedResponse
-    >>> mechanism_sampler(RandomizedResponse(4, 1.0), 1, seed=5).label
-    'randomized_response:1:5'
-    """
-    return MechanismSampler(mechanism, identity, seed)
 
 
 def _says_a(test: Any, threshold: float | None) -> Callable[[np.ndarray], bool]:
@@ -236,11 +184,11 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
     Parameters
     ----------
     sample_a, sample_b : callable ``() -> (output, draw_id)``
-        Fresh outputs of identity A (the positives) and of B (the negatives), shape ``(d,)``, each
-        with a hashable draw id (:func:`mechanism_sampler` for a synthetic mechanism).
+        Fresh outputs of A (positives) and B (negatives), shape ``(d,)``, each with a hashable draw id
+        (:class:`MechanismSampler` for a synthetic mechanism).
     test : FittedTest or callable
-        The test fixed beforehand on development draws (:func:`fit_sequential_test`), or a score
-        function ``(r, d) -> (r,)`` with ``threshold`` ("A" when score > threshold).
+        The test fixed on development draws (:func:`fit_sequential_test`), or a score function
+        ``(r, d) -> (r,)`` with ``threshold`` ("A" when score > threshold).
     threshold : float, default=None
         Only with a score function.
     alpha : float, default=0.05
@@ -268,33 +216,27 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
     Returns
     -------
     SequentialCertificate
-        With ``stop_reason``, ``bound``, ``result()`` and ``record()`` (every draw id, side, error
-        and the bound after each row).
+        With ``stop_reason``, ``bound``, ``result()`` and ``record()`` (every draw id, side, error and bound).
 
     Raises
     ------
     ValueError
-        Bad options (no budget, an unknown allocation); a test that is neither a FittedTest nor a
-        score function with a threshold.
+        Bad options (no budget, an unknown allocation); a test that is neither a FittedTest nor a score function
+        with a threshold.
     epsaudit.validation.ReusedRowsError
         A test draw that is a development draw or repeats an earlier test draw.
 
     See Also
     --------
     fit_sequential_test : the test it certifies, fixed on development draws.
-    mechanism_sampler : a sampler of a synthetic mechanism's outputs.
     epsaudit.bounds.SequentialCertificate : what it returns.
     epsaudit.audits.reserved_test_certificate : the same test on a fixed number of test rows.
-    epsaudit.audits.worst_pair_certificate : a bound on the worst pair.
-    epsaudit.audits.tradeoff_certificate, epsaudit.audits.mmd_certificate : the trade-off and MMD certificates.
 
     Examples
     --------
-    Randomized response, every pair exactly 3-DP: certify 2 with the exact score.
-
     >>> from epsaudit.mechanisms import RandomizedResponse
-    >>> rr = RandomizedResponse(4, 3.0)
-    >>> a, b = mechanism_sampler(rr, 0, seed=1), mechanism_sampler(rr, 1, seed=2)
+    >>> rr = RandomizedResponse(4, 3.0)  # every pair exactly 3-DP: certify 2 with the exact score
+    >>> a, b = MechanismSampler(rr, 0, seed=1), MechanismSampler(rr, 1, seed=2)
     >>> (xa, ia), (xb, ib) = a.draw(40), b.draw(40)                        # development draws
     >>> test = fit_sequential_test(xa, xb, score_function=rr.exact_score(0, 1), dev_ids=(ia, ib))
     >>> cert = certify_sampler(a, b, test, target=2.0, budget=3000, progress=False)

@@ -1,17 +1,11 @@
-"""Classifiers that score one embedding for "came from identity A" (ROC-HT routes, DP-Sniper).
+"""Classifiers that score one embedding for "came from identity A" (ROC-HT routes, DP-Sniper), and their checks.
 
-Any scikit-learn estimator with ``predict_proba`` or ``decision_function`` may be passed to the
-routes that learn a test. The default, :func:`logistic_regression`, standardises every feature
-before the paper's logistic regression, so the learned test does not depend on the units of the
-embedding: an L2 penalty with ``C = 1`` on raw features is scale-dependent, and rows rescaled by
-1e-12 would leave it predicting 0.5 everywhere (no power at all). :func:`paper_logistic_regression`
-is the paper's exact learner (no standardisation), which the known-epsilon benchmark uses where it
-reproduces the paper's learned-test numbers; :func:`shrinkage_lda` is a whitening alternative.
-
-The two logistic regressions are fitted by the ROC-HT routes for many pairs at once
-(:mod:`epsaudit.audits._batched_logistic`: scikit-learn's objective and L-BFGS-B iterations, vectorised over
-folds and pairs, the same scores to rounding); ``solver="sklearn"`` on a route, or
-``epsaudit.audits._batched_logistic.use_solver("sklearn")``, fits them one by one with scikit-learn.
+Any scikit-learn estimator with ``predict_proba`` or ``decision_function`` may be passed. The default,
+:func:`logistic_regression`, standardises every feature first, so the learned test does not depend on the
+embedding's units (an L2 penalty with ``C = 1`` on raw features is scale-dependent);
+:func:`paper_logistic_regression` is the paper's exact learner; :func:`shrinkage_lda` a whitening alternative.
+The ROC-HT routes fit the two logistic regressions for many pairs at once
+(:mod:`epsaudit.audits._batched_logistic`; ``solver="sklearn"`` fits them one by one).
 """
 
 from __future__ import annotations
@@ -34,14 +28,12 @@ T = TypeVar("T")
 def paper_logistic_regression() -> LogisticRegression:
     """The paper's learner: ``LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000)`` on raw features.
 
-    *Picture the Epsilon*, Section IV ("ROC-HT configuration") fits it on L2-normalised
-    embeddings. Its L2 penalty is not scale-free: on rows rescaled by a small factor it predicts
-    0.5 everywhere. Use :func:`logistic_regression` unless reproducing the paper's numbers.
+    *Picture the Epsilon*, Section IV ("ROC-HT configuration"). Not scale-free: on rows rescaled by a small
+    factor it predicts 0.5 everywhere; use :func:`logistic_regression` unless reproducing the paper's numbers.
 
     See Also
     --------
-    logistic_regression : the default: the same learner after standardising each feature.
-    shrinkage_lda : a linear alternative with a shrunk covariance.
+    logistic_regression, shrinkage_lda : the default (standardised features) and a linear alternative.
 
     Examples
     --------
@@ -52,18 +44,13 @@ def paper_logistic_regression() -> LogisticRegression:
 
 
 def logistic_regression() -> Pipeline:
-    """The default learned test: standardise each feature, then the paper's logistic regression.
+    """The default learned test: ``make_pipeline(StandardScaler(), paper_logistic_regression())``.
 
-    ``make_pipeline(StandardScaler(), LogisticRegression(C=1.0, solver="lbfgs", max_iter=1000))``:
-    the scaler is fitted on the training rows of each fit (development rows, or the training
-    folds), so nothing of the test rows enters. Standardising makes the test invariant to the
-    scale of the embedding (per feature), unlike :func:`paper_logistic_regression`.
+    The scaler is fitted on each fit's training rows only; the test is invariant to each feature's scale.
 
     See Also
     --------
-    paper_logistic_regression : the paper's learner on raw features.
-    shrinkage_lda : a linear alternative with a shrunk covariance.
-    check_classifier : the check that falls back to this learner.
+    paper_logistic_regression, shrinkage_lda : the paper's learner on raw features and a linear alternative.
 
     Examples
     --------
@@ -74,18 +61,14 @@ def logistic_regression() -> Pipeline:
 
 
 def shrinkage_lda() -> LinearDiscriminantAnalysis:
-    """Linear discriminant analysis with Ledoit-Wolf shrinkage of the pooled covariance.
+    """``LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")``: Ledoit-Wolf shrinkage (Ledoit & Wolf 2004).
 
-    ``LinearDiscriminantAnalysis(solver="lsqr", shrinkage="auto")`` (Ledoit & Wolf 2004): it
-    estimates the whitening direction ``S^-1 (mu_A - mu_B)`` that the exact test of an
-    anisotropic Gaussian uses, which plain logistic regression with an L2 penalty does not.
-    Scale-free as it is: scikit-learn standardises the features before the Ledoit-Wolf estimate
-    and scales the covariance back.
+    It estimates the whitening direction ``S^-1 (mu_A - mu_B)`` of an anisotropic Gaussian's exact test, which
+    an L2-penalised logistic regression does not; scale-free as it is.
 
     See Also
     --------
-    logistic_regression : the default learned test.
-    paper_logistic_regression : the paper's learner.
+    logistic_regression, paper_logistic_regression : the default learned test and the paper's learner.
 
     Examples
     --------
@@ -115,8 +98,6 @@ def check_classifier(classifier: Any) -> Any:
     See Also
     --------
     logistic_regression : the default it falls back to.
-    classifier_name : the name a result records.
-    positive_scores : the scores of a fitted classifier.
 
     Examples
     --------
@@ -134,9 +115,7 @@ def check_classifier(classifier: Any) -> Any:
 
 
 def positive_scores(fitted: Any, x: np.ndarray) -> np.ndarray:
-    """Scores of ``x`` for the positive class (label 1 = identity A), higher meaning "more A".
-
-    Uses ``predict_proba[:, 1]`` when available, else ``decision_function``.
+    """Scores of ``x`` for label 1 (identity A): ``predict_proba[:, 1]``, else ``decision_function``.
 
     Parameters
     ----------
@@ -155,7 +134,6 @@ def positive_scores(fitted: Any, x: np.ndarray) -> np.ndarray:
     See Also
     --------
     check_scores : the check of its output.
-    check_classifier : the classifier it scores with.
 
     Examples
     --------
@@ -182,11 +160,9 @@ def check_scores(scores: Any, n_rows: int, what: str, *, allow_infinite: bool = 
     n_rows : int
         Rows it was given.
     what : str
-        What produced the scores, for the message (e.g. ``"score_function on the test rows of
-        identity 'A'"``).
+        What produced the scores, for the message.
     allow_infinite : bool, default=False
-        Accept ``+inf``/``-inf`` (a likelihood ratio may be infinite where one distribution has
-        no mass); NaN is never accepted.
+        Accept ``+inf``/``-inf`` (a likelihood ratio may be infinite); NaN is never accepted.
 
     Returns
     -------
@@ -195,13 +171,12 @@ def check_scores(scores: Any, n_rows: int, what: str, *, allow_infinite: bool = 
     Raises
     ------
     ValueError
-        If the output is not numeric, does not have shape ``(n_rows,)``, or holds NaN (or an
-        infinite value when ``allow_infinite`` is False); the message names the first bad row.
+        If the output is not numeric, not of shape ``(n_rows,)``, or holds NaN (or inf unless ``allow_infinite``);
+        the message names the first bad row.
 
     See Also
     --------
     positive_scores : the scores of a fitted classifier.
-    check_classifier : the check of the classifier itself.
 
     Examples
     --------
@@ -247,11 +222,8 @@ def classifier_name(classifier: Any) -> str:
 
 
 def count_convergence_warnings(fn: Callable[[], T]) -> tuple[T, int]:
-    """Run ``fn()`` and count the scikit-learn ``ConvergenceWarning``s it raises, without printing them.
-
-    The paper's logistic regression stops at ``max_iter=1000``; on badly scaled data (the
-    anisotropic benchmark) lbfgs may stop there. We keep the paper's setting and report the count
-    in each result's statistics (``convergence_warnings``) instead of flooding the output.
+    """Run ``fn()`` and count the scikit-learn ``ConvergenceWarning``s it raises, without printing them (results
+    report the count as ``convergence_warnings``: lbfgs may stop at the paper's ``max_iter=1000``).
 
     Parameters
     ----------
@@ -259,15 +231,12 @@ def count_convergence_warnings(fn: Callable[[], T]) -> tuple[T, int]:
 
     Returns
     -------
-    value : T
-        What ``fn`` returned.
-    count : int
-        How many ``ConvergenceWarning`` were raised (other warnings are re-emitted).
+    (T, int)
+        What ``fn`` returned and how many ``ConvergenceWarning`` it raised (other warnings are re-emitted).
 
     See Also
     --------
     logistic_regression : the default learner whose fits may not converge.
-    check_classifier : the classifier that is fitted.
 
     Examples
     --------

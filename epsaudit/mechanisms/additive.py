@@ -1,12 +1,6 @@
-"""Prototype-plus-noise mechanisms on a float-safe output grid: product Laplace and the Gaussians.
-
-* :class:`ProductLaplace` -- independent ``Laplace(0, b)`` noise per coordinate, pure
-  ``epsilon``-DP with exactly ``epsilon = ||mu_a - mu_b||_1 / b`` per pair;
-* :class:`IsotropicGaussian` and :class:`AnisotropicGaussian` -- ``N(0, sigma^2 I)`` and
-  ``N(0, diag(variances))`` noise, exact ``epsilon(delta)`` of the analytic Gaussian mechanism
-  (Balle & Wang 2018, Theorem 8);
-* :func:`output_grid` -- the power-of-two grid every output is rounded to (package docstring of
-  :mod:`epsaudit.mechanisms`, "Float-safe outputs").
+"""Prototype-plus-noise mechanisms on a float-safe output grid (package docstring, "Float-safe outputs"):
+:class:`ProductLaplace` (pure DP, exactly ``||mu_a - mu_b||_1 / b``), :class:`IsotropicGaussian` and
+:class:`AnisotropicGaussian` (the analytic Gaussian mechanism's ``epsilon(delta)``, Balle & Wang 2018, Theorem 8).
 """
 
 from __future__ import annotations
@@ -23,46 +17,17 @@ from .base import DEFAULT_DELTA, Mechanism, check_int, check_positive, check_pro
 
 #: Output grid: spacing ``2**(floor(log2(noise scale)) - GRID_BITS)`` per coordinate (package docstring).
 GRID_BITS: int = 20
-#: The grid spacing is at least ``2**GRID_ULPS`` ulps of the largest output magnitude, so the
-#: rounding of ``mu + noise`` moves a cell boundary by at most ``2**-GRID_ULPS`` of a cell.
-GRID_ULPS: int = 22
-#: Noise magnitudes the grid must cover, in noise scales (numpy's Laplace sampler reaches 36.04 b,
-#: its exponential sampler ~44.4, its normal sampler ~ 9 sigma).
+#: The grid spacing is at least ``2**_GRID_ULPS`` ulps of the largest output magnitude.
+_GRID_ULPS: int = 22
+#: Noise magnitudes the grid covers, in noise scales (numpy's Laplace sampler reaches 36.04 b, normal ~ 9 sigma).
 _GRID_REACH = 64.0
 # Rows per chunk when scoring Monte Carlo draws (bounds memory at ~ chunk * d * 8 bytes).
 _MC_CHUNK = 4096
 
 
-def output_grid(scales, magnitudes) -> np.ndarray:
-    """Per-coordinate spacing of the output grid: powers of two far coarser than float64 rounding.
-
-    ``g_j = max(2**(floor(log2(scales[j])) - GRID_BITS), 2**(ceil(log2(magnitudes[j])) - 52 + GRID_ULPS))``:
-    ``2**-20`` to ``2**-21`` of the noise scale, and at least ``2**22`` ulps of the largest output
-    magnitude ``magnitudes[j]``, so that rounding ``fl(mu + noise)`` to the grid is exact
-    arithmetic up to boundary shifts of ``2**-22`` cell (package docstring, "Float-safe outputs").
-
-    Parameters
-    ----------
-    scales : array_like, shape (d,), all finite and > 0
-        Noise scale per coordinate (Laplace ``b`` or Gaussian standard deviation).
-    magnitudes : array_like, shape (d,), all finite and > 0
-        Largest ``|output|`` per coordinate the sampler can produce (e.g. ``max |mu_j| + 64 s_j``).
-
-    Returns
-    -------
-    numpy.ndarray, shape (d,), float64
-        Powers of two.
-
-    Raises
-    ------
-    ValueError
-        If the arrays differ in shape or hold a non-positive or non-finite value.
-
-    Examples
-    --------
-    >>> output_grid([1.0, 0.75], [65.0, 65.0]) * 2**20
-    array([1. , 0.5])
-    """
+def _output_grid(scales, magnitudes) -> np.ndarray:
+    """Grid spacing per coordinate: ``max(2**(floor(log2 scales) - GRID_BITS), 2**(ceil(log2 magnitudes) - 52 +
+    _GRID_ULPS))``, at least ``2**22`` ulps of the largest output (package docstring, "Float-safe outputs")."""
     s = np.asarray(scales, dtype=np.float64)
     m = np.asarray(magnitudes, dtype=np.float64)
     if s.shape != m.shape or s.ndim != 1:
@@ -72,24 +37,16 @@ def output_grid(scales, magnitudes) -> np.ndarray:
     _, e_scale = np.frexp(s)  # s = f * 2**e, f in [0.5, 1): floor(log2 s) = e - 1
     f_mag, e_mag = np.frexp(m)  # ceil(log2 m) = e - 1 if f == 0.5 else e
     ceil_mag = np.where(f_mag == 0.5, e_mag - 1, e_mag)
-    return np.ldexp(1.0, np.maximum(e_scale - 1 - GRID_BITS, ceil_mag - 52 + GRID_ULPS))
-
+    return np.ldexp(1.0, np.maximum(e_scale - 1 - GRID_BITS, ceil_mag - 52 + _GRID_ULPS))
 
 
 class ProductLaplace(Mechanism):
     """Product Laplace mechanism: ``x_j = mu_j + Laplace(0, b)`` independently per coordinate, on a grid.
 
-    Density ``p_i(x) = prod_j exp(-|x_j - mu_ij| / b) / (2 b)``. The log-likelihood ratio of a
-    pair is ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b``, bounded in absolute value by
-    ``||mu_a - mu_b||_1 / b`` and attaining that bound with positive probability, so the pair is
-    pure epsilon-DP with exactly ``epsilon = ||mu_a - mu_b||_1 / b`` (*Picture the Epsilon*, the
-    synthetic known-epsilon benchmark).
-
-    Outputs are float-safe: numpy's float64 Laplace draw is added to the mean and rounded to the
-    grid ``g = 2**(floor(log2 b) - 20)`` (:attr:`grid`, :func:`output_grid`). The rounded
-    mechanism keeps exactly this epsilon for any means, and the float64 sampler matches it up to
-    the bounds in the package docstring ("Float-safe outputs"); the unrounded textbook version
-    (:class:`TextbookLaplace`) is not epsilon-DP at all (Mironov 2012).
+    The log-likelihood ratio ``sum_j (|x_j - mu_bj| - |x_j - mu_aj|) / b`` is bounded by, and attains,
+    ``||mu_a - mu_b||_1 / b``: pure epsilon-DP with exactly that epsilon (*Picture the Epsilon*, the synthetic
+    benchmark). Outputs are rounded to the grid ``g = 2**(floor(log2 b) - 20)`` (:attr:`grid`), which keeps
+    this epsilon (package docstring, "Float-safe outputs"); :class:`TextbookLaplace` is the unrounded version.
 
     Parameters
     ----------
@@ -106,10 +63,8 @@ class ProductLaplace(Mechanism):
     Examples
     --------
     >>> m = ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5)
-    >>> m.exact_epsilon(0, 1)  # (1 + 0.5) / 0.5
-    3.0
-    >>> m.grid * 2**21  # 2**(floor(log2 0.5) - 20) per coordinate
-    array([1., 1.])
+    >>> m.exact_epsilon(0, 1), m.grid * 2**21  # (1 + 0.5) / 0.5; 2**(floor(log2 0.5) - 20) per coordinate
+    (3.0, array([1., 1.]))
     >>> x = m.sample(0, 5, seed=0)
     >>> bool(np.all(x / m.grid == np.rint(x / m.grid)))  # outputs on the grid
     True
@@ -120,7 +75,7 @@ class ProductLaplace(Mechanism):
     def __init__(self, prototypes, scale: float) -> None:
         super().__init__(prototypes, delta=0.0)
         self.scale = check_positive(scale, "scale")
-        self.grid = output_grid(np.full(self.dim, self.scale),
+        self.grid = _output_grid(np.full(self.dim, self.scale),
                                 np.abs(self.prototypes).max(axis=0) + _GRID_REACH * self.scale)
         self.grid.setflags(write=False)
 
@@ -145,25 +100,12 @@ class ProductLaplace(Mechanism):
     def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
         """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)`` of the pair (the exact LR test).
 
-        Per coordinate ``(|x_j - mu_bj| - |x_j - mu_aj|) / b`` equals
-        ``sign(mu_aj - mu_bj) * clip(2 x_j - mu_aj - mu_bj, -|mu_aj - mu_bj|, |mu_aj - mu_bj|) / b``,
-        which is how it is computed: without the cancellation of ``|x - mu_b| - |x - mu_a|``,
-        whose last bits differ between outputs of the two inputs on the tails (Mironov 2012), so
-        beyond both means every coordinate contributes one constant ``+-|mu_aj - mu_bj| / b``
-        computed once. (On the mechanism's grid outputs any score is post-processing; this one
-        is also exact to the last bit where the ratio is clipped.)
+        Computed per coordinate as ``sign(mu_aj - mu_bj) * clip(2 x_j - mu_aj - mu_bj, -|mu_aj - mu_bj|,
+        |mu_aj - mu_bj|) / b``: without the cancellation of ``|x - mu_b| - |x - mu_a|``, whose last bits differ
+        between the two inputs' outputs on the tails (Mironov 2012).
 
-        Returns
-        -------
-        callable
-            Maps an ``(n, d)`` array to the ``(n,)`` scores; values lie in ``[-epsilon, epsilon]``
-            (up to the rounding of the sum over coordinates), ``+-epsilon`` when every coordinate
-            is beyond both means.
-
-        Raises
-        ------
-        ValueError
-            If ``a`` or ``b`` is invalid; the callable raises if its input is not ``(n, d)``.
+        Returns a callable ``(n, d) -> (n,)``, scores in ``[-epsilon, epsilon]`` (``+-epsilon`` beyond both means);
+        ``ValueError`` if ``a`` or ``b`` is invalid (the callable: if its input is not ``(n, d)``).
 
         Examples
         --------
@@ -188,22 +130,11 @@ class ProductLaplace(Mechanism):
         return score
 
     def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:
-        """Population AUC of the exact likelihood-ratio test, by Monte Carlo (*Picture the Epsilon*, Figure 2).
+        """Population AUC of the exact likelihood-ratio test, by Monte Carlo (*Picture the Epsilon*, Figure 2):
+        ``n_mc`` draws per identity from ``seed``; standard error below ``0.5 / sqrt(n_mc)`` (0.0035).
 
-        ``n_mc`` outputs of each identity are drawn on independent streams spawned from
-        ``seed``, scored with :meth:`exact_score` and the AUC (class ``a`` positive) is computed
-        by :func:`sklearn.metrics.roc_auc_score`. The Monte Carlo standard error is below
-        ``0.5 / sqrt(n_mc)`` (0.0035 at the default).
-
-        Returns
-        -------
-        float
-            AUC in [0.5, 1] up to Monte Carlo error; exactly 0.5 when the pair is identical.
-
-        Raises
-        ------
-        ValueError
-            If ``a``/``b`` is invalid, ``n_mc < 1`` or ``seed`` is invalid.
+        AUC in [0.5, 1] up to Monte Carlo error (0.5 for an identical pair); ``ValueError`` if ``a``/``b``,
+        ``n_mc`` (>= 1) or ``seed`` is invalid.
 
         Examples
         --------
@@ -222,15 +153,9 @@ class ProductLaplace(Mechanism):
         return float(roc_auc_score(labels, np.r_[s_a, s_b]))
 
 
-
 class _GaussianBase(Mechanism):
-    """Shared code of the Gaussian mechanisms: noise ``N(0, diag(variances))``, outputs on a grid.
-
-    Outputs are rounded to the grid ``g_j = 2**(floor(log2 s_j) - 20)`` (``s_j`` the standard
-    deviation of coordinate ``j``; :func:`output_grid`). The reported :meth:`exact_epsilon` is the
-    continuous mechanism's ``epsilon(delta)``, an upper bound on the released mechanism's, exact
-    to within :meth:`discretisation_slack` (package docstring, "Float-safe outputs").
-    """
+    """Noise ``N(0, diag(variances))``, outputs on the grid ``2**(floor(log2 s_j) - 20)``; :meth:`exact_epsilon`
+    is the continuous ``epsilon(delta)``, exact to within :meth:`discretisation_slack`."""
 
     def __init__(self, prototypes, variances: np.ndarray, delta: float) -> None:
         if not (isinstance(delta, numbers.Real) and 0.0 < float(delta) < 1.0):
@@ -238,7 +163,7 @@ class _GaussianBase(Mechanism):
         super().__init__(prototypes, delta=float(delta))
         self._var = variances
         self._std = np.sqrt(variances)
-        self.grid = output_grid(self._std, np.abs(self.prototypes).max(axis=0) + _GRID_REACH * self._std)
+        self.grid = _output_grid(self._std, np.abs(self.prototypes).max(axis=0) + _GRID_REACH * self._std)
         self.grid.setflags(write=False)
 
     def _noise(self, rng, n):
@@ -249,19 +174,12 @@ class _GaussianBase(Mechanism):
         return float(np.prod(self.grid / (2.0 * self._std * np.sqrt(np.pi))))
 
     def discretisation_slack(self, a: int, b: int) -> float:
-        """``sum_j |mu_aj - mu_bj| g_j / s_j**2``: how far below :meth:`exact_epsilon` the released
-        (grid-rounded) mechanism's ``epsilon(delta)`` may lie, in nats.
+        """``sum_j |mu_aj - mu_bj| g_j / s_j**2``: how far below :meth:`exact_epsilon` the released (grid-rounded)
+        mechanism's ``epsilon(delta)`` may lie, in nats.
 
-        The exact privacy loss is linear, ``w^T x + const`` with ``w = S^-1 (mu_a - mu_b)``, so it
-        varies by at most ``sum_j |w_j| g_j`` within a grid cell; a cell's log ratio is an average
-        of the loss over the cell, hence within that amount of the loss at any of its points, and
-        the hockey-stick divergence at ``e^eps`` of the discretised pair is at least the continuous
-        one at ``e^(eps + slack)``.
-
-        Raises
-        ------
-        ValueError
-            If ``a`` or ``b`` is not a valid identity index.
+        The privacy loss ``w^T x + const`` (``w = S^-1 (mu_a - mu_b)``) varies by at most ``sum_j |w_j| g_j``
+        within a cell, so the discretised hockey-stick divergence at ``e^eps`` is at least the continuous one
+        at ``e^(eps + slack)``. ``ValueError`` for an invalid identity.
 
         Examples
         --------
@@ -279,34 +197,17 @@ class _GaussianBase(Mechanism):
     def _epsilon_from_separation(self, sep):
         return bounds.gaussian_epsilon(sep, self.delta)
 
-    def whitening_direction(self, a: int, b: int) -> np.ndarray:
-        """``S^{-1} (mu_a - mu_b)``, shape (d,): the direction of the exact likelihood-ratio test.
-
-        Examples
-        --------
-        >>> AnisotropicGaussian([[0.0, 0.0], [1.0, 1.0]], variances=[1.0, 0.25]).whitening_direction(0, 1)
-        array([-1., -4.])
-        """
+    def _whitening_direction(self, a: int, b: int) -> np.ndarray:
+        """``S^{-1} (mu_a - mu_b)``, shape (d,): the direction of the exact likelihood-ratio test."""
         a, b = self._check_identity(a, "a"), self._check_identity(b, "b")
         return (self.prototypes[a] - self.prototypes[b]) / self._var
 
     def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
-        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)`` of the pair (the exact LR test).
+        """Exact log-likelihood ratio ``w^T (x - (mu_a + mu_b) / 2)``, ``w = S^{-1} (mu_a - mu_b)``: ``N(D^2/2, D^2)``
+        under ``a``, ``N(-D^2/2, D^2)`` under ``b`` (``D`` = :meth:`separation`).
 
-        For Gaussian noise with covariance ``S`` it is linear along the whitening direction:
-        ``w^T (x - (mu_a + mu_b) / 2)`` with ``w = S^{-1} (mu_a - mu_b)``; under identity ``a`` it
-        is ``N(D^2/2, D^2)``, under ``b`` ``N(-D^2/2, D^2)`` (``D`` the standardised or Mahalanobis
-        distance).
-
-        Returns
-        -------
-        callable
-            Maps an ``(n, d)`` array to the ``(n,)`` scores.
-
-        Raises
-        ------
-        ValueError
-            If ``a`` or ``b`` is invalid; the callable raises if its input is not ``(n, d)``.
+        Returns a callable ``(n, d) -> (n,)``; ``ValueError`` if ``a`` or ``b`` is invalid (the callable: if its input
+        is not ``(n, d)``).
 
         Examples
         --------
@@ -314,7 +215,7 @@ class _GaussianBase(Mechanism):
         >>> g.exact_score(0, 1)(np.array([[0.0, 0.0], [1.0, 5.0]]))  # at mu_a, at the midpoint
         array([2., 0.])
         """
-        w = self.whitening_direction(a, b)
+        w = self._whitening_direction(a, b)
         mid = 0.5 * (self.prototypes[a] + self.prototypes[b])
 
         def score(x):
@@ -323,15 +224,10 @@ class _GaussianBase(Mechanism):
         return score
 
     def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:
-        """Population AUC of the exact likelihood-ratio test: ``Phi(D / sqrt(2))`` (closed form).
+        """Population AUC of the exact likelihood-ratio test, ``Phi(D / sqrt(2))`` with ``D`` = :meth:`separation`
+        (``n_mc`` and ``seed`` are ignored: a common signature with :class:`ProductLaplace`).
 
-        ``D`` is :meth:`separation`. ``n_mc`` and ``seed`` are accepted for a common signature
-        with :class:`ProductLaplace` and ignored.
-
-        Returns
-        -------
-        float
-            AUC in [0.5, 1); 0.5 when the pair is identical.
+        In [0.5, 1); 0.5 for an identical pair.
 
         Examples
         --------
@@ -342,10 +238,8 @@ class _GaussianBase(Mechanism):
 
 
 class IsotropicGaussian(_GaussianBase):
-    """Isotropic Gaussian mechanism: ``x = mu_i + N(0, sigma^2 I_d)``.
-
-    Exact pairwise ``epsilon(delta) = bounds.gaussian_epsilon(||mu_a - mu_b||_2 / sigma, delta)``,
-    the analytic Gaussian mechanism of Balle & Wang (2018, Theorem 8).
+    """Isotropic Gaussian mechanism ``x = mu_i + N(0, sigma^2 I_d)``: exact pairwise
+    ``epsilon(delta) = bounds.gaussian_epsilon(||mu_a - mu_b||_2 / sigma, delta)`` (Balle & Wang 2018, Theorem 8).
 
     Parameters
     ----------
@@ -358,8 +252,7 @@ class IsotropicGaussian(_GaussianBase):
     Raises
     ------
     ValueError
-        If ``prototypes`` is not a finite 2-D array, ``sigma`` is not positive and finite or
-        ``delta`` is outside (0, 1).
+        If ``prototypes`` is not a finite 2-D array, ``sigma`` not positive and finite or ``delta`` outside (0, 1).
 
     Examples
     --------
@@ -381,22 +274,13 @@ class IsotropicGaussian(_GaussianBase):
 
 
 class AnisotropicGaussian(_GaussianBase):
-    """Anisotropic Gaussian mechanism: ``x = mu_i + N(0, S)``, ``S = diag(variances)``.
+    """Anisotropic Gaussian mechanism: ``x = mu_i + N(0, S)``, ``S = diag(variances)`` in the standard basis.
 
-    The covariance is **diagonal in the standard basis** (coordinate ``j`` has variance
-    ``variances[j]``), so the outputs are product-form, like the other two mechanisms. Exact
-    pairwise ``epsilon(delta) = bounds.gaussian_epsilon(D_M, delta)`` with the Mahalanobis distance
-    ``D_M = ||S^{-1/2} (mu_a - mu_b)||_2`` (Balle & Wang 2018 after whitening). The
-    exact test scores along the whitening direction ``S^{-1} (mu_a - mu_b)``
-    (:meth:`whitening_direction`).
-
-    With the spread spectrum :func:`calibrate` uses (:func:`anisotropic_variance_shape`, four
-    orders of magnitude), ``D_M`` is dominated by the low-variance coordinates while the total
-    variance sits in the high-variance ones, so a learned linear test on raw outputs with an L2
-    penalty (paper's logistic regression, C = 1) looks in the wrong directions and fails where
-    the exact test succeeds (*Picture the Epsilon*, Table 6). An L2-penalised logistic regression is
-    rotation-equivariant, so a random rotation of the basis would not change that; the standard
-    basis keeps the noise product-form for the per-coordinate routes.
+    Exact pairwise ``epsilon(delta) = bounds.gaussian_epsilon(D_M, delta)``, ``D_M = ||S^{-1/2} (mu_a - mu_b)||_2``
+    (Balle & Wang 2018 after whitening); the exact test scores along ``S^{-1} (mu_a - mu_b)``. With
+    :func:`calibrate`'s spectrum (four orders of magnitude) ``D_M`` sits in the low-variance coordinates and
+    the variance in the others, so an L2-penalised logistic regression (rotation-equivariant) looks in the
+    wrong directions and fails where the exact test succeeds (*Picture the Epsilon*, Table 6).
 
     Parameters
     ----------
@@ -408,8 +292,8 @@ class AnisotropicGaussian(_GaussianBase):
     Raises
     ------
     ValueError
-        If ``prototypes`` is not a finite 2-D array, ``variances`` does not have shape ``(d,)``
-        or has a non-positive or non-finite entry, or ``delta`` is outside (0, 1).
+        If ``prototypes`` is not a finite 2-D array, ``variances`` not of shape ``(d,)``, finite and > 0, or
+        ``delta`` outside (0, 1).
 
     Examples
     --------

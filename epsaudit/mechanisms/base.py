@@ -1,9 +1,5 @@
-"""The base class of the known-epsilon mechanisms and the checks they share.
-
-A :class:`Mechanism` holds identity prototypes ``mu_i`` (rows of a ``(K, d)`` array) and releases
-``snap(mu_i + noise)``: subclasses supply the noise and the exact pairwise privacy
-(:mod:`epsaudit.mechanisms` package docstring, "Float-safe outputs", for the grid ``snap``).
-"""
+"""The base class of the known-epsilon mechanisms (identity ``i`` releases ``snap(mu_i + noise)``, the grid
+``snap`` of the :mod:`epsaudit.mechanisms` docstring, "Float-safe outputs") and the checks they share."""
 
 from __future__ import annotations
 
@@ -15,50 +11,42 @@ from scipy.spatial import distance
 
 from ..protocol import generator, generators
 
-__all__ = ["DEFAULT_DELTA", "REPEAT_PROBABILITY", "Mechanism"]
+__all__ = ["DEFAULT_DELTA", "Mechanism"]
 
 #: Default delta of the approximate-DP (Gaussian) mechanisms.
 DEFAULT_DELTA: float = 1e-5
-#: Two independent draws that coincide with at least this probability make equal rows expected
-#: (:attr:`Mechanism.repeated_outputs`).
-REPEAT_PROBABILITY: float = 1e-15
+#: Two draws coinciding with at least this probability make equal rows expected (:attr:`Mechanism.repeated_outputs`).
+_REPEAT_PROBABILITY: float = 1e-15
+
 
 class Mechanism:
-    """Base class: identity ``i`` releases ``prototypes[i] + noise``.
-
-    Subclasses define the noise and the exact pairwise privacy. Identities are the row indices
-    ``0 .. K-1`` of ``prototypes``.
+    """Base class: identity ``i`` (row ``i`` of ``prototypes``) releases ``prototypes[i] + noise``; subclasses
+    define the noise and the exact pairwise privacy.
 
     Attributes
     ----------
     prototypes : numpy.ndarray, shape (K, d)
         Mean of each identity's outputs (all rows equal at the exact null).
     name : str
-        ``"laplace"``, ``"gaussian"`` or ``"anisotropic_gaussian"``.
+        ``"laplace"``, ``"gaussian"``, ``"anisotropic_gaussian"``, ...
     delta : float
         The delta of the exact ``(epsilon, delta)`` values: 0.0 for Laplace (pure DP).
     null : bool
-        True when every identity releases the same distribution (all prototypes equal), so
-        every pairwise epsilon is exactly 0.
+        All prototypes equal: every pairwise epsilon is exactly 0.
     requested_epsilon : float or None
         The global epsilon :func:`calibrate` fitted, ``None`` for a hand-built mechanism.
     worst_pair : tuple of int or None
         The pair that attains ``requested_epsilon`` (``None`` at the null or if not calibrated).
     grid : numpy.ndarray of shape (d,) or None
-        Spacing of the output grid per coordinate (powers of two, :func:`output_grid`); outputs
-        are ``grid * rint((mu + noise) / grid)``. ``None``: raw float64 outputs
-        (:class:`TextbookLaplace`, or a mechanism that is not prototype-plus-noise).
+        Output grid spacing per coordinate (powers of two); outputs are ``grid * rint((mu + noise) / grid)``.
+        ``None``: raw float64 outputs (:class:`TextbookLaplace`, or not prototype-plus-noise).
 
     Examples
     --------
-    A subclass supplies the noise; :class:`~epsaudit.mechanisms.ProductLaplace` is one:
-
     >>> from epsaudit.mechanisms import ProductLaplace
     >>> m = ProductLaplace([[0.0, 0.0], [1.0, 0.5]], scale=0.5)
-    >>> m.n_identities, m.dim, m.exact_epsilon(0, 1)
-    (2, 2, 3.0)
-    >>> m.sample(0, 3, seed=0).shape
-    (3, 2)
+    >>> m.n_identities, m.dim, m.exact_epsilon(0, 1), m.sample(0, 3, seed=0).shape
+    (2, 2, 3.0, (3, 2))
     """
 
     name: str = ""
@@ -72,7 +60,6 @@ class Mechanism:
         self.requested_epsilon: float | None = None
         self.worst_pair: tuple[int, int] | None = None
 
-    # -- shape -----------------------------------------------------------------------------
     @property
     def n_identities(self) -> int:
         """Number of identities ``K``."""
@@ -83,7 +70,6 @@ class Mechanism:
         """Embedding dimension ``d``."""
         return int(self.prototypes.shape[1])
 
-    # -- to be provided by subclasses ------------------------------------------------------
     def _noise(self, rng: np.random.Generator, n: int) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
@@ -94,11 +80,8 @@ class Mechanism:
         raise NotImplementedError
 
     def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:  # pragma: no cover
-        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)``: a callable ``(n, d) -> (n,)``.
-
-        Thresholding it is the most powerful test of ``a`` against ``b`` (Neyman-Pearson), the
-        "exact" test of *Picture the Epsilon*, Figure 3 and Table 6.
-        """
+        """Exact log-likelihood ratio ``log p_a(x) - log p_b(x)``, a callable ``(n, d) -> (n,)``: the most powerful
+        test (Neyman-Pearson), the "exact" test of *Picture the Epsilon*, Figure 3 and Table 6."""
         raise NotImplementedError
 
     def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:  # pragma: no cover
@@ -109,41 +92,29 @@ class Mechanism:
         """Probability that two independent outputs of one identity are equal (0: continuous)."""
         return 0.0
 
-    # -- float safety ----------------------------------------------------------------------
     @property
     def repeated_outputs(self) -> bool:
-        """True when equal output rows are expected between independent draws.
+        """True when two independent outputs of one identity coincide with probability >= ``1e-15``.
 
-        That is when two independent outputs of one identity coincide with probability at least
-        :data:`REPEAT_PROBABILITY` (``1e-15``): one-hot rows of :class:`RandomizedResponse`, and
-        grid outputs in one or two dimensions (a Laplace coordinate hits a given grid cell with
-        probability up to ``g / (2 b) ~ 2**-21``). Then a check that test rows do not repeat
-        development rows (:func:`epsaudit.validation.check_fresh`) cannot tell a reused draw from
-        a repeated value; give the reserved test draw ids (``dev_ids``/``test_ids``) for such outputs, or
-        ``check_reuse=False`` when the test rows are fresh draws by construction.
+        One-hot rows of :class:`RandomizedResponse`, grid outputs in one or two dimensions. Then a freshness
+        check (:func:`epsaudit.validation.check_fresh`) cannot tell a reused draw from a repeated value; give
+        the reserved test draw ids (``dev_ids``/``test_ids``), or ``check_reuse=False`` for fresh draws.
 
         Examples
         --------
         >>> from epsaudit.mechanisms import ProductLaplace, RandomizedResponse, prototype_set
-        >>> RandomizedResponse(4, 1.0).repeated_outputs
-        True
-        >>> ProductLaplace(prototype_set("dispersed", 2, 8, seed=0), 0.5).repeated_outputs
-        False
+        >>> laplace = ProductLaplace(prototype_set("dispersed", 2, 8, seed=0), 0.5)
+        >>> RandomizedResponse(4, 1.0).repeated_outputs, laplace.repeated_outputs
+        (True, False)
         """
-        return self._collision_probability() >= REPEAT_PROBABILITY
+        return self._collision_probability() >= _REPEAT_PROBABILITY
 
     def discretisation_slack(self, a: int, b: int) -> float:
         """How far the discretised mechanism's epsilon may lie below :meth:`exact_epsilon` (nats).
 
-        0 for product Laplace noise (the grid keeps the exact epsilon) and for randomized
-        response; for Gaussian noise ``sum_j |mu_aj - mu_bj| g_j / s_j**2``, the largest change of
-        the exact privacy loss within one grid cell, so the released (discretised) mechanism's
-        ``epsilon(delta)`` lies in ``[exact_epsilon - slack, exact_epsilon]`` (package docstring, "Float-safe outputs").
-
-        Raises
-        ------
-        ValueError
-            If ``a`` or ``b`` is not a valid identity index.
+        0 for product Laplace noise and randomized response; for Gaussian noise
+        ``sum_j |mu_aj - mu_bj| g_j / s_j**2`` (package docstring, "Float-safe outputs"). ``ValueError`` for an
+        invalid identity.
 
         Examples
         --------
@@ -167,23 +138,9 @@ class Mechanism:
         """``n`` released outputs of a validated identity: ``snap(prototype + noise)``."""
         return self._snap(self.prototypes[identity] + self._noise(rng, n))
 
-    # -- sampling --------------------------------------------------------------------------
     def sample(self, identity: int, n: int, seed=0) -> np.ndarray:
-        """Draw ``n`` outputs of one identity.
-
-        Parameters
-        ----------
-        identity : int
-            Row index of the identity in ``prototypes``, ``0 <= identity < K``.
-        n : int, >= 1
-            Number of outputs.
-        seed : int, stream key (tuple) or numpy.random.Generator
-
-        Returns
-        -------
-        numpy.ndarray, shape (n, d), float64
-            Outputs ``prototypes[identity] + noise`` rounded to :attr:`grid` (same units as the
-            prototypes; not normalised).
+        """Draw ``n`` outputs ``(n, d)`` of identity ``0 <= identity < K``: ``prototypes[identity] + noise`` rounded
+        to :attr:`grid` (prototype units, not normalised). ``seed``: int, stream key (tuple) or Generator.
 
         Raises
         ------
@@ -204,23 +161,10 @@ class Mechanism:
     def sample_groups(self, n: int, seed=0, identities: Iterable[int] | None = None) -> dict[int, np.ndarray]:
         """Draw ``n`` outputs for each identity, on independent random streams.
 
-        The stream of identity ``i`` is ``stream("mechanism-draws", seed, i)`` (for a key seed:
-        ``stream(*seed, i)``; for a Generator seed: its ``spawn(K)`` children), so identity ``i``
-        gets the same draw whichever subset ``identities`` is requested, and
-        ``sample_groups(n, s)[i] == sample(i, n, s)``.
+        Identity ``i`` uses ``stream("mechanism-draws", seed, i)`` (a Generator seed: its ``spawn(K)`` children),
+        so ``sample_groups(n, s)[i] == sample(i, n, s)`` whichever ``identities`` are requested.
 
-        Parameters
-        ----------
-        n : int, >= 1
-            Outputs per identity.
-        seed : int, stream key (tuple) or numpy.random.Generator
-        identities : iterable of int, optional
-            Identities to draw (default: all ``K``).
-
-        Returns
-        -------
-        dict of int to numpy.ndarray, each of shape (n, d)
-            Keys in the order requested.
+        Returns ``{identity: (n, d) array}`` in the order requested (default: all ``K``).
 
         Raises
         ------
@@ -245,12 +189,9 @@ class Mechanism:
         streams = generators(seed, "mechanism-draws", range(self.n_identities))
         return {i: self.sample(i, n, streams[i]) for i in ids}
 
-    # -- exact privacy ---------------------------------------------------------------------
     def separation(self, a: int, b: int) -> float:
-        """The standardised distance that determines the pair's exact epsilon.
-
-        ``||mu_a - mu_b||_1 / b`` for Laplace (equal to its epsilon), ``||mu_a - mu_b||_2 / sigma``
-        for the isotropic Gaussian and the Mahalanobis distance for the anisotropic Gaussian.
+        """The standardised distance that determines the pair's exact epsilon: ``||mu_a - mu_b||_1 / b`` (Laplace),
+        ``||mu_a - mu_b||_2 / sigma`` (isotropic Gaussian) or the Mahalanobis distance (anisotropic).
 
         Examples
         --------
@@ -262,14 +203,8 @@ class Mechanism:
         return float(self._separation_pairs(np.array([a]), np.array([b]))[0])
 
     def exact_epsilon(self, a: int, b: int) -> float:
-        """Exact pairwise epsilon of identities ``a`` and ``b`` (0 when their outputs are equal in law).
-
-        Pure epsilon for Laplace; ``epsilon(delta)`` at ``self.delta`` for the Gaussians.
-
-        Raises
-        ------
-        ValueError
-            If ``a`` or ``b`` is not a valid identity index.
+        """Exact pairwise epsilon (pure for Laplace; ``epsilon(delta)`` at ``self.delta`` for the Gaussians);
+        ``ValueError`` for an invalid identity.
 
         Examples
         --------
@@ -280,12 +215,7 @@ class Mechanism:
         return float(self._epsilon_from_separation(self.separation(a, b)))
 
     def exact_epsilons(self, pairs: Sequence[tuple[int, int]]) -> np.ndarray:
-        """Exact epsilon of each pair, shape ``(len(pairs),)``.
-
-        Raises
-        ------
-        ValueError
-            If ``pairs`` is empty or names an invalid identity.
+        """Exact epsilon of each pair, shape ``(len(pairs),)``; ``ValueError`` if ``pairs`` is empty or invalid.
 
         Examples
         --------
@@ -297,7 +227,6 @@ class Mechanism:
         out = self._epsilon_from_separation(self._separation_pairs(a, b))
         return np.atleast_1d(np.asarray(out, dtype=np.float64))
 
-    # -- helpers ---------------------------------------------------------------------------
     def _check_identity(self, i, name: str) -> int:
         if isinstance(i, bool) or not isinstance(i, numbers.Integral):
             raise ValueError(f"{name} must be an integer identity index, got {i!r}")
@@ -336,9 +265,7 @@ class Mechanism:
         return ""
 
 
-# ---------------------------------------------------------------------------------------------
 # Checks shared by the mechanism modules (public for them, not in ``__all__``)
-# ---------------------------------------------------------------------------------------------
 
 
 def check_int(value, name: str, *, minimum: int) -> int:

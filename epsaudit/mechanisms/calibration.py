@@ -1,10 +1,5 @@
-"""Calibration of a mechanism to a requested global epsilon, and the benchmark's pair protocol.
-
-*Picture the Epsilon* calibrates the audit routes on mechanisms whose privacy is known exactly:
-:func:`calibrate` sets the noise so that the worst pair of a prototype set has the requested
-global epsilon, :func:`benchmark_pairs` fixes the audited pairs and :func:`reference_epsilon` is
-the median exact pairwise epsilon the audits are compared with (Tables 4 and 6, Figures 2-3).
-"""
+"""Calibration to a requested global epsilon (:func:`calibrate`), the audited pairs (:func:`benchmark_pairs`) and
+the reference (:func:`reference_epsilon`) of the known-epsilon benchmark (*Picture the Epsilon*, Tables 4 and 6)."""
 
 from __future__ import annotations
 
@@ -27,27 +22,12 @@ N_AUDITED_PAIRS: int = 40
 #: Mechanism names accepted by :func:`calibrate`.
 MECHANISMS: tuple[str, ...] = ("laplace", "gaussian", "anisotropic_gaussian")
 #: Orders of magnitude spanned by the anisotropic variance spectrum used by :func:`calibrate`.
-ANISOTROPY_ORDERS: float = 4.0
+_ANISOTROPY_ORDERS: float = 4.0
 
 
-def anisotropic_variance_shape(dim: int, orders: float = ANISOTROPY_ORDERS) -> np.ndarray:
-    """The fixed anisotropic spectrum shape: variances log-spaced over ``orders`` decades, mean 1.
-
-    ``v_j = c * 10^(-orders * j / (d - 1))``, ``j = 0 .. d-1`` (decreasing), with ``c`` chosen so
-    that ``mean(v) = 1``. With ``orders = 4`` and ``d = 512``, ``v`` runs from ~9.2 to ~9.2e-4; the
-    quarter of coordinates with the smallest variances carries ~0.1% of the total variance but
-    ~90% of ``sum_j 1 / v_j``, i.e. of the Mahalanobis distance of a generic mean difference.
-
-    Raises
-    ------
-    ValueError
-        If ``dim < 1`` or ``orders`` is negative or not finite.
-
-    Examples
-    --------
-    >>> anisotropic_variance_shape(3, orders=2.0)  # 1, 0.1, 0.01, scaled to mean 1
-    array([2.7027027 , 0.27027027, 0.02702703])
-    """
+def _anisotropic_variance_shape(dim: int, orders: float = _ANISOTROPY_ORDERS) -> np.ndarray:
+    """Variances ``c * 10^(-orders * j / (d - 1))``, ``j = 0 .. d-1``, mean 1: at ``orders = 4``, ``d = 512`` the
+    smallest quarter holds ~0.1% of the variance but ~90% of ``sum_j 1 / v_j`` (the Mahalanobis distance)."""
     d = check_int(dim, "dim", minimum=1)
     if not (np.isfinite(orders) and orders >= 0):
         raise ValueError(f"orders must be finite and >= 0, got {orders}")
@@ -58,19 +38,12 @@ def anisotropic_variance_shape(dim: int, orders: float = ANISOTROPY_ORDERS) -> n
 def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFAULT_DELTA, seed=0) -> Mechanism:
     """A mechanism whose worst pair over the prototype set has exactly the requested epsilon.
 
-    The noise scale is fitted to the pair with the largest separation among all
-    ``K (K - 1) / 2`` pairs:
-
-    * ``"laplace"``: ``b = max_{a,b} ||mu_a - mu_b||_1 / epsilon`` (pure DP; ``delta`` unused);
-    * ``"gaussian"``: ``sigma = max ||mu_a - mu_b||_2 / m`` with
-      ``m = bounds.gaussian_mu_for_epsilon(epsilon, delta)``;
-    * ``"anisotropic_gaussian"``: ``variances = s * anisotropic_variance_shape(d)`` with the scalar
-      ``s = (max D_shape / m)^2``, ``D_shape`` the Mahalanobis distances under the shape.
-
-    ``epsilon = 0`` is the exact null: every identity gets ``prototypes[0]``, so all identities
-    release the same distribution and every exact pairwise epsilon is 0; the noise then has unit
-    variance per coordinate on average (Laplace ``b = 1 / sqrt(2)``, ``sigma = 1``, anisotropic
-    variances equal to the mean-1 shape), and ``null`` is True.
+    Fitted to the most separated of the ``K (K - 1) / 2`` pairs: ``"laplace"`` ``b = max ||mu_a - mu_b||_1 / epsilon``
+    (``delta`` unused); ``"gaussian"`` ``sigma = max ||mu_a - mu_b||_2 / m``,
+    ``m = bounds.gaussian_mu_for_epsilon(epsilon, delta)``; ``"anisotropic_gaussian"`` variances
+    ``(max D_shape / m)^2`` times the fixed mean-1 spectrum (``D_shape`` its Mahalanobis distances).
+    ``epsilon = 0`` is the exact null: every identity gets ``prototypes[0]``, unit variance per coordinate on
+    average (Laplace ``b = 1 / sqrt(2)``), ``null`` True.
 
     Parameters
     ----------
@@ -82,21 +55,18 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
     delta : float in (0, 1), default 1e-5
         The delta of the Gaussian mechanisms' ``epsilon(delta)``.
     seed : int, stream key (tuple) or numpy.random.Generator
-        Accepted (and validated) for a uniform benchmark signature; calibration itself is
-        deterministic, all randomness is in the prototypes and in the sampling.
+        Validated for a uniform signature; calibration is deterministic.
 
     Returns
     -------
     Mechanism
-        With ``requested_epsilon = epsilon`` and ``worst_pair`` the ``(a, b)`` attaining it
-        (``None`` at the null).
+        With ``requested_epsilon = epsilon`` and ``worst_pair`` attaining it (``None`` at the null).
 
     Raises
     ------
     ValueError
-        If ``mechanism`` is unknown, ``epsilon`` is negative or not finite, ``delta`` is outside
-        (0, 1), ``prototypes`` has fewer than two rows, or ``epsilon > 0`` while all prototypes
-        coincide (no pair to calibrate).
+        If ``mechanism`` is unknown, ``epsilon`` negative or not finite, ``delta`` outside (0, 1), ``prototypes``
+        has fewer than two rows, or ``epsilon > 0`` while all prototypes coincide.
 
     Examples
     --------
@@ -117,7 +87,7 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
     p = check_prototypes(prototypes, minimum=2)
     k, d = p.shape
     epsilon, delta = float(epsilon), float(delta)
-    shape = anisotropic_variance_shape(d)
+    shape = _anisotropic_variance_shape(d)
 
     if epsilon == 0.0:
         null_p = np.repeat(p[:1], k, axis=0)
@@ -158,20 +128,10 @@ def calibrate(mechanism: str, prototypes, epsilon: float, *, delta: float = DEFA
 def reference_epsilon(mechanism: Mechanism, pairs: Sequence[tuple[int, int]]) -> float:
     """Median exact pairwise epsilon over ``pairs``: the paper's reference per setting.
 
-    Parameters
-    ----------
-    mechanism : Mechanism
-    pairs : sequence of (int, int)
-        Audited identity pairs, e.g. :func:`benchmark_pairs`.
-
-    Returns
-    -------
-    float
-
     Raises
     ------
     ValueError
-        If ``pairs`` is empty or names an identity the mechanism does not have.
+        If ``mechanism`` is not a Mechanism, ``pairs`` (e.g. :func:`benchmark_pairs`) is empty or invalid.
 
     Examples
     --------
@@ -186,15 +146,9 @@ def reference_epsilon(mechanism: Mechanism, pairs: Sequence[tuple[int, int]]) ->
 
 
 def benchmark_pairs(n_identities: int, seed=0) -> list[tuple[int, int]]:
-    """The audited pairs: the first :data:`N_AUDITED_PAIRS` (40) of the shuffled pair list.
+    """The audited pairs: ``identity_pairs(range(n_identities), seed)[:40]`` (:data:`N_AUDITED_PAIRS`; all if fewer).
 
-    ``pairs.identity_pairs(range(n_identities), seed)[:40]`` (all pairs if there are fewer than
-    40, i.e. ``n_identities <= 9``).
-
-    Raises
-    ------
-    ValueError
-        If ``n_identities < 2``.
+    ``ValueError`` if ``n_identities < 2``.
 
     Examples
     --------

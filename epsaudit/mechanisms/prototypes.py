@@ -13,8 +13,7 @@ from .base import check_int, check_prototypes, pairwise_distances
 #: Prototype geometries accepted by :func:`prototype_set`.
 GEOMETRIES: tuple[str, ...] = ("dispersed", "face_like")
 
-# face_like geometry: rank of the dominant subspace, decay of its axis scales, tangent radius of
-# the most distinctive identity, and ratio of the largest to the smallest identity radius.
+# face_like: rank of the dominant subspace, decay of its axis scales, largest radius, largest / smallest radius.
 _FACE_RANK = 5
 _FACE_AXIS_DECAY = 0.5
 _FACE_MAX_RADIUS = 0.5
@@ -27,53 +26,41 @@ def prototype_set(
     """Identity prototypes on the unit sphere.
 
     ``"dispersed"``
-        Independent uniform directions on the sphere ``S^{d-1}`` (normalised standard normal
-        vectors). In ``d = 512`` every pairwise L2 distance is close to ``sqrt(2)``.
+        Independent uniform directions on ``S^{d-1}``; in ``d = 512`` every pairwise distance is near ``sqrt(2)``.
     ``"face_like"``
-        Prototypes ``normalise(m0 + U z_i)`` around a common mean direction ``m0`` ("the mean
-        face"), with ``U`` a ``(d, r)`` orthonormal basis orthogonal to ``m0``, ``r = min(5, d-1)``.
-        ``z_i = rho_i g_i / ||g_i||`` with ``g_i ~ N(0, diag(s_1^2, ..., s_r^2))``,
-        ``s_k = 2^{-(k-1)}`` (a few dominant directions of decaying spread) and radii
-        ``rho_i`` log-spaced from 0.5 down to ``0.5 / radius_span`` (0.005) and assigned to
-        identities in random order: most identities are "typical" (close to the mean face) and a
-        few are distinctive. Pairwise distances therefore vary widely: for ``K = 20``, ``d = 512``
-        the ratio of the largest to the median pairwise distance (:func:`distance_spread`) is
-        4.82 at ``seed = 0`` (minimum 3.26, median 4.74 over seeds 0-299), against ~1.06 for
-        ``"dispersed"``. The largest distance is ~0.6-0.7 (an angle of ~35-40 degrees). The
-        ratio grows with ``K`` (median 5.8 at ``K = 50``); at ``K = 10`` it can fall below 3
-        (median 3.6, minimum 2.7).
+        ``normalise(m0 + U z_i)`` around a mean direction ``m0`` ("the mean face"), ``U`` a ``(d, r)``
+        orthonormal basis orthogonal to ``m0``, ``r = min(5, d-1)``; ``z_i = rho_i g_i / ||g_i||``,
+        ``g_i ~ N(0, diag(s_k^2))``, ``s_k = 2^{-(k-1)}``, radii ``rho_i`` log-spaced from 0.5 to
+        ``0.5 / radius_span`` in random order: most identities typical, a few distinctive. For ``K = 20``,
+        ``d = 512`` the largest / median pairwise distance is 4.82 at ``seed = 0`` (minimum 3.26, median 4.74
+        over seeds 0-299; ~1.06 for ``"dispersed"``), the largest distance ~0.6-0.7; the ratio grows with ``K``
+        (median 5.8 at ``K = 50``; at ``K = 10`` median 3.6, minimum 2.7).
 
     Parameters
     ----------
     geometry : {"dispersed", "face_like"}
-    n_identities : int, >= 2
-        Number of identities ``K``.
-    dim : int, >= 1 (>= 2 for ``"face_like"``)
-        Embedding dimension ``d``.
+    n_identities, dim : int
+        Number of identities ``K >= 2`` and embedding dimension ``d >= 1`` (``>= 2`` for ``"face_like"``).
     seed : int, stream key (tuple) or numpy.random.Generator
-        Seed of every random step (directions, basis, radii and their assignment).
     radius_span : float, >= 1, keyword-only
-        ``"face_like"`` only: ratio of the largest to the smallest identity radius. Smaller
-        values give a less spread set (1 puts every identity at the same distance from ``m0``).
+        ``"face_like"`` only: largest / smallest identity radius (1: every identity equally far from ``m0``).
 
     Returns
     -------
     numpy.ndarray, shape (K, d), float64
-        Unit-norm rows, one prototype per identity.
+        Unit-norm rows.
 
     Raises
     ------
     ValueError
-        If ``geometry`` is unknown, ``n_identities < 2``, ``dim < 1`` (or ``dim < 2`` for
-        ``"face_like"``), ``radius_span`` is below 1 or not finite, or ``seed`` is not a valid seed.
+        If ``geometry`` is unknown, ``n_identities < 2``, ``dim < 1`` (``< 2`` for ``"face_like"``),
+        ``radius_span`` below 1 or not finite, or ``seed`` invalid.
 
     Examples
     --------
     >>> p = prototype_set("dispersed", n_identities=4, dim=8, seed=0)
-    >>> p.shape
-    (4, 8)
-    >>> bool(np.allclose(np.linalg.norm(p, axis=1), 1.0))
-    True
+    >>> p.shape, bool(np.allclose(np.linalg.norm(p, axis=1), 1.0))
+    ((4, 8), True)
     """
     if geometry not in GEOMETRIES:
         raise ValueError(f"unknown geometry {geometry!r}; expected one of {GEOMETRIES}")
@@ -97,28 +84,8 @@ def prototype_set(
     return unit_rows(m0 + (directions * radii[:, None]) @ u.T)
 
 
-def distance_spread(prototypes) -> float:
-    """Ratio of the largest to the median pairwise L2 distance of a prototype set.
-
-    Parameters
-    ----------
-    prototypes : array_like, shape (K, d), K >= 2
-
-    Returns
-    -------
-    float
-        ``max / median`` over the ``K (K - 1) / 2`` pairwise distances (``inf`` if the median is 0).
-
-    Raises
-    ------
-    ValueError
-        If ``prototypes`` is not a finite ``(K, d)`` array with ``K >= 2``.
-
-    Examples
-    --------
-    >>> distance_spread([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])  # distances 1, 2, sqrt(5)
-    1.118033988749895
-    """
+def _distance_spread(prototypes) -> float:
+    """Ratio of the largest to the median pairwise L2 distance (``inf`` if the median is 0)."""
     p = check_prototypes(prototypes, minimum=2)
     dist = pairwise_distances(p, "l2")[np.triu_indices(p.shape[0], 1)]
     med = float(np.median(dist))

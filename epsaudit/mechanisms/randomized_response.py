@@ -15,24 +15,12 @@ from .base import Mechanism, check_int
 class RandomizedResponse(Mechanism):
     """K-ary randomized response: identity ``i`` reports category ``i`` or, rarely, another one.
 
-    Identity ``i`` (``0 <= i < K``) releases category ``i`` with probability
-    ``p_true = e^eps / (e^eps + K - 1)`` and each of the other ``K - 1`` categories with
-    probability ``p_other = 1 / (e^eps + K - 1)``. For two identities ``a != b`` the likelihood
-    ratio of any output is ``e^eps`` (category ``a``), ``e^-eps`` (category ``b``) or 1, so every
-    pair is pure epsilon-DP with exactly ``epsilon`` (Warner 1965; Kairouz, Oh & Viswanath 2016).
-    ``epsilon = 0`` is the exact null (every identity reports a uniform category).
-
-    Feature encoding. :meth:`sample` returns **one-hot rows** in ``R^K`` (float64, the
-    ``x[:, k] = 1`` column is the reported category): the encoding the classifiers of
-    :mod:`epsaudit.sniper` and :mod:`epsaudit.audits` see, so a linear classifier can give each
-    category its own weight. :meth:`sample_codes` returns the same draws as integer codes
-    ``0 .. K-1``; :meth:`encode` maps codes to one-hot rows. (An integer-coded single feature
-    would force a linear classifier to rank categories by their index, which cannot isolate a
-    category in the middle and gives much weaker attacks.)
-
-    ``prototypes`` (used by the base class) are the mean one-hot outputs
-    ``p_other + (p_true - p_other) I``; the mechanism is *not* "prototype plus additive noise",
-    so :meth:`sample` and :meth:`sample_groups` are overridden.
+    Identity ``i`` releases category ``i`` with probability ``p_true = e^eps / (e^eps + K - 1)`` and each other
+    category with ``p_other = 1 / (e^eps + K - 1)``: likelihood ratios ``e^eps``, ``e^-eps`` or 1, so every pair
+    is pure epsilon-DP with exactly ``epsilon`` (Warner 1965; Kairouz, Oh & Viswanath 2016); ``epsilon = 0`` is
+    the exact null. :meth:`sample` returns **one-hot rows** in ``R^K`` (so a linear classifier gives each
+    category its own weight), :meth:`sample_codes` the same draws as codes ``0 .. K-1``. ``prototypes`` are
+    the mean one-hot outputs ``p_other + (p_true - p_other) I``; sampling is not prototype plus noise.
 
     Parameters
     ----------
@@ -49,10 +37,8 @@ class RandomizedResponse(Mechanism):
     Examples
     --------
     >>> rr = RandomizedResponse(4, 1.0)
-    >>> round(rr.p_true, 6), round(rr.p_other, 6), rr.exact_epsilon(0, 1)
-    (0.475367, 0.174878, 1.0)
-    >>> rr.sample(2, 3, seed=0).shape  # one-hot rows
-    (3, 4)
+    >>> round(rr.p_true, 6), round(rr.p_other, 6), rr.exact_epsilon(0, 1), rr.sample(2, 3, seed=0).shape  # one-hot
+    (0.475367, 0.174878, 1.0, (3, 4))
     """
 
     name = "randomized_response"
@@ -80,59 +66,22 @@ class RandomizedResponse(Mechanism):
         return float(np.sum(self.prototypes[0] ** 2))  # one of K categories: equal rows are the rule
 
     @property
-    def sampled_epsilon(self) -> float:
-        """Exact epsilon of the float64 sampler of :meth:`sample_codes` (nats).
-
-        A report keeps the true category when ``U < p_true`` with ``U`` numpy's uniform on the
-        lattice ``k 2**-53``, i.e. with probability ``P = ceil(p_true 2**53) 2**-53`` exactly, and
-        otherwise picks one of the ``K - 1`` others uniformly (an exact integer draw), so the
-        sampled pair's epsilon is ``log(P (K - 1) / (1 - P))``. For ``K = 16`` it equals ``epsilon``
-        to 1e-14 for ``epsilon <= 8`` and is 31.99943 at ``epsilon = 32``, where ``1 - P`` holds
-        only ~1700 lattice points; DP-Sniper cannot certify above ``log(1/c)`` there anyway.
-
-        Examples
-        --------
-        >>> round(RandomizedResponse(16, 2.0).sampled_epsilon, 12)
-        2.0
-        """
+    def _sampled_epsilon(self) -> float:
+        """Exact epsilon of the float64 sampler (nats): ``log(P (K - 1) / (1 - P))``, ``P = ceil(p_true 2**53) 2**-53``
+        (for ``K = 16``: ``epsilon`` to 1e-14 for ``epsilon <= 8``, 31.99943 at ``epsilon = 32``)."""
         if self.epsilon == 0:
             return 0.0
         keep = math.ceil(self.p_true * 2.0**53)  # exact: scaling by a power of two
         other = 2**53 - keep
         return math.log(keep * (self.n_categories - 1) / other)
 
-    # -- sampling --------------------------------------------------------------------------
-    def output_probabilities(self, identity: int) -> np.ndarray:
-        """Probability of each category under ``identity``, shape ``(K,)`` (sums to 1).
-
-        Examples
-        --------
-        >>> RandomizedResponse(4, 1.0).output_probabilities(0).round(4)
-        array([0.4754, 0.1749, 0.1749, 0.1749])
-        """
+    def _output_probabilities(self, identity: int) -> np.ndarray:
+        """Probability of each category under ``identity``, shape ``(K,)``."""
         return self.prototypes[self._check_identity(identity, "identity")].copy()
 
     def sample_codes(self, identity: int, n: int, seed=0) -> np.ndarray:
-        """Draw ``n`` reports of one identity as integer category codes.
-
-        Each report is category ``identity`` if ``U < p_true`` for ``U ~ Uniform(0, 1)``, else
-        a uniform draw from the other ``K - 1`` categories.
-
-        Parameters
-        ----------
-        identity : int, ``0 <= identity < K``
-        n : int, >= 1
-        seed : int, stream key (tuple) or numpy.random.Generator
-
-        Returns
-        -------
-        numpy.ndarray, shape (n,), int64
-            Codes in ``0 .. K-1``.
-
-        Raises
-        ------
-        ValueError
-            If ``identity`` is invalid, ``n < 1`` or ``seed`` is invalid.
+        """Draw ``n`` reports of one identity as int64 category codes, shape ``(n,)`` (``identity`` if ``U < p_true``,
+        else uniform over the other ``K - 1``); ``ValueError`` if ``identity``, ``n`` (>= 1) or ``seed`` is invalid.
 
         Examples
         --------
@@ -149,12 +98,7 @@ class RandomizedResponse(Mechanism):
         return np.where(keep, i, other)
 
     def encode(self, codes) -> np.ndarray:
-        """One-hot rows for category codes: shape ``(n,) -> (n, K)``, float64.
-
-        Raises
-        ------
-        ValueError
-            If a code is not an integer in ``0 .. K-1``.
+        """One-hot rows for category codes, ``(n,) -> (n, K)`` float64; ``ValueError`` unless codes lie in ``0 .. K-1``.
 
         Examples
         --------
@@ -170,9 +114,7 @@ class RandomizedResponse(Mechanism):
         return out
 
     def sample(self, identity: int, n: int, seed=0) -> np.ndarray:
-        """Draw ``n`` reports of one identity as one-hot rows, shape ``(n, K)`` float64.
-
-        ``sample(i, n, s) == encode(sample_codes(i, n, s))``. Errors as :meth:`sample_codes`.
+        """``n`` reports as one-hot rows ``(n, K)``: ``encode(sample_codes(i, n, s))`` (errors as :meth:`sample_codes`).
 
         Examples
         --------
@@ -185,7 +127,6 @@ class RandomizedResponse(Mechanism):
     def _noise(self, rng, n):  # pragma: no cover - randomized response is not additive
         raise NotImplementedError("RandomizedResponse is not prototype-plus-noise; use sample()")
 
-    # -- exact privacy ---------------------------------------------------------------------
     def _separation_pairs(self, a, b):
         return np.where(np.asarray(a) != np.asarray(b), self.epsilon, 0.0)
 
@@ -193,12 +134,7 @@ class RandomizedResponse(Mechanism):
         return np.asarray(sep, dtype=np.float64)
 
     def exact_score(self, a: int, b: int) -> Callable[[np.ndarray], np.ndarray]:
-        """Exact log-likelihood ratio on one-hot rows: ``eps * (x[:, a] - x[:, b])``.
-
-        Returns
-        -------
-        callable
-            Maps an ``(n, K)`` one-hot array to scores in ``{-eps, 0, eps}``.
+        """Exact log-likelihood ratio on one-hot rows: a callable ``(n, K) -> eps * (x[:, a] - x[:, b])``.
 
         Examples
         --------
@@ -216,11 +152,8 @@ class RandomizedResponse(Mechanism):
         return score
 
     def optimal_auc(self, a: int, b: int, n_mc: int = 20000, seed=0) -> float:
-        """Population AUC of the exact likelihood-ratio test of ``a`` against ``b`` (closed form).
-
-        Scores take three values (``a``'s category, ``b``'s, any other), so the AUC is
-        ``P(S_a > S_b) + P(S_a = S_b) / 2`` computed exactly. ``n_mc`` and ``seed`` are accepted
-        for a common signature and ignored.
+        """Population AUC of the exact likelihood-ratio test, ``P(S_a > S_b) + P(S_a = S_b) / 2`` in closed form
+        (``n_mc`` and ``seed`` are ignored).
 
         Examples
         --------
