@@ -303,3 +303,31 @@ def test_family_worst_pair_path_is_the_max_over_looks():
     assert all(c.alpha_per_pair == pytest.approx(0.05 / 3) for c in fam.certificates.values())
     with pytest.raises(ValueError, match="unknown pair"):
         fam.update("p9", "A", False)
+
+
+@pytest.mark.parametrize("eps, alpha, fpr, fnr, delta, prior", [
+    (2.0, 0.05, 0.09, 0.09, 0.0, "B"), (1.1, 0.00125, 0.12, 0.2, 1e-5, ("H:0.2", "H:0.3")),
+    (3.0, 0.05, 0.0, 0.02, 0.0, "Z"), (1.5, 0.05, 0.12, 0.12, 0.0, "J")])
+def test_stopping_rows_screen_finds_the_brute_force_first_hits(eps, alpha, fpr, fnr, delta, prior):
+    # sequential_stopping_rows's path: chunks screened by box limits and halved; here the halving reads the counts
+    # off fixed paths, and the first hit must be the one that evaluating log E at every row finds
+    from epsaudit.bounds.sequential import _alternating, _first_hits, _hits, _log_m_table, _may_hit, _priors
+    rows, thr, priors = 900, -math.log(alpha), _priors(prior)
+    t = np.arange(1, rows + 1)
+    err = np.random.default_rng(5).random((80, rows)) < np.where(t % 2 == 0, fpr, fnr)
+    x = np.hstack([np.zeros((80, 1), int), np.cumsum(err & (t % 2 == 0), axis=1)])
+    y = np.hstack([np.zeros((80, 1), int), np.cumsum(err & (t % 2 == 1), axis=1)])
+    n, m = _alternating(t)
+    brute = sequential_log_evalue(x[:, 1:], n, y[:, 1:], m, eps, delta, prior) >= thr
+    want = np.where(brute.any(axis=1), t[np.argmax(brute, axis=1)], -1)
+    assert (want > 0).sum() > 10 and (want < 0).sum() + (want > 300).sum() > 3  # hits early, and late or none
+    log_m = [_log_m_table(p, rows) for p in priors]
+    got, run = np.full(80, -1), np.arange(80)
+    for a, b in ((0, 256), (256, 512), (512, rows)):
+        first = _first_hits(a, b, x[run, a], x[run, b], y[run, a], y[run, b],
+                            lambda r, a_, mid, b_, *_: (x[run[r], mid], y[run[r], mid]),
+                            lambda *c: _may_hit(*c, eps, delta, log_m, thr),
+                            lambda tt, xx, yy: _hits(tt, xx, yy, eps, delta, priors, thr))
+        got[run] = first
+        run = run[first < 0]
+    np.testing.assert_array_equal(got, want)
