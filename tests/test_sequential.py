@@ -323,11 +323,11 @@ def test_stopping_rows_screen_finds_the_brute_force_first_hits(eps, alpha, fpr, 
     assert (want > 0).sum() > 10 and (want < 0).sum() + (want > 300).sum() > 3  # hits early, and late or none
     log_m = [_log_m_table(p, rows) for p in priors]
     got, run = np.full(80, -1), np.arange(80)
+    may = lambda *c: _may_hit(*c, eps, delta, log_m, thr)  # noqa: E731
     for a, b in ((0, 256), (256, 512), (512, rows)):
         first = _first_hits(a, b, x[run, a], x[run, b], y[run, a], y[run, b],
-                            lambda r, a_, mid, b_, *_: (x[run[r], mid], y[run[r], mid]),
-                            lambda *c: _may_hit(*c, eps, delta, log_m, thr),
-                            lambda tt, xx, yy: _hits(tt, xx, yy, eps, delta, priors, thr))
+                            lambda r, a_, mid, b_, *_: (x[run[r], mid], y[run[r], mid]), may,
+                            lambda tt, xx, yy: _hits(tt, xx, yy, may, eps, delta, priors, thr))
         got[run] = first
         run = run[first < 0]
     np.testing.assert_array_equal(got, want)

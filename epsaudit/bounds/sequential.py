@@ -1194,7 +1194,7 @@ def sequential_stopping_rows(epsilon: float, alpha: float, fpr: float, fnr: floa
         return xm, ym
 
     done, may = 0, lambda *counts: _may_hit(*counts, epsilon, delta, log_m, thr)
-    exact = lambda t, x, y: _hits(t, x, y, epsilon, delta, priors, thr)  # noqa: E731
+    exact = lambda t, x, y: _hits(t, x, y, may, epsilon, delta, priors, thr)  # noqa: E731
     while done < max_rows and (stop < 0).any():
         end = min(done + max(_CHUNK, done), max_rows)  # a chunk's errors are drawn first, its parts' only if needed
         live = np.flatnonzero(stop < 0)
@@ -1264,12 +1264,18 @@ def _may_hit(a, b, xa, xb, ya, yb, epsilon, delta, log_m, thr):
     return ~inside & ~(bound < thr - 1e-6 - 1e-8 * (n[1] + m[1]))
 
 
-def _hits(t, x, y, epsilon, delta, prior, thr):
-    """Whether log E >= thr at rows t with errors x, y (:func:`sequential_log_evalue`, once per distinct count)."""
+def _hits(t, x, y, may, epsilon, delta, prior, thr):
+    """Whether log E >= thr at rows t with errors x, y: :func:`sequential_log_evalue`, once per distinct count, where
+    the limit at the point (``may``) does not rule it out."""
+    hit = may(t, t, x, x, y, y)
+    if not hit.any():
+        return hit
+    t, x, y = t[hit], x[hit], y[hit]
     key = (t * (x.max(initial=0) + 1) + x) * (y.max(initial=0) + 1) + y
     _, once, where = np.unique(key, return_index=True, return_inverse=True)
     neg, pos = _alternating(t[once])
-    return (sequential_log_evalue(x[once], neg, y[once], pos, epsilon, delta, prior) >= thr)[where]
+    hit[hit] = (sequential_log_evalue(x[once], neg, y[once], pos, epsilon, delta, prior) >= thr)[where]
+    return hit
 
 
 def _first_hits(a, b, xa, xb, ya, yb, split, may, exact):
