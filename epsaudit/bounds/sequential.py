@@ -1313,7 +1313,8 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
     """Probability that the fixed-size joint certificate at ``n + n`` rows certifies ``epsilon`` at these rates.
 
     ``FP ~ Bin(n, fpr)``, ``FN ~ Bin(n, fnr)`` drawn ``runs`` times (seeded); each distinct FP count's largest
-    certifying FN count is found by bisection on :func:`epsaudit.bounds.joint_epsilon`.
+    certifying FN count among those drawn is found on :func:`epsaudit.bounds.joint_epsilon` (non-increasing
+    in each count) by one walk down the staircase.
 
     Parameters
     ----------
@@ -1344,14 +1345,20 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
     """
     rng = generator(seed, "fixed-plan-power", n, fpr, fnr)
     x, y = rng.binomial(n, fpr, runs), rng.binomial(n, fnr, runs)
-    ok = np.zeros(runs, dtype=bool)
-    for fp in np.unique(x):
-        lo, hi = -1, int(y.max()) + 1  # lo: certifies (or -1), hi: does not
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            if float(joint_epsilon(int(fp), n, mid, n, alpha, delta)) >= epsilon:
-                lo = mid
-            else:
-                hi = mid
-        ok |= (x == fp) & (y <= lo)
-    return float(ok.mean())
+    xs, ys = np.unique(x), np.unique(y)
+
+    def certifies(fp, j):
+        return float(joint_epsilon(int(fp), n, int(ys[j]), n, alpha, delta)) >= epsilon
+
+    # the certificate falls in each count: the largest certifying FN count drawn (index j) only falls as the
+    # FP count rises, so one walk down the staircase decides every draw
+    lo, hi = -1, ys.size  # at the smallest FP count: ys[lo] certifies (or lo = -1), ys[hi] does not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if certifies(xs[0], mid) else (lo, mid)
+    last = np.empty(xs.size, dtype=int)  # per FP count: the largest drawn FN count that certifies (or -1)
+    for i, fp in enumerate(xs):
+        while lo >= 0 and i > 0 and not certifies(fp, lo):
+            lo -= 1
+        last[i] = ys[lo] if lo >= 0 else -1
+    return float(np.mean(y <= last[np.searchsorted(xs, x)]))
