@@ -1,62 +1,31 @@
 """Audit one condition (one embedding table) with the full protocol of *Picture the Epsilon*, Section IV.
 
-:func:`audit_condition` is what the face notebook and ``epsaudit audit`` both call, so both print
-the same numbers for the same table and seed:
+:func:`audit_condition` is what the face notebook and ``epsaudit audit`` both call (the same numbers for the same
+table and seed):
 
-1. identities with at least ``min_rows`` rows (default 5, the ROC-HT fold count) form the groups;
-   the others are left out and counted;
-2. the pair protocol: all unordered identity pairs shuffled once with ``seed``
-   (:func:`epsaudit.protocol.identity_pairs`); GaussMech and MMD-TV audit the first ``pairs`` (500),
-   KDE-LR (alpha 0 and 0.01) the first ``kde_pairs`` (100), ROC-HT out-of-fold the first
-   ``roc_pairs`` (200);
-3. reserved-test certificates for ``certificates`` pairs, chosen on development data only:
-   each identity's rows are split *once* into development and test parts
+1. identities with at least ``min_rows`` rows (default 5, the ROC-HT fold count) form the groups; the others are
+   left out and counted;
+2. all unordered identity pairs are shuffled once with ``seed`` (:func:`epsaudit.protocol.identity_pairs`);
+   GaussMech and MMD-TV audit the first ``pairs`` (500), KDE-LR the first ``kde_pairs`` (100), ROC-HT out-of-fold
+   the first ``roc_pairs`` (200);
+3. reserved-test certificates chosen on development data only: each identity's rows are split *once*
    (:func:`epsaudit.protocol.split_identities`); the first ``selection_pool`` (100) pairs are ranked by the
-   out-of-fold AUC of the ROC-HT classifier on development rows (ties: the larger witness
-   ``max(TPR - FPR)``, then the shuffled order; with ``prefer_certifiable`` ties in AUC first go
-   to the pair whose test *sizes* allow the larger certificate, :func:`epsaudit.bounds.certifiable_cap`);
-   the top ``k`` are certified on the untouched test rows with a Bonferroni correction over the
-   ``k`` certificates (or over ``family_size`` certificates when this condition's ``k`` are part
-   of a larger family reported together, e.g. 5 per condition over 12 conditions), so all hold
-   together at ``confidence`` (95%) under the iid row model. Test rows are never looked at before
-   the certificates are computed (the test sizes follow from the split alone), so the selection
-   costs no validity;
-4. with ``worst_pair = K`` (default 0, off), the worst-pair certificate: the top ``K`` pairs of the
-   same development-only ranking are certified with a Bonferroni correction over ``K`` and the
-   largest is reported as a ``confidence`` lower bound on the mechanism's worst-case pairwise
-   epsilon, the quantity a DP claim is about (:mod:`epsaudit.audits.worst_pair`). It is its own
-   statement at ``confidence``: with the certificates of step 3, both hold together at
-   ``1 - 2 (1 - confidence)``;
-5. with ``tradeoff`` (default off), the trade-off (f-DP) certificate of every pair of step 3, on
-   the same development and test rows, each corrected as one of the same family: a band of
-   simultaneous Clopper-Pearson upper limits on both error rates at four thresholds fixed on
-   development scores (the reserved test's own and three quantiles) certifies an upper envelope of
-   the pair's trade-off curve, a lower bound on the Gaussian-DP parameter mu and the best
-   single-point epsilon (:mod:`epsaudit.audits.tradeoff`). Its single-threshold comparison number
-   is the pair's reserved-test certificate, so the best point differs from it by at least minus
-   the cost of the extra correction (:attr:`ConditionAudit.tradeoff_table`). The bands are their
-   own family at ``confidence``: with the certificates of step 3, both hold together at
-   ``1 - 2 (1 - confidence)``.
+   out-of-fold AUC on development rows (ties: the larger ``max(TPR - FPR)``, then the shuffled order; with
+   ``prefer_certifiable``, ties in AUC first go to the larger cap of the test *sizes*,
+   :func:`epsaudit.bounds.certifiable_cap`); the top ``certificates`` are certified on the untouched test rows
+   with a Bonferroni correction over them (or over ``family_size``), so all hold together at ``confidence`` under
+   the iid row model. Test rows are not looked at before, so the selection costs no validity;
+4. with ``worst_pair = K``, the top ``K`` pairs of the same ranking are certified (Bonferroni over ``K``) and the
+   largest is a ``confidence`` lower bound on the worst-case pairwise epsilon (:mod:`epsaudit.audits.worst_pair`);
+5. with ``tradeoff``, the trade-off (f-DP) certificate of every pair of step 3, on the same rows and in the same
+   family: a band at four development thresholds certifies the trade-off curve, a lower bound on the Gaussian-DP
+   mu and the best single-point epsilon (:mod:`epsaudit.audits.tradeoff`, :meth:`ConditionAudit.tradeoff_table`).
 
-Freshness. Every certificate checks that its test rows do not repeat development rows, by value
-(:func:`epsaudit.validation.check_fresh`). Where values repeat by design (a resampled mechanism:
-the same photograph encoded again gives the same embedding), give ``draw_ids`` (one id per row,
-split with the rows): the check then compares draws instead (:func:`epsaudit.validation.check_fresh_ids`).
-
-*Settings.* :class:`AuditSettings` is the single definition of what :func:`audit_condition` can be
-told: each field has its type, default and help text. From it come the function's ``settings``
-record, the ``epsaudit audit`` command-line flags (:meth:`AuditSettings.add_arguments`,
-:meth:`AuditSettings.from_namespace`, :meth:`AuditSettings.cli_args`) and the book's settings table
-(:meth:`AuditSettings.table`). Messages name the parameter (``min_rows``); only the command line
-translates it into its flag (``--min-rows``, :func:`flag`).
-
-*Summary.* :func:`summarize` turns the per-pair frame (or any batch of route results,
-:func:`epsaudit.results.results_frame`) into one row per route with its kind and median;
-:func:`not_computed_notes` says, per route, which pairs could not be computed and why, naming the
-source file and the identities (what the command line prints).
-
-Importing this module loads numpy only (the command line builds its parser from
-:class:`AuditSettings`); pandas, scikit-learn and the routes load when an audit runs.
+Steps 4 and 5 are each their own family at ``confidence``: with step 3, both hold together at
+``1 - 2 (1 - confidence)``. Every certificate checks that its test rows do not repeat development rows, by value
+(:func:`epsaudit.validation.check_fresh`), or by draw when ``draw_ids`` are given (values that repeat by design;
+:func:`epsaudit.validation.check_fresh_ids`). :class:`AuditSettings` defines the settings (the ``settings`` record,
+the ``epsaudit audit`` flags, the book's settings table). Importing this module loads numpy only.
 """
 
 from __future__ import annotations
@@ -79,12 +48,11 @@ if TYPE_CHECKING:
     from .audits.worst_pair import WorstPairCertificate
     from .data import EmbeddingTable
 
-__all__ = ["SettingsError", "AuditSettings", "flag", "ROC_FOLDS", "SUMMARY_COLUMNS", "ROUTE_NAMES", "not_computed_notes",
-           "summarize", "ConditionAudit", "audit_condition"]
+__all__ = ["SettingsError", "AuditSettings", "flag", "SUMMARY_COLUMNS", "not_computed_notes", "summarize",
+           "ConditionAudit", "audit_condition"]
 
 
-#: ROC-HT folds (the paper's 5): a class needs at least one row per fold.
-ROC_FOLDS = 5
+_ROC_FOLDS = 5  # ROC-HT folds (the paper's 5): a class needs at least one row per fold
 
 
 class SettingsError(ValueError):
@@ -92,10 +60,8 @@ class SettingsError(ValueError):
 
     Attributes
     ----------
-    parameter : str
-        The field of :class:`AuditSettings` (the command line shows its flag instead).
-    requirement : str
-        What the value must be, and what it was.
+    parameter, requirement : str
+        The field of :class:`AuditSettings` (the command line shows its flag); what the value must be, and was.
 
     See Also
     --------
@@ -121,10 +87,8 @@ def _setting(default: Any, help: str, metavar: str | None = None) -> Any:
 
 @dataclass(frozen=True)
 class AuditSettings:
-    """What one condition audit computes (*Picture the Epsilon*, Section IV; the book's methods chapter).
-
-    Every field is a number or a flag of the protocol; results do not depend on anything else
-    (parallel workers and progress bars are arguments of the run, not settings).
+    """What one condition audit computes (*Picture the Epsilon*, Section IV): every number or flag of the protocol
+    (workers and progress bars are arguments of the run, not settings).
 
     Raises
     ------
@@ -139,8 +103,6 @@ class AuditSettings:
 
     Examples
     --------
-    >>> AuditSettings(pairs=50).pairs
-    50
     >>> AuditSettings(min_rows=2)
     Traceback (most recent call last):
     ...
@@ -174,8 +136,8 @@ class AuditSettings:
                                   "out-of-fold use pure DP)", "D")
     kde_alphas: tuple[float, ...] = _setting((0.0, 0.01), "KDE-LR smoothing weights of the uniform mixture",
                                              "A,B")
-    min_rows: int = _setting(ROC_FOLDS, "identities with fewer rows are left out and counted "
-                                        f"(at least the {ROC_FOLDS} ROC-HT folds)", "N")
+    min_rows: int = _setting(_ROC_FOLDS, "identities with fewer rows are left out and counted "
+                                         f"(at least the {_ROC_FOLDS} ROC-HT folds)", "N")
     seed: int = _setting(0, "base seed of the pair shuffle, folds, permutations and development/test split")
     permutations: int = _setting(0, "MMD permutation-test size per pair (0 = no test; the paper uses 10000)", "B")
 
@@ -185,8 +147,8 @@ class AuditSettings:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise SettingsError(name, f"must be an integer >= 0; got {value!r}")
-        if not isinstance(self.min_rows, int) or self.min_rows < ROC_FOLDS:
-            raise SettingsError("min_rows", f"must be >= {ROC_FOLDS}, the ROC-HT fold count (a class needs one row "
+        if not isinstance(self.min_rows, int) or self.min_rows < _ROC_FOLDS:
+            raise SettingsError("min_rows", f"must be >= {_ROC_FOLDS}, the ROC-HT fold count (a class needs one row "
                                             f"per fold); got {self.min_rows!r}")
         if self.family_size is not None and (not isinstance(self.family_size, int)
                                              or self.family_size < max(self.certificates, 1)):
@@ -206,13 +168,7 @@ class AuditSettings:
 
     # -- records -----------------------------------------------------------------------------
     def record(self) -> dict[str, Any]:
-        """Every setting as a plain dict (JSON-ready; ``kde_alphas`` as a list).
-
-        Examples
-        --------
-        >>> AuditSettings().record()["kde_alphas"]
-        [0.0, 0.01]
-        """
+        """Every setting as a plain dict (JSON-ready; ``kde_alphas`` as a list)."""
         out = asdict(self)
         out["kde_alphas"] = list(self.kde_alphas)
         return out
@@ -224,11 +180,6 @@ class AuditSettings:
         ------
         SettingsError
             For an unknown setting name (the known ones are listed) or a bad value.
-
-        Examples
-        --------
-        >>> AuditSettings().replace(certificates=0).certificates
-        0
         """
         unknown = sorted(set(changes) - {f.name for f in fields(self)})
         if unknown:
@@ -237,12 +188,7 @@ class AuditSettings:
         return replace(self, **changes)
 
     def table(self) -> "Any":
-        """The settings as a table for the book: ``setting``, ``flag``, ``value``, ``default``, ``meaning``.
-
-        Returns
-        -------
-        pandas.DataFrame
-            One row per setting.
+        """The settings as a table for the book (pandas): ``setting``, ``flag``, ``value``, ``default``, ``meaning``.
 
         Examples
         --------
@@ -261,11 +207,7 @@ class AuditSettings:
     # -- the command line --------------------------------------------------------------------
     @classmethod
     def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
-        """Add one flag per setting to an argparse parser (defaults and help from the fields).
-
-        Parameters
-        ----------
-        parser : argparse.ArgumentParser or argument group
+        """Add one flag per setting to an argparse parser or argument group (defaults and help from the fields).
 
         Examples
         --------
@@ -297,13 +239,6 @@ class AuditSettings:
         ------
         SettingsError
             For a value out of range.
-
-        Examples
-        --------
-        >>> parser = argparse.ArgumentParser()
-        >>> AuditSettings.add_arguments(parser)
-        >>> AuditSettings.from_namespace(parser.parse_args(["--pairs", "20"])).pairs
-        20
         """
         return cls(**{f.name: getattr(args, f.name) for f in fields(cls)})
 
@@ -371,9 +306,9 @@ SUMMARY_COLUMNS = ("route", "kind", "statistic", "pairs", "not_computed", "value
                    "median_auc", "identity_a", "identity_b", "n_test_a", "n_test_b", "confidence",
                    "alpha_per_bound", "bound", "cap")
 
-ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
-               "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate",
-               "tradeoff_reserved": "trade-off certificate"}
+_ROUTE_NAMES = {"gaussmech": "GaussMech", "kde_lr": "KDE-LR", "mmd_tv": "MMD-TV", "roc_oof": "ROC-HT out-of-fold",
+                "roc_reserved": "reserved-test certificate", "worst_pair": "worst-pair certificate",
+                "tradeoff_reserved": "trade-off certificate"}
 
 
 def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limit: int = 4) -> list[str]:
@@ -415,7 +350,7 @@ def not_computed_notes(per_pair: pd.DataFrame, *, source: str = "<groups>", limi
         for reason, rows in failed.groupby("not_computed", sort=False):
             pairs = [f"({a!r}, {b!r})" for a, b in zip(rows["identity_a"], rows["identity_b"])]
             shown = ", ".join(pairs[:limit]) + (f" and {len(pairs) - limit} more" if len(pairs) > limit else "")
-            lines.append(f"{source}: {ROUTE_NAMES.get(route, route)} not computed for {len(pairs)} of {total} "
+            lines.append(f"{source}: {_ROUTE_NAMES.get(route, route)} not computed for {len(pairs)} of {total} "
                          f"pair(s): {reason}; pairs {shown}")
     return lines
 
@@ -431,11 +366,8 @@ def _route_row(frame: pd.DataFrame, route: str, kind: str, **extra: Any) -> dict
 
 
 def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
-    """Condense a per-pair frame (as in :class:`ConditionAudit`) into the summary table.
-
-    Medians and maxima are over the pairs each route computed; ``pairs`` counts them and
-    ``not_computed`` counts the pairs it could not compute (their reasons are in the per-pair
-    frame's ``not_computed`` column and in :func:`not_computed_notes`).
+    """Condense a per-pair frame (as in :class:`ConditionAudit`) into the summary table: medians and maxima over
+    the pairs each route computed (``pairs``), and how many it could not (``not_computed``).
 
     Parameters
     ----------
@@ -445,8 +377,7 @@ def summarize(per_pair: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>`` = not applicable, or no pair
-        computed).
+        Columns :data:`SUMMARY_COLUMNS` (nullable dtypes; ``<NA>``: not applicable, or no pair computed).
 
     See Also
     --------
@@ -529,43 +460,31 @@ class ConditionAudit:
     Attributes
     ----------
     results : tuple of EpsilonResult
-        Per pair and route: GaussMech, KDE-LR (one per alpha), MMD-TV, ROC-HT OOF, then the
-        certificates (reserved-test, worst-pair, trade-off).
+        Per pair and route: GaussMech, KDE-LR (one per alpha), MMD-TV, ROC-HT OOF, then the certificates
+        (reserved-test, worst-pair, trade-off).
     per_pair : pandas.DataFrame
-        ``results_frame(results)`` (one row per result, a ``kind`` column). Detail columns that do
-        not apply to a row's route are empty; ``value`` is ``+inf`` only for ROC-HT OOF rows with
-        ``infinite`` True. MMD's ``p_value`` column is omitted when no permutation test was run.
+        ``results_frame(results)``; ``value`` is ``+inf`` only for ROC-HT OOF rows with ``infinite`` True; no
+        ``p_value`` column without a permutation test.
     summary : pandas.DataFrame
-        Columns :data:`SUMMARY_COLUMNS`; one row per route (KDE-LR: per alpha) with the median
-        ``value`` and the ``max`` over its pairs, then one row per certificate and, with
-        ``worst_pair``, the worst-pair row (route ``"worst_pair"``, statistic ``"worst-case lower
-        bound"``: its value, the pair that attained it and that pair's test sizes; ``pairs`` the
-        ``K`` pairs certified, ``cap`` the largest cap among them) and, with ``tradeoff``, one row
-        per trade-off certificate (route ``"tradeoff_reserved"``, statistic ``"best-point lower
-        bound"``; its mu and the rest are in :meth:`tradeoff_table`). ROC-HT OOF's
-        median may be ``+inf`` (documented; ``n_infinite`` counts the +inf pairs). ``cap`` is the
-        largest value a certificate's test size can certify (zero test errors). ``statistic``
-        says which (``"median"`` or, for certificates, ``"lower bound"``); ``pairs`` is the number
-        of pairs it summarises. Cells that do not apply are ``<NA>``.
+        :func:`summarize`: one row per route (KDE-LR: per alpha) with the median ``value`` and the ``max`` over
+        its ``pairs`` (ROC-HT OOF's median may be ``+inf``; ``n_infinite`` counts those pairs), then one row per
+        certificate (``statistic`` ``"lower bound"``; ``cap`` the largest value its test sizes can certify), the
+        ``"worst_pair"`` row (the pair that attained it and its test sizes; ``pairs`` the ``K`` certified, ``cap``
+        their largest cap) and one ``"tradeoff_reserved"`` row per trade-off certificate (its best point; the rest
+        in :meth:`tradeoff_table`). Cells that do not apply are ``<NA>``.
     selection : pandas.DataFrame
-        The development-only ranking of the candidate pairs: ``rank``, ``identity_a``,
-        ``identity_b``, ``dev_auc``, ``dev_tv_witness``, ``selected`` (and, with ``worst_pair``,
-        ``worst_pair_selected``: the top ``K`` the worst-pair certificate certified).
-    settings : dict
-        Every parameter, including seeds and the resolved pair counts.
-    counts : dict
-        Identities audited / left out, candidate pairs, pairs per route.
+        The development-only ranking of the candidate pairs: ``rank``, ``identity_a``, ``identity_b``, ``dev_auc``,
+        ``dev_tv_witness``, ``selected`` (with ``worst_pair`` also ``worst_pair_selected``, the top ``K``).
+    settings, counts : dict
+        Every parameter (seeds, resolved pair counts); identities audited / left out, candidate pairs, per route.
     source : str
         The file audited (``"<groups>"`` for in-memory groups).
     table_counts : dict
         The loader's filter counts (:attr:`epsaudit.data.EmbeddingTable.counts`; empty for groups).
     worst_pair : WorstPairCertificate or None
-        With ``worst_pair = K > 0``: the worst-pair certificate and the ``K`` certificates it is
-        the maximum of (its result is also the ``"worst_pair"`` row of ``per_pair`` and ``summary``).
+        With ``worst_pair = K > 0``: the worst-pair certificate and the ``K`` certificates it is the maximum of.
     tradeoff : tuple of TradeoffCertificate
-        With ``tradeoff``: one trade-off certificate per reserved-test certificate, same pairs and
-        order (their best points are also the ``"tradeoff_reserved"`` rows of ``per_pair`` and
-        ``summary``); empty otherwise.
+        With ``tradeoff``: one trade-off certificate per reserved-test certificate, same pairs and order.
 
     See Also
     --------
@@ -596,19 +515,10 @@ class ConditionAudit:
     tradeoff: tuple[TradeoffCertificate, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready record: source, settings, counts, summary, selection rows and the pairs not computed.
-
-        Returns
-        -------
-        dict
-            ``source``, ``settings``, ``filter_counts``, ``counts``, ``summary`` and ``selection``
-            (lists of row dicts, ``None`` for missing cells) and ``not_computed`` (route, pair and
-            reason of every pair a route could not compute); with a worst-pair certificate also
-            ``worst_pair``: its ``value``, ``identity_a``, ``identity_b``, ``k``, ``confidence``,
-            ``alpha_per_bound``, ``claim`` and its ``certificates`` (rank, pair, value, test sizes, cap);
-            with trade-off certificates also ``tradeoff``: per pair the :meth:`tradeoff_table` row
-            and its certified ``epsilon_curve`` (``delta`` -> epsilon).
-        """
+        """JSON-ready record: ``source``, ``settings``, ``filter_counts``, ``counts``, ``summary`` and ``selection``
+        (row dicts, ``None`` for missing cells), ``not_computed`` (route, pair, reason); with a worst-pair
+        certificate ``worst_pair`` (its value, pair, ``k``, levels, ``claim`` and ``certificates``); with trade-off
+        certificates ``tradeoff`` (per pair the :meth:`tradeoff_table` row and its ``epsilon_curve``, delta -> eps)."""
         failed = self.per_pair[self.per_pair["not_computed"].notna()] if "not_computed" in self.per_pair else []
         extra = {"worst_pair": _worst_record(self.worst_pair)} if self.worst_pair is not None else {}
         if self.tradeoff:
@@ -628,49 +538,23 @@ class ConditionAudit:
         }
 
     def tradeoff_table(self) -> pd.DataFrame:
-        """The trade-off certificates, one row per certified pair (empty without ``tradeoff``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            :func:`epsaudit.audits.tradeoff.summary_frame`: the pair, its test sizes, the
-            certified points, ``mu_lower``, ``best_epsilon``, ``single_threshold_epsilon`` (the
-            reserved-test certificate of the pair), ``correction_cost``, ``gain`` (best point minus
-            reserved test), ``delta``, ``confidence``, ``alpha_per_bound``, ``not_computed``.
-        """
+        """The trade-off certificates, one row per certified pair (empty without ``tradeoff``):
+        :func:`epsaudit.audits.tradeoff.summary_frame` (``mu_lower``, ``best_epsilon``, ``gain`` over the pair's
+        reserved-test certificate, ...)."""
         from .audits.tradeoff import summary_frame
         return summary_frame(self.tradeoff)
 
     def tradeoff_points(self) -> pd.DataFrame:
-        """The certified points of every trade-off certificate (the curves; empty without ``tradeoff``).
-
-        Returns
-        -------
-        pandas.DataFrame
-            :func:`epsaudit.audits.tradeoff.curves_frame`: one row per pair and threshold,
-            ``identity_a``, ``identity_b``, ``method``, ``threshold``, ``fp``, ``fn``, ``n_a``,
-            ``n_b``, ``fpr_hat``, ``fnr_hat``, ``fpr_upper``, ``fnr_upper`` and each point's own
-            ``epsilon`` (at the audit's delta) and ``mu`` bounds. A pair's true trade-off curve lies
-            on or below the lower convex hull of its points and ``(0, 1)``, ``(1, 0)``.
-        """
+        """The certified points of every trade-off certificate, one row per pair and threshold (empty without
+        ``tradeoff``): :func:`epsaudit.audits.tradeoff.curves_frame`. A pair's true trade-off curve lies on or below
+        the lower convex hull of its points and ``(0, 1)``, ``(1, 0)``."""
         from .audits.tradeoff import curves_frame
         return curves_frame([c for c in self.tradeoff if c.computed])
 
     def certificate_notes(self) -> list[str]:
-        """What the worst-pair certificate says, and why every certificate is 0, when it is.
-
-        With a worst-pair certificate, its first line states the claim (the bound, the pair that
-        attained it, ``K`` and the per-bound level). When every certificate is 0: too few test
-        rows, or no separation on the test rows. When every certificate's cap is 0, the test
-        sizes alone hold them at 0; the note gives the smallest test size per identity that can
-        certify anything at the family's per-bound level (:func:`epsaudit.bounds.required_test_size`)
-        and the rows per identity that means at this ``test_size``.
-
-        Returns
-        -------
-        list of str
-            Empty without a worst-pair certificate unless every certificate is 0.
-        """
+        """Lines: the worst-pair certificate's claim, and why every certificate is 0 when it is (no separation on
+        the test rows, or test sizes too small: then the smallest test size that can certify anything,
+        :func:`epsaudit.bounds.required_test_size`, and the rows per identity it means at this ``test_size``)."""
         return self._worst_pair_notes() + self._zero_notes()
 
     def _worst_pair_notes(self) -> list[str]:
@@ -711,13 +595,7 @@ class ConditionAudit:
                 f"(epsaudit plan tells the size for a given epsilon)"]
 
     def not_computed_notes(self) -> list[str]:
-        """One line per route and reason: how many pairs the route could not compute, and which.
-
-        Returns
-        -------
-        list of str
-            :func:`not_computed_notes` of the per-pair frame.
-        """
+        """:func:`not_computed_notes` of the per-pair frame: per route and reason, the pairs not computed."""
         return not_computed_notes(self.per_pair, source=self.source)
 
 
@@ -751,24 +629,21 @@ def audit_condition(
     draw_ids: Mapping[Hashable, Any] | str | None = None,
     **changes: Any,
 ) -> ConditionAudit:
-    """Run the four routes and the reserved-test certificates on one condition (module docstring).
+    """Run the four routes and the certificates on one condition (the protocol of the module docstring).
 
     Parameters
     ----------
     table : EmbeddingTable or mapping identity -> ndarray (n_i, d)
         Filtered, L2-normalised embeddings (e.g. from :func:`epsaudit.data.load_embeddings`).
     settings : AuditSettings, default=None
-        What to compute (pair counts, certificates, confidence, delta, seed, ...; see
-        :class:`epsaudit.condition.AuditSettings` for each field and its default).
+        What to compute (each field and its default: :class:`epsaudit.condition.AuditSettings`).
     n_jobs : int, default=None
         joblib workers; the numbers do not depend on it.
     progress : bool, default=False
         tqdm bars (on stderr).
     draw_ids : mapping identity -> array_like, or "image_ids", default=None
-        One draw id per row of each audited identity (in the order of the groups' rows; for a
-        table, :meth:`epsaudit.data.EmbeddingTable.groups`), split with the rows; ``"image_ids"``
-        takes them from the table's image-id column. Then the certificates' freshness check
-        compares draws, not values (for outputs whose values repeat by design).
+        One draw id per row of each audited identity (in the groups' row order), split with the rows, or the
+        table's image-id column; the freshness check then compares draws, not values.
     **changes
         Settings to change, by name (``audit_condition(table, pairs=50)``).
 
@@ -799,13 +674,6 @@ def audit_condition(
     >>> audit = audit_condition(groups, certificates=1)
     >>> audit.counts["candidate_pairs"], audit.counts["certificates"]
     (3, 1)
-
-    The worst-pair certificate alone (rows enough for 18 test rows per identity):
-
-    >>> groups = {name: rng.normal(size=(60, 8)) + shift for name, shift in (("A", 0.0), ("B", 0.5), ("C", 1.0))}
-    >>> worst = audit_condition(groups, pairs=0, kde_pairs=0, roc_pairs=0, certificates=0, worst_pair=2).worst_pair
-    >>> worst.pair, round(worst.value, 3), worst.result.statistics.k
-    (('A', 'C'), 1.578, 2)
     """
     from .audits import audit_pairs
     settings = (settings or AuditSettings()).replace(**changes)
@@ -868,7 +736,7 @@ def _audited_groups(table, min_rows: int):
     if len(groups) < 2:
         raise ValueError(f"{source}: only {len(groups)} identity(ies) with >= {min_rows} rows "
                          f"({len(left_out)} left out with fewer); an audit needs >= 2 identities (min_rows "
-                         f"defaults to the {ROC_FOLDS} ROC-HT folds)")
+                         f"defaults to the {_ROC_FOLDS} ROC-HT folds)")
     return source, table_counts, groups, left_out, coordinate_names
 
 

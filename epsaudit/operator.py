@@ -1,49 +1,13 @@
-"""The affine stochastic operator of a face swapper in embedding space (*Toward Interpretable
-Privacy Guarantees in Face-Swapping Anonymization*, Sections VI-VIII).
+"""The affine stochastic operator of a face swapper in embedding space (*Toward Interpretable Privacy Guarantees
+in Face-Swapping Anonymization*, Sections VI-VIII).
 
-A swap of donor ``d`` onto target ``t`` is modelled in the raw (unnormalised) embedding space as
-
-    s = A d + B t + c + e,       e ~ (0, S_e),
-
-fitted by ridge regression with the penalty chosen by cross-validation over identity-disjoint
-folds (:func:`cv_folds`, :func:`ridge_penalty_search`). ``B`` carries target
-identity into the output: its spectral radius ``rho(B)`` sets the asymptotic per-pass rate at
-which repeated swapping (a *cascade*, fresh donor each pass)
-
-    s_k = A d_k + B s_{k-1} + c + e_k
-
-dilutes the target, the mean Rayleigh gain ``b_u = mean(u^T B u)`` over unit target directions sets
-the first pass, and the stationary law (mean ``(I - B)^-1 (A E[d] + c)``, covariance from the
-discrete Lyapunov equation ``S = B S B^T + S_w``) sets the floor.
-
-Which fitted quantities depend on the penalty is measured by :func:`penalty_sensitivity` and
-summarised by :func:`penalty_determination`: a quantity is *determined by the data* if it moves by
-at most :data:`DETERMINED_REL_TOL` (relative) over the penalties whose cross-validated R^2 is within
-one standard error of the best (the one-standard-error rule: penalties the cross-validation cannot
-tell apart).
-
-*Ridge folds* (:func:`cv_folds`). Every triplet has two identities, its donor's and its target's.
-Folds that group by the target identity alone (``roles="target"``, ``GroupKFold``) keep validation
-*targets* out of training but not validation *donors*, and an identity that is a target in
-validation may be a donor in training. ``roles="both"`` assigns every identity to one of ``K`` folds
-(seeded ``KFold`` over the identities); fold ``k`` validates on the triplets whose donor *and*
-target identity are in fold ``k`` and trains on those whose donor and target identity are both
-outside it, so no identity is on both sides in either role. Triplets with one identity inside fold
-``k`` and one outside are excluded from fold ``k`` (counted in :attr:`CVFolds.table`); each triplet
-is validated at most once and about ``1/K`` of them are validated at all. This is the fold-level
-analogue of the paper's train/test rule (Section VI-A: a triplet is kept only if both its
-identities fall in one partition).
-
-*Penalty search* (:func:`ridge_penalty_search`). The penalty maximises the mean held-out R^2 over
-the folds on a log grid; while the best penalty, or any penalty within one standard error of the
-best score, is the smallest or largest grid value, the grid is widened by :data:`WIDEN_DECADES`
-decades on that side, at most :data:`MAX_WIDENINGS` times (a side whose scores have stopped changing
-is not widened further). The result is a :class:`GridSearchRecord`: the grid, the score of every
-grid value, the chosen value and whether it is *interior* or at the *lower* or *upper* edge, and how
-often the grid was widened. A penalty still at an edge is reported as *not determined*: a wider grid
-could move it. Every ridge solution comes from one SVD of the centred inputs (:class:`RidgePath`),
-the computation of ``sklearn.linear_model.Ridge(solver="svd")``: accurate at the tiny penalties a
-widened search reaches (an eigendecomposition of the Gram matrix would square the condition number).
+A swap of donor ``d`` onto target ``t`` is modelled as ``s = A d + B t + c + e``, ``e ~ (0, S_e)``, fitted by ridge
+regression with the penalty cross-validated over identity-disjoint folds (:func:`fit_affine_operator`); a cascade
+``s_k = A d_k + B s_{k-1} + c + e_k`` is governed by ``rho(B)``, the mean Rayleigh gain ``b_u`` and the stationary law
+(:func:`spectral_summary`, :func:`rollout`, :func:`stationary_law`); :func:`penalty_determination` says which fitted
+quantities the data determine (the one-standard-error rule). Definitions, fold design and grid widening: the book's
+methods chapter, sections 'Membership inference and the affine operator' and 'Hyperparameters chosen or swept over
+a grid'.
 """
 
 from __future__ import annotations
@@ -62,56 +26,39 @@ from sklearn.neighbors import KNeighborsRegressor
 from .protocol import generator, seed_key, sklearn_seed
 from .validation import as_sample, unit_rows
 
-__all__ = ["DETERMINED_REL_TOL", "WEAK_DIRECTION_RATIO", "SENSITIVITY_QUANTITIES", "LYAPUNOV_RESIDUAL_TOL",
-           "AffineOperator", "fit_affine_operator", "weak_directions", "penalty_sensitivity", "penalty_determination",
+__all__ = ["AffineOperator", "fit_affine_operator", "weak_directions", "penalty_sensitivity", "penalty_determination",
            "prediction_quality", "baseline_predictions", "spectral_summary", "rollout", "stationary_law",
-           "lyapunov_residual", "DEFAULT_ALPHAS", "WIDEN_DECADES", "MAX_WIDENINGS", "FLAT_TOL", "CV_CRITERION",
-           "CVFolds", "RidgePath", "cv_folds", "ridge_cv_r2", "ridge_path", "ridge_penalty_search", "EDGES",
-           "GridSearchRecord", "grid_record", "widen_log_grid"]
+           "lyapunov_residual", "DEFAULT_ALPHAS", "CVFolds", "ridge_cv_r2", "ridge_penalty_search", "GridSearchRecord"]
 
 
-#: Where a grid's best value sits: strictly inside, at the smallest or largest grid value, or a
-#: grid of one value (nothing was searched).
-EDGES = ("interior", "lower", "upper", "fixed")
+#: Where a grid's best value sits (``"fixed"``: a one-value grid).
+_EDGES = ("interior", "lower", "upper", "fixed")
 
 
-# -------------------------------------------------------------------------------------------------
-# grid-search records
+# --- grid-search records ------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class GridSearchRecord:
     """Where the best value of a searched (or swept) hyperparameter sits in its grid.
 
-    Build one with :func:`grid_record`, which computes ``chosen`` and ``edge``.
-
     Attributes
     ----------
-    parameter : str
-        What was searched, e.g. ``"ridge penalty"`` or ``"bandwidth scale"``.
-    criterion : str
-        What ``scores`` are, e.g. ``"mean held-out R^2 over 5 folds"``.
-    grid : tuple of float, shape (g,)
-        The final grid, strictly increasing (after any widening).
-    scores : tuple of float, shape (g,)
-        The criterion at every grid value.
+    parameter, criterion : str
+        What was searched (``"ridge penalty"``) and what ``scores`` are (``"mean held-out R^2 over 5 folds"``).
+    grid, scores : tuple of float, shape (g,)
+        The final grid, strictly increasing (after any widening), and the criterion at every value.
     chosen : float
         The best grid value (first of equal scores, i.e. the smallest, as ``GridSearchCV``).
     edge : str
-        One of :data:`EDGES`: ``"interior"``, ``"lower"``/``"upper"`` (the chosen value is the
-        smallest/largest of the final grid) or ``"fixed"`` (a one-value grid).
-    initial_grid : tuple of float
-        The grid before widening.
-    widenings : int
-        How many times the grid was extended beyond an edge (0: not widened).
+        ``"interior"``, ``"lower"``/``"upper"`` (the smallest/largest value of the final grid) or ``"fixed"``.
+    initial_grid, widenings : tuple of float, int
+        The grid before widening; how many times it was extended beyond an edge (0: not widened).
     stopped : str
-        Why the search ended: ``"interior"`` (best value inside the grid), ``"limit"`` (the
-        allowed widenings were used up with the best value still at an edge), ``"flat"`` (the
-        scores at the edge no longer changed, so widening further cannot move the choice),
-        ``"not widened"`` (widening disabled) or ``"fixed"``.
+        Why the search ended: ``"interior"``, ``"limit"`` (widenings used up, best value still at an edge),
+        ``"flat"`` (the scores at the edge no longer change), ``"not widened"`` or ``"fixed"``.
     score_se : tuple of float or None, shape (g,)
-        Standard error of each score over the folds (``std(ddof=1) / sqrt(folds)``), if the
-        criterion is a cross-validation mean.
+        Standard error of each score over the folds (``std(ddof=1) / sqrt(folds)``).
     maximise : bool
         Higher scores are better.
 
@@ -122,13 +69,12 @@ class GridSearchRecord:
 
     See Also
     --------
-    grid_record : builds it.
     ridge_penalty_search : the search it records.
 
     Examples
     --------
-    >>> rec = grid_record("ridge penalty", [0.1, 1.0, 10.0], [0.5, 0.7, 0.68], criterion="held-out R^2",
-    ...                   score_se=[0.05, 0.05, 0.05])
+    >>> rec = _grid_record("ridge penalty", [0.1, 1.0, 10.0], [0.5, 0.7, 0.68], criterion="held-out R^2",
+    ...                    score_se=[0.05, 0.05, 0.05])
     >>> rec.chosen, rec.edge, rec.determined, rec.one_se_range
     (1.0, 'interior', True, (1.0, 10.0))
     >>> rec.describe()
@@ -154,8 +100,8 @@ class GridSearchRecord:
         if self.score_se is not None and len(self.score_se) != len(self.grid):
             raise ValueError(f"{self.parameter}: score_se has {len(self.score_se)} entries for {len(self.grid)} "
                              "grid values")
-        if self.edge not in EDGES:
-            raise ValueError(f"edge must be one of {EDGES}, got {self.edge!r}")
+        if self.edge not in _EDGES:
+            raise ValueError(f"edge must be one of {_EDGES}, got {self.edge!r}")
         if self.chosen not in self.grid:
             raise ValueError(f"{self.parameter}: chosen value {self.chosen} is not in the grid")
 
@@ -180,8 +126,7 @@ class GridSearchRecord:
         return float(self.scores[self.index])
 
     def within_one_se(self) -> np.ndarray:
-        """Boolean mask over ``grid``: scores within one standard error of the best score (the
-        one-standard-error rule: values the criterion cannot tell apart from the chosen one).
+        """Boolean mask over ``grid``: scores within one standard error of the best.
 
         Raises
         ------
@@ -195,8 +140,7 @@ class GridSearchRecord:
 
     @property
     def one_se_range(self) -> tuple[float, float] | None:
-        """Smallest and largest grid value within one standard error of the best (``None``
-        without standard errors). The set need not be contiguous (see :meth:`within_one_se`)."""
+        """Smallest and largest grid value within one standard error of the best (``None`` without them)."""
         if self.score_se is None:
             return None
         values = np.asarray(self.grid)[self.within_one_se()]
@@ -204,9 +148,8 @@ class GridSearchRecord:
 
     @property
     def one_se_edge(self) -> str | None:
-        """Whether the one-standard-error set reaches a grid edge: ``"interior"``, ``"lower"``,
-        ``"upper"`` or ``"both"`` (``None`` without standard errors). At an edge, values beyond
-        the grid might be as good: a spread measured over the set is then a lower bound."""
+        """Whether the one-standard-error set reaches a grid edge: ``"interior"``, ``"lower"``, ``"upper"`` or
+        ``"both"`` (``None`` without standard errors)."""
         if self.score_se is None:
             return None
         mask = self.within_one_se()
@@ -214,10 +157,8 @@ class GridSearchRecord:
         return "both" if lo and hi else "lower" if lo else "upper" if hi else "interior"
 
     def as_row(self) -> dict[str, Any]:
-        """One table row: ``parameter``, ``chosen``, ``edge``, ``determined``, ``widenings``,
-        ``stopped``, ``grid_low``/``grid_high``/``grid_points``, ``initial_low``/``initial_high``,
-        ``best_score``, ``one_se_low``/``one_se_high``/``one_se_edge`` (``<NA>`` without standard
-        errors) and ``criterion``."""
+        """One table row: the fields, ``determined``, the grid's and initial grid's ends, ``best_score`` and the
+        one-standard-error range and edge (``<NA>`` without standard errors)."""
         import pandas as pd  # <NA> cells; loaded only when a table row is made
 
         rng = self.one_se_range
@@ -240,51 +181,12 @@ class GridSearchRecord:
         return text
 
 
-def grid_record(parameter: str, grid: Sequence[float], scores: Sequence[float], *, criterion: str,
-                maximise: bool = True, score_se: Sequence[float] | None = None,
-                initial_grid: Sequence[float] | None = None, widenings: int = 0,
-                stopped: str | None = None) -> GridSearchRecord:
-    """A :class:`GridSearchRecord` from a grid and its scores: the best value and its edge status.
-
-    Parameters
-    ----------
-    parameter, criterion : str
-    grid : sequence of float, shape (g,)
-        Strictly increasing.
-    scores : sequence of float, shape (g,)
-        Finite.
-    maximise : bool, default=True
-        Higher is better (else lower is).
-    score_se : sequence of float, shape (g,), default=None
-    initial_grid : sequence of float, default=None
-        The grid before widening (default: ``grid``).
-    widenings : int, default=0
-    stopped : str, default=None
-        Default: ``"fixed"`` for a one-value grid, ``"interior"`` for an interior choice, else
-        ``"not widened"``.
-
-    Returns
-    -------
-    GridSearchRecord
-        ``chosen`` is the first best value (the smallest of equal scores, as ``GridSearchCV``).
-
-    Raises
-    ------
-    ValueError
-        An empty grid, lengths that differ, a grid that is not strictly increasing, or NaN/inf
-        scores (named by grid value).
-
-    See Also
-    --------
-    GridSearchRecord : what it returns.
-    widen_log_grid : widening a grid whose choice sits at an edge.
-
-    Examples
-    --------
-    >>> rec = grid_record("bandwidth scale", [0.5, 1.0, 2.0], [0.1, 0.2, 0.3], criterion="MMD^2")
-    >>> rec.chosen, rec.edge, rec.stopped
-    (2.0, 'upper', 'not widened')
-    """
+def _grid_record(parameter: str, grid: Sequence[float], scores: Sequence[float], *, criterion: str,
+                 maximise: bool = True, score_se: Sequence[float] | None = None,
+                 initial_grid: Sequence[float] | None = None, widenings: int = 0,
+                 stopped: str | None = None) -> GridSearchRecord:
+    """A :class:`GridSearchRecord` from a strictly increasing grid and its finite scores (else ``ValueError``): the
+    first best value and its edge; ``stopped`` defaults to ``"fixed"``, ``"interior"`` or ``"not widened"``."""
     g = np.asarray(grid, dtype=np.float64)
     s = np.asarray(scores, dtype=np.float64)
     if g.ndim != 1 or g.size == 0 or s.shape != g.shape:
@@ -306,38 +208,9 @@ def grid_record(parameter: str, grid: Sequence[float], scores: Sequence[float], 
                             maximise=maximise)
 
 
-def widen_log_grid(grid: Sequence[float], side: str, decades: float) -> np.ndarray:
-    """Values extending a positive, log-spaced grid by ``decades`` decades beyond one edge, at the
-    grid's own spacing at that edge.
-
-    Parameters
-    ----------
-    grid : sequence of float
-        Positive, strictly increasing.
-    side : ``"lower"`` or ``"upper"``
-    decades : float > 0
-
-    Returns
-    -------
-    ndarray
-        The new values only, increasing (e.g. ``[1e-5, 3.16e-5, 1e-4, 3.16e-4]`` below
-        ``[1e-3, 3.16e-3, ...]`` for two decades).
-
-    Raises
-    ------
-    ValueError
-        A non-positive grid or ``decades``, or an unknown side.
-
-    See Also
-    --------
-    ridge_penalty_search : the search that widens its grid.
-    grid_record : where the choice sits in the grid.
-
-    Examples
-    --------
-    >>> widen_log_grid([1e-3, 1e-2, 1e-1], "lower", 2)
-    array([1.e-05, 1.e-04])
-    """
+def _widen_log_grid(grid: Sequence[float], side: str, decades: float) -> np.ndarray:
+    """The new values extending a positive, increasing log grid by ``decades`` decades beyond ``side``
+    (``"lower"``/``"upper"``), at the grid's own spacing there, increasing (``ValueError`` for bad input)."""
     g = np.asarray(grid, dtype=np.float64)
     if g.size == 0 or np.any(g <= 0) or np.any(np.diff(g) <= 0):
         raise ValueError(f"a log grid must be positive and strictly increasing, got {g.tolist()}")
@@ -352,50 +225,42 @@ def widen_log_grid(grid: Sequence[float], side: str, decades: float) -> np.ndarr
 
 #: The initial penalty grid (half-decade steps, 1e-3 ... 1e4).
 DEFAULT_ALPHAS = tuple(np.logspace(-3, 4, 15))
-#: Decades added beyond an edge per widening (at the grid's own half-decade spacing: 4 penalties).
-WIDEN_DECADES = 2.0
-#: At most this many widenings per search (so at most 10 decades beyond each end of the grid).
-MAX_WIDENINGS = 5
-#: Widening stops early ("flat") when the mean CV scores of the outermost widening step differ by at
-#: most this (absolute R^2): the fit no longer changes with the penalty there.
-FLAT_TOL = 1e-9
-CV_CRITERION = "mean held-out R^2 over the folds"
+_WIDEN_DECADES = 2.0  # decades added beyond an edge per widening
+_MAX_WIDENINGS = 5  # widenings per search at most
+_FLAT_TOL = 1e-9  # a side stops widening ("flat") when its outermost mean CV scores differ by at most this
+_CV_CRITERION = "mean held-out R^2 over the folds"
 
 
-# -------------------------------------------------------------------------------------------------
-# folds
+# --- folds --------------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
 class CVFolds:
-    """The cross-validation folds of an operator fit (:func:`cv_folds`).
+    """The identity-disjoint cross-validation folds of an operator fit (``AffineOperator.cv``).
 
     Attributes
     ----------
-    roles : str
-        ``"both"`` (identity-disjoint in donor and target role), ``"target"`` (grouped by target
-        identity) or ``"key"`` (grouped by one given key per triplet).
-    held_out : str
-        One sentence: exactly what fold ``k``'s validation part keeps out of its training part.
+    roles, held_out : str
+        ``"both"`` (identity-disjoint in both roles), ``"target"`` (grouped by target identity) or ``"key"`` (by one
+        key per triplet); one sentence saying exactly what fold ``k``'s validation part keeps out of its training.
     splits : tuple of (train, validation) index arrays
     table : pandas.DataFrame
-        One row per fold: ``fold``, ``train``, ``validation``, ``excluded`` (triplets in neither
-        part), ``validation_identities`` and ``shared_identities`` (validation identities, in either
-        role, that also occur in that fold's training triplets, in either role; ``<NA>`` for
-        ``roles="key"``).
+        One row per fold: ``fold``, ``train``, ``validation``, ``excluded`` (in neither part),
+        ``validation_identities`` and ``shared_identities`` (validation identities also in that fold's training
+        triplets, in either role; ``<NA>`` for ``roles="key"``).
     n : int
         Triplets.
     seed : int, tuple or None
-        Of the identity-to-fold assignment (``None``: ``GroupKFold`` is deterministic).
+        Of the identity-to-fold assignment (``None``: ``GroupKFold``, deterministic).
 
     See Also
     --------
-    cv_folds : builds them.
+    fit_affine_operator : the fit that builds them.
     ridge_cv_r2 : the held-out R^2 over them.
 
     Examples
     --------
-    >>> cv = cv_folds(["a", "b", "c", "a", "b", "c"], folds=3)
+    >>> cv = _cv_folds(["a", "b", "c", "a", "b", "c"], folds=3)
     >>> cv.roles, cv.folds, cv.validated
     ('key', 3, 6)
     """
@@ -472,50 +337,11 @@ def _both_role_folds(g: np.ndarray, folds: int, seed: Any) -> CVFolds:
                    seed=int(seed) if isinstance(seed, (int, np.integer)) else seed)
 
 
-def cv_folds(groups, *, roles: str = "both", folds: int = 5, seed: Any = 0) -> CVFolds:
-    """Identity-disjoint cross-validation folds for an operator fit (module docstring).
-
-    Parameters
-    ----------
-    groups : array_like, shape (n,) or (n, 2)
-        One identity key per triplet (grouped with ``GroupKFold``: ``roles`` is ignored and reported
-        as ``"key"``), or the donor identity and the target identity of each triplet (columns 0, 1).
-    roles : ``"both"`` or ``"target"``, default="both"
-        For two columns: ``"both"`` assigns each identity to one fold (``KFold(shuffle=True)`` over
-        the sorted distinct identities of both columns, seeded by the stream key
-        ``("operator-folds", seed)``) and validates fold ``k`` on the triplets with both identities
-        in fold ``k``, training on those with neither identity in it (the others are excluded from
-        fold ``k``); ``"target"`` groups by the target identity alone (``GroupKFold``; donors are
-        shared across folds).
-    folds : int >= 2, default=5
-    seed : int or tuple, default=0
-        Identity-to-fold assignment of ``roles="both"``: a base seed or a stream key
-        (:func:`epsaudit.protocol.seed_key`).
-
-    Returns
-    -------
-    CVFolds
-
-    Raises
-    ------
-    ValueError
-        A bad shape or ``roles``, fewer distinct identities (keys) than folds, or a fold whose
-        validation part has fewer than 2 triplets or whose training part is empty (too few
-        identities for identity-disjoint folds in both roles; the fold table is in the message).
-
-    See Also
-    --------
-    CVFolds : what it returns.
-    ridge_penalty_search : the search over these folds.
-    fit_affine_operator : the fit that uses them.
-
-    Examples
-    --------
-    >>> pairs = [[f"I{i % 20}", f"I{(i * 7 + 3) % 20}"] for i in range(200)]
-    >>> cv = cv_folds(pairs, folds=2, seed=0)
-    >>> cv.roles, int(cv.table["shared_identities"].sum())
-    ('both', 0)
-    """
+def _cv_folds(groups, *, roles: str = "both", folds: int = 5, seed: Any = 0) -> CVFolds:
+    """Identity-disjoint folds: ``groups`` (n,) are keys (``GroupKFold``, roles ``"key"``); (n, 2) donor and target
+    identities, folded by ``roles`` (``"both"``: each identity to one fold by a ``KFold`` seeded with stream key
+    ``("operator-folds", seed)``; ``"target"``: ``GroupKFold`` on the target). ``ValueError`` for bad input or too few
+    identities (the fold table is in the message)."""
     g = np.asarray(groups)
     if folds < 2:
         raise ValueError(f"folds must be >= 2, got {folds}")
@@ -531,37 +357,13 @@ def cv_folds(groups, *, roles: str = "both", folds: int = 5, seed: Any = 0) -> C
     return _both_role_folds(g, folds, seed)
 
 
-# -------------------------------------------------------------------------------------------------
-# ridge solutions from one SVD
+# --- ridge solutions from one SVD ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
-class RidgePath:
-    """Ridge regression with intercept at any penalty, from one SVD of the centred inputs.
-
-    Attributes
-    ----------
-    x_mean : ndarray, shape (p,)
-    s_mean : ndarray, shape (k,)
-    singular : ndarray, shape (r,)
-        Singular values of the centred inputs.
-    uty : ndarray, shape (r, k)
-        ``U^T (s - s_mean)``.
-    vt : ndarray, shape (r, p)
-        Right singular vectors.
-
-    See Also
-    --------
-    ridge_path : builds it.
-    ridge_cv_r2 : the held-out R^2 of such paths.
-
-    Examples
-    --------
-    >>> x = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> w, c = ridge_path(x, 2 * x + 1).weights(0.0)
-    >>> round(float(w[0, 0]), 6), round(float(c[0]), 6)
-    (2.0, 1.0)
-    """
+class _RidgePath:
+    """Ridge regression with intercept at any penalty, from one SVD ``U diag(singular) vt`` of the centred inputs
+    (``uty = U^T (s - s_mean)``)."""
 
     x_mean: np.ndarray
     s_mean: np.ndarray
@@ -570,8 +372,7 @@ class RidgePath:
     vt: np.ndarray
 
     def shrunk(self, alpha: float) -> np.ndarray:
-        """``diag(sv / (sv^2 + alpha)) U^T (s - s_mean)``, shape (r, k): the solution in the right
-        singular basis."""
+        """``diag(sv / (sv^2 + alpha)) U^T (s - s_mean)`` (r, k): the solution in the right singular basis."""
         sv = self.singular
         return (sv / (sv**2 + alpha))[:, None] * self.uty
 
@@ -581,36 +382,22 @@ class RidgePath:
         return w, self.s_mean - self.x_mean @ w
 
 
-def ridge_path(x, s) -> RidgePath:
-    """The :class:`RidgePath` of inputs ``x`` (n, p) and outputs ``s`` (n, k) (``scipy.linalg.svd``
-    of the centred inputs, as ``Ridge(solver="svd")``).
-
-    See Also
-    --------
-    RidgePath : what it returns.
-    ridge_cv_r2 : held-out R^2 over folds.
-
-    Examples
-    --------
-    >>> ridge_path(np.eye(3), np.eye(3)).singular.shape
-    (3,)
-    """
+def _ridge_path(x, s) -> _RidgePath:
+    """The :class:`_RidgePath` of inputs ``x`` (n, p) and outputs ``s`` (n, k) (``scipy.linalg.svd``)."""
     x, s = np.asarray(x, dtype=np.float64), np.asarray(s, dtype=np.float64)
     xm, sm = x.mean(axis=0), s.mean(axis=0)
     u, sv, vt = linalg.svd(x - xm, full_matrices=False)
-    return RidgePath(x_mean=xm, s_mean=sm, singular=sv, uty=u.T @ (s - sm), vt=vt)
+    return _RidgePath(x_mean=xm, s_mean=sm, singular=sv, uty=u.T @ (s - sm), vt=vt)
 
 
-# -------------------------------------------------------------------------------------------------
-# penalty search
+# --- penalty search -----------------------------------------------------------------------------------------
 
 
 def _fold_factors(x: np.ndarray, s: np.ndarray, splits: Sequence[tuple[np.ndarray, np.ndarray]]) -> list[tuple]:
-    """Per fold: the training part's :class:`RidgePath`, the validation inputs in its right singular
-    basis and the validation outputs."""
+    """Per fold: the training part's :class:`_RidgePath`, the validation inputs in its basis, the validation outputs."""
     out = []
     for train, val in splits:
-        path = ridge_path(x[train], s[train])
+        path = _ridge_path(x[train], s[train])
         out.append((path, (x[val] - path.x_mean) @ path.vt.T, s[val]))
     return out
 
@@ -625,14 +412,12 @@ def _fold_scores(factors: list[tuple], alphas: Sequence[float]) -> np.ndarray:
 
 
 def ridge_cv_r2(x, s, groups, alphas: Sequence[float], folds: int) -> np.ndarray:
-    """Mean held-out R^2 of ridge with intercept for every penalty over ``GroupKFold(folds)`` on
-    ``groups``: the numbers ``GridSearchCV(Ridge(), scoring="r2")`` computes, from one SVD of the
-    centred training inputs per fold instead of one solve per penalty and fold.
+    """Mean held-out R^2 of ridge with intercept for every penalty over ``GroupKFold(folds)`` on ``groups``: the
+    numbers of ``GridSearchCV(Ridge(), scoring="r2")``, from one SVD per fold instead of one solve per penalty.
 
     Parameters
     ----------
-    x : array_like, shape (n, p)
-    s : array_like, shape (n, k)
+    x, s : array_like, shapes (n, p) and (n, k)
     groups : array_like, shape (n,)
         One group key per row.
     alphas : sequence of float, shape (g,)
@@ -644,9 +429,7 @@ def ridge_cv_r2(x, s, groups, alphas: Sequence[float], folds: int) -> np.ndarray
 
     See Also
     --------
-    ridge_path : the path of one fold's fit.
-    ridge_penalty_search : the search that scores its grid with it.
-    cv_folds : the folds.
+    ridge_penalty_search : the search that scores its grid the same way.
 
     Examples
     --------
@@ -664,15 +447,15 @@ def ridge_cv_r2(x, s, groups, alphas: Sequence[float], folds: int) -> np.ndarray
 def _search_record(grid: np.ndarray, scores: np.ndarray, initial: np.ndarray, widenings: int, folds: int,
                    stopped: str | None = None) -> GridSearchRecord:
     se = scores.std(axis=0, ddof=1) / np.sqrt(scores.shape[0])
-    return grid_record("ridge penalty", grid, scores.mean(axis=0), criterion=f"{CV_CRITERION} ({folds} folds)",
-                       score_se=se, initial_grid=initial, widenings=widenings, stopped=stopped)
+    return _grid_record("ridge penalty", grid, scores.mean(axis=0), criterion=f"{_CV_CRITERION} ({folds} folds)",
+                        score_se=se, initial_grid=initial, widenings=widenings, stopped=stopped)
 
 
 def _is_flat(grid: np.ndarray, mean: np.ndarray, side: str, decades: float, tol: float) -> bool:
     """Whether the mean scores over the outermost widening step at ``side`` differ by at most ``tol``."""
     if grid.size < 2:
         return False
-    k = len(widen_log_grid(grid, side, decades))  # grid points per widening step at that edge
+    k = len(_widen_log_grid(grid, side, decades))  # grid points per widening step at that edge
     outer = mean[:k + 1] if side == "lower" else mean[-(k + 1):]
     return bool(np.ptp(outer) <= tol)
 
@@ -685,33 +468,22 @@ def _sides_to_widen(probe: GridSearchRecord) -> set[str]:
                                           "upper" if one_se == "both" else None})
 
 
-# long only by its docstring, which states the widening rule in full; the body is ~35 lines
 def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], alphas: Sequence[float] = DEFAULT_ALPHAS,
-                         *, widen: int = MAX_WIDENINGS, widen_decades: float = WIDEN_DECADES,
-                         flat_tol: float = FLAT_TOL) -> tuple[GridSearchRecord, np.ndarray]:
+                         *, widen: int = _MAX_WIDENINGS, widen_decades: float = _WIDEN_DECADES,
+                         flat_tol: float = _FLAT_TOL) -> tuple[GridSearchRecord, np.ndarray]:
     """Cross-validated ridge penalty on a log grid, widened while the choice is not bracketed.
 
-    Each penalty is scored by the mean over folds of the held-out R^2 of ridge with intercept
-    (``sklearn.metrics.r2_score``, uniform average over outputs; the scores of
-    ``GridSearchCV(Ridge(), scoring="r2")``), computed from one SVD of each fold's centred training
-    inputs. The grid is widened by ``widen_decades`` decades (at its own spacing,
-    :func:`epsaudit.operator.widen_log_grid`) on every side where either the best penalty (first
-    of equal scores) or a penalty within one standard error of the best score sits at the grid's
-    edge: a best value at an edge could move, and a near-best value at an edge means the grid may
-    hide a better region (the cross-validated R^2 of raw dlib embeddings has two local maxima). At
-    most ``widen`` widenings are made. A side is not widened further (``stopped="flat"``) once the
-    mean scores over its outermost ``widen_decades`` decades differ by at most ``flat_tol``: the fit
-    no longer changes with the penalty there (ridge has become least squares, or the intercept-only
-    model), so widening cannot move the choice.
+    Each penalty is scored by the mean held-out R^2 over the folds (as ``GridSearchCV(Ridge(), scoring="r2")``).
+    The grid is widened by ``widen_decades`` decades at its own spacing on every side where the best penalty or one
+    within one standard error of it sits at the edge (the CV R^2 of raw dlib embeddings has two local maxima), at
+    most ``widen`` times; a side stops (``"flat"``) once its outermost mean scores differ by at most ``flat_tol``.
 
     Parameters
     ----------
-    x : array_like, shape (n, p)
-        Inputs (donor and target embeddings side by side).
-    s : array_like, shape (n, k)
-        Outputs (swap embeddings).
+    x, s : array_like, shapes (n, p) and (n, k)
+        Inputs (donor and target embeddings side by side) and outputs (swap embeddings).
     splits : sequence of (train, validation) index arrays
-        E.g. ``cv_folds(...).splits``.
+        E.g. ``AffineOperator.cv.splits``.
     alphas : sequence of float > 0, default=DEFAULT_ALPHAS
         Initial grid (log-spaced).
     widen : int >= 0, default=5
@@ -722,10 +494,8 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
     Returns
     -------
     record : GridSearchRecord
-        ``parameter="ridge penalty"``; ``edge`` the chosen penalty's position in the final grid;
-        ``score_se`` the fold standard errors (``one_se_edge`` says whether the near-best penalties
-        are bracketed); ``stopped`` is ``"interior"`` (chosen and near-best penalties inside the
-        grid), ``"flat"``, ``"limit"`` or ``"not widened"``.
+        ``parameter="ridge penalty"``, with the fold standard errors; ``stopped`` is ``"interior"`` (chosen and
+        near-best penalties inside the grid), ``"flat"``, ``"limit"`` or ``"not widened"``.
     fold_scores : ndarray, shape (folds, g)
         Held-out R^2 of every fold and grid value.
 
@@ -737,8 +507,6 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
     See Also
     --------
     ridge_cv_r2 : the scores of its grid.
-    widen_log_grid : how the grid widens.
-    grid_record : the record of the choice.
     fit_affine_operator : the fit that runs it.
 
     Examples
@@ -746,7 +514,7 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
     >>> rng = np.random.default_rng(0)
     >>> x = rng.normal(size=(80, 3))
     >>> s = x @ rng.normal(size=(3, 2)) + 3.0 * rng.normal(size=(80, 2))
-    >>> record, fold_scores = ridge_penalty_search(x, s, cv_folds(np.arange(80) % 8, folds=4).splits)
+    >>> record, fold_scores = ridge_penalty_search(x, s, _cv_folds(np.arange(80) % 8, folds=4).splits)
     >>> fold_scores.shape[0], record.parameter
     (4, 'ridge penalty')
     """
@@ -775,7 +543,7 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
         if widenings >= int(widen):
             return _search_record(grid, scores, initial, widenings, folds, "limit" if widen else "not widened"), scores
         for side in open_sides:
-            new = widen_log_grid(grid, side, widen_decades)
+            new = _widen_log_grid(grid, side, widen_decades)
             new_scores = _fold_scores(factors, new)
             if side == "lower":
                 grid, scores = np.r_[new, grid], np.hstack([new_scores, scores])
@@ -784,17 +552,10 @@ def ridge_penalty_search(x, s, splits: Sequence[tuple[np.ndarray, np.ndarray]], 
         widenings += 1
 
 
-#: A fitted quantity is "determined" when its range over the one-standard-error penalties is at most
-#: this fraction of its value at the chosen penalty.
-DETERMINED_REL_TOL = 0.10
-#: An input direction is "weak" when its variance is below this fraction of the largest input variance
-#: (:func:`weak_directions`): ridge leaves B's action on it to the penalty.
-WEAK_DIRECTION_RATIO = 1e-6
-#: The quantities :func:`penalty_sensitivity` tracks, and the ones :func:`penalty_determination` judges.
-SENSITIVITY_QUANTITIES = ("rho_B", "sigma_max_B", "b_u", "rho_A", "r2", "mean_cosine")
-#: :func:`stationary_law` refuses a covariance whose Lyapunov residual (:func:`lyapunov_residual`)
-#: exceeds this fraction of the forcing's largest entry.
-LYAPUNOV_RESIDUAL_TOL = 0.05
+_DETERMINED_REL_TOL = 0.10  # largest relative range over the one-SE penalties of a "determined" quantity
+_WEAK_DIRECTION_RATIO = 1e-6  # input variance, relative to the largest, below which a direction is "weak"
+_SENSITIVITY_QUANTITIES = ("rho_B", "sigma_max_B", "b_u", "rho_A", "r2", "mean_cosine")
+_LYAPUNOV_RESIDUAL_TOL = 0.05  # largest Lyapunov residual (relative to the forcing) stationary_law accepts
 
 
 @dataclass(frozen=True)
@@ -805,26 +566,22 @@ class AffineOperator:
     ----------
     A, B : ndarray, shape (d, d)
         Donor and target transfer matrices.
-    c : ndarray, shape (d,)
-        Offset.
-    residual_cov : ndarray, shape (d, d)
-        Covariance ``S_e`` of the training residuals.
+    c, residual_cov : ndarray, shapes (d,) and (d, d)
+        Offset; covariance ``S_e`` of the training residuals.
     alpha : float
         Ridge penalty chosen by identity-disjoint cross-validation.
     cv_r2 : dict
-        Mean cross-validated R^2 per penalty tried (the final, possibly widened, grid).
+        Mean cross-validated R^2 per penalty of the final (possibly widened) grid.
     n_train : int
     search : GridSearchRecord or None
-        The penalty search: grid, scores, their fold standard errors, edge status and widenings
-        (``None`` for an operator built by hand).
+        The penalty search (``None`` for an operator built by hand).
     cv : CVFolds or None
         The folds the penalty was chosen on.
 
     See Also
     --------
     fit_affine_operator : fits it.
-    spectral_summary : its spectra.
-    rollout, stationary_law : the cascade it models and its stationary law.
+    spectral_summary, rollout, stationary_law : its spectra, the cascade it models and its stationary law.
 
     Examples
     --------
@@ -858,8 +615,8 @@ def _check_triplets(donors, targets, swaps):
 
 
 def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[float] = DEFAULT_ALPHAS,
-                        folds: int = 5, roles: str = "both", seed: Any = 0, widen: int = MAX_WIDENINGS,
-                        widen_decades: float = WIDEN_DECADES, flat_tol: float = FLAT_TOL) -> AffineOperator:
+                        folds: int = 5, roles: str = "both", seed: Any = 0, widen: int = _MAX_WIDENINGS,
+                        widen_decades: float = _WIDEN_DECADES, flat_tol: float = _FLAT_TOL) -> AffineOperator:
     """Ridge fit of ``s = A d + B t + c`` with the penalty chosen by identity-disjoint cross-validation
     (*Toward Interpretable Privacy Guarantees in Face-Swapping Anonymization*, Section VI-A).
 
@@ -868,14 +625,16 @@ def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[floa
     donors, targets, swaps : array_like, shape (n, d)
         Raw embeddings of each triplet's donor image, target image and swap output.
     groups : array_like, shape (n, 2) or (n,)
-        Donor identity and target identity of each triplet (folds per ``roles``), or one identity
-        key per triplet (``GroupKFold`` on it). See :func:`epsaudit.operator.cv_folds`.
+        Donor identity and target identity of each triplet (folds per ``roles``), or one identity key per triplet
+        (``GroupKFold`` on it).
     alphas : sequence of float, default=DEFAULT_ALPHAS
         Initial ridge penalty grid (widened by :func:`epsaudit.operator.ridge_penalty_search`).
     folds : int, default=5
         Number of folds (paper: 5).
     roles : ``"both"`` or ``"target"``, default="both"
-        Fold design for two-column ``groups`` (:func:`epsaudit.operator.cv_folds`).
+        For two-column ``groups``: ``"both"`` assigns each identity to one fold (seeded) and validates fold ``k`` on
+        the triplets with both identities in it, training on those with neither; ``"target"`` groups by the
+        target identity alone (``GroupKFold``).
     seed : int or tuple, default=0
         Identity-to-fold assignment (``roles="both"``): a base seed or a stream key.
     widen, widen_decades, flat_tol
@@ -884,21 +643,19 @@ def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[floa
     Returns
     -------
     AffineOperator
-        Fitted on all ``n`` triplets at the chosen penalty (``sklearn.linear_model.Ridge``,
-        ``solver="svd"``: accurate at the tiny penalties a widened search can reach); ``search``
-        records the penalty's edge status, ``cv`` the folds.
+        Fitted on all ``n`` triplets at the chosen penalty (``Ridge(solver="svd")``); ``search`` records the
+        penalty's edge status, ``cv`` the folds.
 
     Raises
     ------
     ValueError
-        Mismatched shapes, NaN/inf, too few distinct identities for the folds
-        (:func:`epsaudit.operator.cv_folds`), or bad search settings.
+        Mismatched shapes, NaN/inf, too few distinct identities for the folds (the fold table is in the message),
+        or bad search settings.
 
     See Also
     --------
     AffineOperator : what it returns.
     ridge_penalty_search : the penalty search it runs.
-    cv_folds : its identity-disjoint folds.
     prediction_quality, baseline_predictions : the fit's held-out quality and the baselines.
     spectral_summary, rollout, stationary_law : what the fitted operator implies.
 
@@ -915,7 +672,7 @@ def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[floa
     groups = np.asarray(groups)
     if groups.shape[0] != d.shape[0]:
         raise ValueError(f"groups has {groups.shape[0]} entries for {d.shape[0]} triplets")
-    cv = cv_folds(groups, roles=roles, folds=folds, seed=seed)
+    cv = _cv_folds(groups, roles=roles, folds=folds, seed=seed)
     x = np.hstack([d, t])
     record, _ = ridge_penalty_search(x, s, cv.splits, alphas, widen=widen, widen_decades=widen_decades,
                                      flat_tol=flat_tol)
@@ -930,17 +687,13 @@ def fit_affine_operator(donors, targets, swaps, groups, *, alphas: Sequence[floa
     )
 
 
-# -------------------------------------------------------------------------------------------------
-# which numbers the penalty decides
+# --- which numbers the penalty decides ----------------------------------------------------------------------
 
 
-def weak_directions(donors, targets, *, ratio: float = WEAK_DIRECTION_RATIO) -> int:
-    """Number of directions of the centred inputs ``[d, t]`` (of ``2 dim``) whose variance is below
-    ``ratio`` times the largest (singular values of the centred inputs, ``scipy.linalg.svdvals``).
-
-    Ridge fixes the coefficients on such directions by the penalty rather than by the data, so the
-    norm of ``B`` (``sigma_max(B)``) can be set by them while predictions, which see almost no
-    variance there, barely change. Raw dlib embeddings have dozens; SFace's none.
+def weak_directions(donors, targets, *, ratio: float = _WEAK_DIRECTION_RATIO) -> int:
+    """Number of directions of the centred inputs ``[d, t]`` (of ``2 dim``) whose variance is below ``ratio`` times
+    the largest. Ridge fixes ``B`` on them by the penalty, not the data, so they can set ``sigma_max(B)`` while
+    predictions barely change. Raw dlib embeddings have dozens; SFace's none.
 
     Parameters
     ----------
@@ -972,12 +725,9 @@ def weak_directions(donors, targets, *, ratio: float = WEAK_DIRECTION_RATIO) -> 
 
 
 def penalty_sensitivity(op: AffineOperator, train: tuple, test: tuple) -> pd.DataFrame:
-    """The fitted quantities at every penalty of the operator's (widened) search grid.
-
-    For each penalty the operator is refitted on ``train`` (:func:`epsaudit.operator.ridge_path`: one
-    SVD of the centred inputs, the computation of ``Ridge(solver="svd")``), its spectra are taken
-    (:func:`spectral_summary` over the unit ``test`` targets) and its predictions scored on
-    ``test`` (:func:`prediction_quality`).
+    """The fitted quantities at every penalty of the operator's (widened) search grid: the operator refitted on
+    ``train`` (one SVD, as ``Ridge(solver="svd")``), its :func:`spectral_summary` over the ``test`` targets and its
+    :func:`prediction_quality` on ``test``.
 
     Parameters
     ----------
@@ -989,9 +739,9 @@ def penalty_sensitivity(op: AffineOperator, train: tuple, test: tuple) -> pd.Dat
     Returns
     -------
     pandas.DataFrame
-        One row per penalty, increasing: ``alpha``, ``cv_r2``, ``cv_se``, ``within_one_se`` (the
-        mean CV R^2 is within one standard error of the best), ``chosen``, and
-        :data:`SENSITIVITY_QUANTITIES` (``r2`` and ``mean_cosine`` on ``test``).
+        One row per penalty, increasing: ``alpha``, ``cv_r2``, ``cv_se``, ``within_one_se`` (mean CV R^2 within one
+        standard error of the best), ``chosen``, ``rho_B``, ``sigma_max_B``, ``b_u``, ``rho_A``, ``r2`` and
+        ``mean_cosine`` (the last two on ``test``).
 
     Raises
     ------
@@ -1020,7 +770,7 @@ def penalty_sensitivity(op: AffineOperator, train: tuple, test: tuple) -> pd.Dat
     d_te, t_te, s_te = _check_triplets(*test)
     if len(d) != op.n_train:
         raise ValueError(f"train has {len(d)} triplets but the operator was fitted on {op.n_train}")
-    path = ridge_path(np.hstack([d, t]), s)
+    path = _ridge_path(np.hstack([d, t]), s)
     dim = d.shape[1]
     rec = op.search
     within = rec.within_one_se()
@@ -1036,7 +786,7 @@ def penalty_sensitivity(op: AffineOperator, train: tuple, test: tuple) -> pd.Dat
     return pd.DataFrame(rows)
 
 
-def penalty_determination(sensitivity: pd.DataFrame, *, rel_tol: float = DETERMINED_REL_TOL) -> pd.DataFrame:
+def penalty_determination(sensitivity: pd.DataFrame, *, rel_tol: float = _DETERMINED_REL_TOL) -> pd.DataFrame:
     """Which fitted quantities the data determine: their range over the one-standard-error penalties.
 
     Parameters
@@ -1049,13 +799,11 @@ def penalty_determination(sensitivity: pd.DataFrame, *, rel_tol: float = DETERMI
     Returns
     -------
     pandas.DataFrame
-        Index :data:`SENSITIVITY_QUANTITIES`; ``value`` (at the chosen penalty), ``low``,
-        ``high`` (over the one-SE penalties), ``relative_range`` (``(high - low) / |value|``),
-        ``determined`` and ``note``: whether the one-SE penalties reach a grid edge and, if so,
-        whether the quantity has stopped changing there (its two outermost values agree to 1e-6,
-        relative: the range is complete) or not (penalties beyond the grid might move it further:
-        the range is a lower bound); for ``rho_B``, whether the range straddles 1 (then whether
-        the cascade forgets the target at all is not determined).
+        One row per quantity of :func:`penalty_sensitivity`: ``value`` (at the chosen penalty), ``low``, ``high``
+        (over the one-SE penalties), ``relative_range`` (``(high - low) / |value|``), ``determined`` and ``note``:
+        whether the one-SE penalties reach a grid edge and the quantity has stopped changing there (its two
+        outermost values agree to 1e-6, relative: range complete) or not (the range is a lower bound); for
+        ``rho_B``, whether the range straddles 1 (whether the cascade forgets the target is then not determined).
 
     Raises
     ------
@@ -1083,7 +831,7 @@ def penalty_determination(sensitivity: pd.DataFrame, *, rel_tol: float = DETERMI
     edges = [side for side, row in (("lower", 0), ("upper", len(frame) - 1))
              if len(frame) > 1 and bool(frame["within_one_se"].iloc[row])]
     rows = {}
-    for q in SENSITIVITY_QUANTITIES:
+    for q in _SENSITIVITY_QUANTITIES:
         value, low, high = float(chosen[q].iloc[0]), float(near[q].min()), float(near[q].max())
         rel = (high - low) / abs(value) if value != 0 else float("inf") if high > low else 0.0
         notes = []
@@ -1107,9 +855,8 @@ def _row_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def prediction_quality(predicted, swaps) -> dict[str, float]:
-    """Mean cosine(predicted, actual), R^2 (variance explained, pooled over coordinates) and the
-    residual fraction ``||s - s_hat||^2 / ||s - mean(s)||^2`` of held-out swaps (the quality
-    measures of the paper's Table II).
+    """Mean cosine(predicted, actual), R^2 (pooled over coordinates) and the residual fraction
+    ``||s - s_hat||^2 / ||s - mean(s)||^2`` of held-out swaps (the quality measures of the paper's Table II).
 
     Parameters
     ----------
@@ -1218,8 +965,7 @@ def rollout(op: AffineOperator, start, donors_per_pass, *, noise: bool = False, 
     start : array_like, shape (m, d)
         Pass-0 embeddings (the original targets).
     donors_per_pass : array_like, shape (K, m, d) or (K, d)
-        Donor embedding of each pass (per chain, or shared, e.g. the donor mean for the noiseless
-        expectation).
+        Donor embedding of each pass, per chain or shared (e.g. the donor mean for the noiseless expectation).
     noise : bool, default=False
         Add ``e_k ~ N(0, residual_cov)`` (Monte Carlo rollout).
     seed : int, tuple or Generator, default=0
@@ -1264,11 +1010,9 @@ def rollout(op: AffineOperator, start, donors_per_pass, *, noise: bool = False, 
 def stationary_law(op: AffineOperator, donor_mean, donor_cov) -> tuple[np.ndarray, np.ndarray]:
     """Stationary mean ``(I - B)^-1 (A E[d] + c)`` and covariance ``S = B S B^T + A S_d A^T + S_e``.
 
-    The covariance solves the discrete Lyapunov equation (``scipy.linalg.solve_discrete_lyapunov``)
-    and is returned symmetrised, ``(S + S^T) / 2``: the exact solution is symmetric, but with the
-    large, non-normal ``B`` of a barely penalised fit the solver's rounding is not (asymmetry up to
-    ~1e-2 of the largest entry, which ``Generator.multivariate_normal`` warns about). Its accuracy
-    is checked by :func:`lyapunov_residual`.
+    The covariance solves the discrete Lyapunov equation and is returned symmetrised, ``(S + S^T) / 2``: with the
+    large, non-normal ``B`` of a barely penalised fit the solver's rounding is asymmetric up to ~1e-2 of the
+    largest entry (which ``Generator.multivariate_normal`` warns about).
 
     Returns
     -------
@@ -1278,9 +1022,8 @@ def stationary_law(op: AffineOperator, donor_mean, donor_cov) -> tuple[np.ndarra
     Raises
     ------
     ValueError
-        If ``rho(B) >= 1`` (no stationary law: the cascade does not forget the target), or if the
-        symmetrised solution's :func:`lyapunov_residual` exceeds :data:`LYAPUNOV_RESIDUAL_TOL`
-        (the solve is numerically unreliable).
+        If ``rho(B) >= 1`` (no stationary law: the cascade does not forget the target), or if the symmetrised
+        solution's :func:`lyapunov_residual` exceeds 5% (the solve is numerically unreliable).
 
     See Also
     --------
@@ -1304,18 +1047,16 @@ def stationary_law(op: AffineOperator, donor_mean, donor_cov) -> tuple[np.ndarra
     cov = linalg.solve_discrete_lyapunov(op.B, forcing)
     cov = (cov + cov.T) / 2
     residual = lyapunov_residual(op.B, cov, forcing)
-    if residual > LYAPUNOV_RESIDUAL_TOL:
+    if residual > _LYAPUNOV_RESIDUAL_TOL:
         raise ValueError(f"the stationary covariance solves S = B S B^T + F only to {residual:.2%} of F's largest "
-                         f"entry (tolerance {LYAPUNOV_RESIDUAL_TOL:.0%}): B is too ill-conditioned for a reliable "
+                         f"entry (tolerance {_LYAPUNOV_RESIDUAL_TOL:.0%}): B is too ill-conditioned for a reliable "
                          "stationary law")
     return mean, cov
 
 
 def lyapunov_residual(B, cov, forcing) -> float:
-    """Relative residual ``max|S - B S B^T - F| / max|F|`` of a discrete Lyapunov solution.
-
-    Near 1e-15 for a well-conditioned ``B``; with the large, non-normal ``B`` of a barely
-    penalised fit (``sigma_max(B)`` ~ 1e5) it reaches ~1e-3.
+    """Relative residual ``max|S - B S B^T - F| / max|F|`` of a discrete Lyapunov solution: near 1e-15 for a
+    well-conditioned ``B``, ~1e-3 for the non-normal ``B`` of a barely penalised fit (``sigma_max(B)`` ~ 1e5).
 
     Parameters
     ----------

@@ -1,16 +1,12 @@
 """Where the work runs, and how a long loop shows it: local cores, a Dask cluster, progress bars.
 
-Every parallel loop of the library goes through joblib: the pair routes and certificate families
-(:func:`epsaudit.audits.runner.map_pairs`), DP-Sniper rows and synthetic settings (``joblib.Parallel``)
-and the face builders' batches (:mod:`epsaudit.build`). Outside any joblib context they run on
-local processes (``n_jobs``). Inside ``joblib.parallel_config(backend="dask")`` with a
-``dask.distributed`` client they all send their tasks to that cluster, whatever ``n_jobs`` says;
-:func:`cluster` opens such a context from a scheduler address (what ``epsaudit audit --scheduler
-ADDRESS`` and the ``EPSAUDIT_SCHEDULER`` environment variable do). Results do not depend on where
-the work ran: every task is seeded by its own key (:func:`epsaudit.protocol.stream`) and results are
-returned in task order. Long loops over pairs or settings show a tqdm bar (:func:`progress_bar`).
-
-Dask is an optional dependency (``pip install 'epsaudit[scale]'``), imported only by :func:`cluster`.
+Every parallel loop of the library goes through joblib (the pair routes and certificate families, DP-Sniper rows,
+synthetic settings, the face builders' batches): on local processes (``n_jobs``), or, inside
+``joblib.parallel_config(backend="dask")`` with a ``dask.distributed`` client, on that cluster whatever ``n_jobs``
+says; :func:`cluster` opens such a context from a scheduler address (``epsaudit audit --scheduler ADDRESS``,
+``$EPSAUDIT_SCHEDULER``). Results do not depend on where the work ran: every task is seeded by its own key
+(:func:`epsaudit.protocol.stream`) and results come in task order. Dask is optional
+(``pip install 'epsaudit[scale]'``), imported only by :func:`cluster`.
 """
 
 from __future__ import annotations
@@ -27,15 +23,13 @@ __all__ = ["SCHEDULER_ENV", "available_cores", "cluster", "cluster_backend_activ
 #: Environment variable naming the Dask scheduler the command line sends work to (``--scheduler``).
 SCHEDULER_ENV = "EPSAUDIT_SCHEDULER"
 
-# joblib's own backends run on this machine; any other active backend (dask, ray, ...) was chosen
-# with parallel_config and is where the work should go.
+# joblib's own backends run on this machine; any other active one (dask, ray, ...) was chosen with parallel_config
 _LOCAL_BACKENDS = frozenset({"SequentialBackend", "ThreadingBackend", "MultiprocessingBackend", "LokyBackend"})
 
 
 def available_cores() -> int:
-    """The cores this process may run on: ``os.sched_getaffinity`` where it exists, else ``os.cpu_count()``.
-
-    A container or ``taskset`` limit shows in the affinity mask, not in ``os.cpu_count()``.
+    """The cores this process may run on: ``os.sched_getaffinity`` (which shows a container or ``taskset`` limit)
+    where it exists, else ``os.cpu_count()``.
 
     Returns
     -------
@@ -70,8 +64,6 @@ def scheduler_address(address: str | None = None) -> str | None:
 
     Examples
     --------
-    >>> scheduler_address("tcp://10.0.0.5:8786")
-    'tcp://10.0.0.5:8786'
     >>> scheduler_address("") is None  # this machine, whatever $EPSAUDIT_SCHEDULER says
     True
     """
@@ -83,11 +75,9 @@ def scheduler_address(address: str | None = None) -> str | None:
 
 @contextmanager
 def cluster(address: str, *, timeout: float = 30.0) -> Iterator[Any]:
-    """Connect to a running Dask scheduler and send every joblib loop inside the block to its workers.
-
-    Equivalent to ``with Client(address) as c, joblib.parallel_config(backend="dask", client=c)``;
-    the client is closed on leaving (the cluster keeps running). The workers need epsaudit (and,
-    for the face builders, the ``faces`` extra and the photographs at the same path) installed.
+    """Connect to a running Dask scheduler and send every joblib loop inside the block to its workers: ``with
+    Client(address) as c, joblib.parallel_config(backend="dask", client=c)`` (the cluster keeps running). The workers
+    need epsaudit installed (the face builders also the ``faces`` extra and the photographs at the same path).
 
     Parameters
     ----------
@@ -134,8 +124,8 @@ def cluster(address: str, *, timeout: float = 30.0) -> Iterator[Any]:
 
 @contextmanager
 def running_on(scheduler: str | None, report: Callable[[str], None] | None = None) -> Iterator[Any]:
-    """This machine, or the Dask scheduler ``scheduler`` (else ``$EPSAUDIT_SCHEDULER``): :func:`cluster` when
-    there is one, nothing otherwise (what the command lines' ``--scheduler`` does).
+    """:func:`cluster` on the Dask scheduler ``scheduler`` (else ``$EPSAUDIT_SCHEDULER``) when there is one, else this
+    machine (what the command lines' ``--scheduler`` does).
 
     Parameters
     ----------
@@ -182,10 +172,6 @@ def cluster_backend_active() -> bool:
     --------
     >>> cluster_backend_active()
     False
-    >>> from joblib import parallel_config
-    >>> with parallel_config(backend="threading"):
-    ...     cluster_backend_active()
-    False
     """
     from joblib.parallel import get_active_backend
 
@@ -202,12 +188,11 @@ def imap(func: Callable[[Any], Any], items: Iterable[Any], *, ordered: bool = Tr
         Picklable by cloudpickle (a module-level function or a ``functools.partial`` of one).
     items : iterable
     ordered : bool
-        Yield in item order (a result waits for those before it), else in order of completion.
+        Yield in item order, else in order of completion.
 
     Returns
     -------
     iterator
-        The results.
 
     Examples
     --------

@@ -88,7 +88,7 @@ def test_format_writer_and_reader_agree(tmp_path):
         fmt.embedding_frame([{"image_id": "A"}], [[1.0, 2.0]], ["hog"])
     with pytest.raises(ValueError, match="missing column"):
         fmt.write_embedding_table(tmp_path, "dlib", "cascade", frame)
-    folder = fmt.example_corpora(tmp_path / "example")
+    folder = fmt._example_corpora(tmp_path / "example")
     doc = json.loads((folder / fmt.CORPORA_MANIFEST).read_text(encoding="utf-8"))
     assert sorted(doc["files"]) == sorted(p.name for p in folder.iterdir() if p.suffix in (".csv", ".parquet"))
     corpora = fmt.load_corpora("dlib", folder)

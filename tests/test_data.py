@@ -16,14 +16,13 @@ from epsaudit.data import (
     EmbeddingTable,
     check_same_dimension,
     load_embeddings,
-    load_many,
     manifest_entry,
-    read_manifest,
     sha256_file,
     verify_manifest,
     write_embeddings,
-    write_manifest,
 )
+from epsaudit.data.manifest import _read_manifest as read_manifest, _write_manifest as write_manifest
+from epsaudit.data.table import _load_many as load_many
 
 
 def write(tmp_path, text, name="emb.csv"):

@@ -80,7 +80,7 @@ def test_split_half_controls_find_no_signal():
 
 
 def test_grid_record_flags_edges_ties_and_one_se_set():
-    from epsaudit.operator import grid_record
+    from epsaudit.operator import _grid_record as grid_record
 
     grid = [0.1, 1.0, 10.0, 100.0]
     peaked = grid_record("p", grid, [0.2, 0.5, 0.4, 0.1], criterion="score", score_se=[0.05, 0.05, 0.15, 0.05])
@@ -109,7 +109,7 @@ def test_grid_record_flags_edges_ties_and_one_se_set():
 
 
 def test_widen_log_grid_keeps_the_spacing():
-    from epsaudit.operator import widen_log_grid
+    from epsaudit.operator import _widen_log_grid as widen_log_grid
 
     grid = np.logspace(-3, 4, 15)  # half-decade steps
     np.testing.assert_allclose(widen_log_grid(grid, "lower", 2), [1e-5, 10**-4.5, 1e-4, 10**-3.5])

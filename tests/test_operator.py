@@ -187,7 +187,7 @@ def test_noiseless_data_leave_the_penalty_not_determined():
 def test_both_role_folds_are_identity_disjoint_in_either_role():
     from sklearn.model_selection import KFold
 
-    from epsaudit.operator import cv_folds
+    from epsaudit.operator import _cv_folds as cv_folds
     from epsaudit.protocol import sklearn_seed
 
     _, _, _, roles, _, _ = noisy_triplets(n=600, pool=50)

@@ -137,7 +137,7 @@ def test_batches_on_worker_processes_match(tmp_path):
 
 
 def _example(tmp_path):
-    return fmt.example_resampled(tmp_path / "example")
+    return fmt._example_resampled(tmp_path / "example")
 
 
 def test_reader_returns_groups_with_draw_ids(tmp_path):
@@ -153,11 +153,11 @@ def test_reader_returns_groups_with_draw_ids(tmp_path):
 
 
 def _rewrite(folder, mutate_rows=None, mutate_draws=None):
-    rows = pd.read_parquet(folder / fmt.resampled_file("dlib"))
+    rows = pd.read_parquet(folder / fmt._resampled_file("dlib"))
     draws = pd.read_csv(folder / fmt.DRAWS_FILE, keep_default_na=False)
     doc = json.loads((folder / fmt.RESAMPLED_MANIFEST).read_text(encoding="utf-8"))
     if mutate_rows:
-        mutate_rows(rows).to_parquet(folder / fmt.resampled_file("dlib"), index=False)  # not through the writer
+        mutate_rows(rows).to_parquet(folder / fmt._resampled_file("dlib"), index=False)  # not through the writer
     if mutate_draws:
         draws = mutate_draws(draws)
         draws.to_csv(folder / fmt.DRAWS_FILE, index=False)
@@ -246,10 +246,10 @@ def test_smoke_build_writes_and_reads_back(smoke):
     images, marks, lost = rs.render_draw(models, start, models.landmarks(start)[0], donors,
                                          [models.landmarks(d)[0] for d in donors], "hull")
     assert lost == 0 and len(images) == 6 and len(marks) == 5
-    stored = pd.read_parquet(folder / fmt.resampled_file("dlib")).query("variant == 'hull' and draw == @draw")
+    stored = pd.read_parquet(folder / fmt._resampled_file("dlib")).query("variant == 'hull' and draw == @draw")
     np.testing.assert_array_equal(DlibEncoder().encode_with_path(images[5], marks[4])[0],
                                   stored.sort_values("pass")[[f"e{j}" for j in range(128)]].to_numpy()[-1])
-    pass0 = pd.read_parquet(folder / fmt.resampled_file("sface")).query("variant == 'none' and draw == @draw")
+    pass0 = pd.read_parquet(folder / fmt._resampled_file("sface")).query("variant == 'none' and draw == @draw")
     assert len(pass0) == 1
 
 

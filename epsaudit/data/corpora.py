@@ -1,89 +1,41 @@
 """The face-swap corpora on disk: the one home of their file formats, readers and writers.
 
-Two corpora are built from LFW photographs (*Toward Interpretable Privacy Guarantees in
-Face-Swapping Anonymization*, Sections VI-VIII): the cascade and operator corpora
-(:mod:`epsaudit.build.corpora_builder`) and the resampled corpus
-(:mod:`epsaudit.build.resampled_builder`). They share the embedding-table layout (key columns,
-``path``, ``e0 .. e{d-1}`` as raw float32 in zstd Parquet with byte-stream-split floats), the
-manifest layout (:data:`MANIFEST_VERSION`, SHA-256 of every file, the design and the run) and the
-schema checks; the readers check every file against its manifest and the schema, and the writer
-functions are what the builders call, so reader and writer share this module's names.
+The cascade and operator corpora (:mod:`epsaudit.build.corpora_builder`) and the resampled corpus
+(:mod:`epsaudit.build.resampled_builder`), built from LFW photographs (*Toward Interpretable Privacy Guarantees in
+Face-Swapping Anonymization*, Sections VI-VIII), share the embedding-table layout (key columns, ``path``,
+``e0 .. e{d-1}`` as raw float32 in zstd Parquet), the manifest layout and the schema checks the readers apply.
 
 Cascade and operator corpora
 ----------------------------
-One folder, ``data/corpora/`` by default, holding per encoder three embedding tables and, shared
-by the encoders, three design tables and a manifest:
+One folder, ``data/corpora/`` by default: per encoder three embedding tables and, shared by the encoders, three
+design tables and a manifest:
 
-- ``<encoder>_originals.parquet`` -- every original photograph used anywhere, once: ``image_id``,
-  ``identity``, ``path`` (the face-detection path), ``e0 .. e{d-1}`` (raw float32);
-- ``<encoder>_cascade.parquet`` -- every pass of every complete chain: ``variant``, ``chain``,
-  ``pass`` (1..K), ``path``, ``e0 ..``;
-- ``<encoder>_operator.parquet`` -- every single-swap output: ``variant``, ``triplet``, ``path``,
-  ``e0 ..``;
-- ``cascade_chains.csv`` -- ``chain``, ``identity``, ``start``, ``nonmember``, ``donor_1 ..
-  donor_K``;
-- ``cascade_galleries.csv`` -- ``chain``, ``role`` (``target``/``nonmember``), ``image_id``;
-- ``operator_triplets.csv`` -- ``triplet``, ``partition`` (``train``/``test``), ``donor``,
-  ``target``, ``donor_identity``, ``target_identity``;
-- ``corpora_manifest.json`` (:data:`CORPORA_MANIFEST`) -- ``manifest_version``, ``files``
-  (SHA-256, bytes, rows and detection paths of every table), ``design`` (counts, rules, seeds,
-  lost chains) and ``run`` (timing).
-
-:func:`load_corpora` reads one encoder's view and checks it against the manifest and the schema;
-:func:`subset_corpora` slices it; the builder writes with :func:`embedding_frame`,
-:func:`write_embedding_table`, :func:`write_designs` and :func:`write_corpora_manifest`.
+- ``<encoder>_originals.parquet`` (every original photograph used, once: ``image_id``, ``identity``),
+  ``<encoder>_cascade.parquet`` (every pass of every complete chain: ``variant``, ``chain``, ``pass`` 1..K) and
+  ``<encoder>_operator.parquet`` (every single-swap output: ``variant``, ``triplet``), each with ``path`` (the
+  face-detection path) and ``e0 ..``;
+- ``cascade_chains.csv`` (``chain``, ``identity``, ``start``, ``nonmember``, ``donor_1 .. donor_K``),
+  ``cascade_galleries.csv`` (``chain``, ``role`` ``target``/``nonmember``, ``image_id``) and ``operator_triplets.csv``
+  (``triplet``, ``partition`` ``train``/``test``, ``donor``, ``target``, ``donor_identity``, ``target_identity``);
+- ``corpora_manifest.json`` (:data:`CORPORA_MANIFEST`) -- ``manifest_version``, ``files`` (SHA-256, bytes, rows
+  and detection paths of every table), ``design`` (counts, rules, seeds, lost chains) and ``run`` (timing).
 
 Resampled corpus
 ----------------
-The corpus (built from LFW photographs by :mod:`epsaudit.build.resampled_builder`) holds independent
-samples of the randomised mechanism
+Independent draws of the resampled mechanism ``M_k(A)`` (*Picture the Epsilon*, Section IV-C), one chain with its
+own seed key per *draw*, so every row carries its draw id. Definitions and the two photograph designs: the book's
+methods chapter, section 'A resampled mechanism: test rows beyond the photographs'. One folder per design
+(:data:`DESIGN_DIRS`): ``pool`` (``data/resampled/``) and ``disjoint`` (``data/resampled_disjoint/``: photographs
+cut once into the four :data:`PARTS`, :func:`check_disjoint`, :func:`control_half`). Each folder holds:
 
-    M_k(A) = encode(pass k of a swap chain started from a photograph drawn uniformly from A's
-    photographs, with a fresh donor photograph drawn for every pass),
-
-so that an identity with ~25 photographs still gets 100+ development and 100+ test rows for the
-reserved test (*Picture the Epsilon*, Section IV-C; the swapper of *Toward Interpretable Privacy
-Guarantees in Face-Swapping Anonymization*, Sections VI-VII). Each *draw* is one chain: the start
-photograph and the chain's donors, drawn with replacement from their pools by the draw's own seed
-key, independently of every other draw. Its pass-0 row (the photograph itself, variant ``none``) and
-its pass-k rows of each swap variant are encoded from that one chain, so the rows of one draw are
-dependent (pass 1 and pass 5 share the photograph and the first donor) while rows of different draws
-are independent. Repeated photographs across draws are expected; a repeated *draw* would not be,
-which is why every row carries its draw id.
-
-Two photograph designs, one folder each (:data:`DESIGN_DIRS`):
-
-- ``pool`` (``data/resampled/``): every draw's photograph is uniform on all of the identity's
-  photographs, development and test alike, so a test draw usually starts from a photograph some
-  development draw also started from -- a certificate of this design is about the identity's
-  *photograph pool*;
-- ``disjoint`` (``data/resampled_disjoint/``): each identity's photographs are cut once, by a seeded
-  shuffle and before anything else, into four disjoint parts :data:`PARTS`; development draws start
-  on ``dev-1`` or ``dev-2``, test draws on ``test-1`` or ``test-2`` (the draws table's ``part``
-  column), so the test is evidence about photographs the classifier never saw
-  (:func:`check_disjoint` refuses a test draw whose photograph a development draw used). The same
-  draws, re-partitioned by the part their photograph lies in (half 1: ``dev-1``/``test-1``, half 2:
-  ``dev-2``/``test-2``, :func:`control_half`), make a same-person control that asks what the
-  certificate asks.
-
-Each folder holds:
-
-- ``<encoder>_resampled.parquet`` -- one row per stored (variant, draw, pass): ``variant``
-  (``none`` for pass 0, else the swap variant), ``draw``, ``pass``, ``path`` (the face-detection
-  path), ``e0 .. e{d-1}`` (raw float32);
-- ``resampled_draws.csv`` -- one row per draw (used or not): ``draw``, ``identity``, ``split``
-  (``dev``/``test``), ``key`` (the draw's index in its identity's split), ``seed_key``,
-  ``photograph``, ``donor_1 .. donor_K``, ``used_none`` (its pass-0 row is stored) and per swap
-  variant ``lost_pass_<variant>`` (0: the chain ran all K passes; else the pass whose input had no
-  face) and ``used_<variant>`` (its pass-k rows are stored);
-- ``resampled_manifest.json`` (:data:`RESAMPLED_MANIFEST`) -- ``manifest_version``, ``files``
-  (SHA-256, bytes, rows, detection paths), ``design`` (rules, seeds, counts, lost draws; ``passes``, ``variants`` and
-  ``draws_per_split`` are read back) and ``run`` (timings per stage).
-
-:func:`load_resampled` reads one encoder and variant, checks every file
-against the manifest and the schema, and returns per pass the development and test groups with
-their draw ids; the writer functions (:func:`resampled_frame`, :func:`write_resampled_table`,
-:func:`write_draws`, :func:`write_resampled_manifest`) are what the builder calls.
+- ``<encoder>_resampled.parquet`` -- one row per stored (variant, draw, pass): ``variant`` (``none`` for pass 0,
+  else the swap variant), ``draw``, ``pass``, ``path``, ``e0 ..``;
+- ``resampled_draws.csv`` -- one row per draw (used or not): ``draw``, ``identity``, ``split`` (``dev``/``test``),
+  ``key`` (the draw's index in its identity's split), ``seed_key``, ``photograph``, ``donor_1 .. donor_K``,
+  ``used_none`` (its pass-0 row is stored) and per swap variant ``lost_pass_<variant>`` (0: all K passes ran;
+  else the pass whose input had no face) and ``used_<variant>``;
+- ``resampled_manifest.json`` (:data:`RESAMPLED_MANIFEST`) -- ``manifest_version``, ``files``, ``design`` (rules,
+  seeds, counts, lost draws; ``passes``, ``variants`` and ``draws_per_split`` are read back) and ``run``.
 """
 
 from __future__ import annotations
@@ -101,34 +53,24 @@ import pandas as pd
 from .manifest import jsonable, sha256_file
 
 __all__ = [
-    # shared
-    "MANIFEST_VERSION", "ENCODERS", "EMBEDDING_PREFIX", "EMBEDDING_DIM", "KEYS", "embedding_columns", "donor_columns",
-    "embedding_frame", "file_entries",
-    # cascade and operator corpora
-    "CORPORA_DIR", "CORPORA_MANIFEST", "EMBEDDING_KINDS", "DESIGN_FILES", "ROLES", "PARTITIONS", "Corpora",
-    "embedding_file", "load_corpora", "subset_corpora", "write_embedding_table", "write_designs",
-    "write_corpora_manifest", "example_corpora",
-    # resampled corpus
+    "ENCODERS", "EMBEDDING_DIM", "embedding_columns", "donor_columns", "embedding_frame",
+    "CORPORA_DIR", "CORPORA_MANIFEST", "EMBEDDING_KINDS", "DESIGN_FILES", "ROLES", "Corpora", "embedding_file",
+    "load_corpora", "subset_corpora", "write_embedding_table", "write_designs", "write_corpora_manifest",
     "RESAMPLED_DIR", "RESAMPLED_MANIFEST", "DESIGNS", "DESIGN_DIRS", "PARTS", "DRAWS_FILE", "SPLITS", "ORIGINAL",
-    "ResampledPass", "Resampled", "resampled_file", "corpus_dir", "control_half", "check_disjoint", "status_columns",
-    "load_resampled", "resampled_frame", "write_resampled_table", "write_draws", "write_resampled_manifest",
-    "example_resampled",
+    "ResampledPass", "Resampled", "corpus_dir", "control_half", "check_disjoint", "status_columns", "load_resampled",
+    "resampled_frame", "write_resampled_table", "write_draws", "write_resampled_manifest",
 ]
 
 
-# -------------------------------------------------------------------------------------------------
-# Shared: names, schema checks, embedding tables, manifests
-# -------------------------------------------------------------------------------------------------
+# --- Shared: names, schema checks, embedding tables, manifests ----------------------------------------------
 
 
-#: Version of both manifests' layout (``manifest_version``).
-MANIFEST_VERSION = 1
+_MANIFEST_VERSION = 1
 ENCODERS = ("dlib", "sface")
-EMBEDDING_PREFIX = "e"
+_EMBEDDING_PREFIX = "e"
 EMBEDDING_DIM = 128
-#: Key columns of each embedding table (unique per row): the cascade corpora's three kinds and the
-#: resampled corpus's table.
-KEYS = {"originals": ("image_id",), "cascade": ("variant", "chain", "pass"), "operator": ("variant", "triplet"),
+#: Key columns of each embedding table (unique per row).
+_KEYS = {"originals": ("image_id",), "cascade": ("variant", "chain", "pass"), "operator": ("variant", "triplet"),
         "resampled": ("variant", "draw", "pass")}
 
 
@@ -140,7 +82,7 @@ def embedding_columns(dim: int = EMBEDDING_DIM) -> list[str]:
     >>> embedding_columns(3)
     ['e0', 'e1', 'e2']
     """
-    return [f"{EMBEDDING_PREFIX}{j}" for j in range(dim)]
+    return [f"{_EMBEDDING_PREFIX}{j}" for j in range(dim)]
 
 
 def donor_columns(passes: int) -> list[str]:
@@ -155,7 +97,7 @@ def donor_columns(passes: int) -> list[str]:
 
 
 def _embedding_columns(frame: pd.DataFrame, name: str) -> list[str]:
-    cols = [c for c in frame.columns if isinstance(c, str) and c.startswith(EMBEDDING_PREFIX) and c[1:].isdigit()]
+    cols = [c for c in frame.columns if isinstance(c, str) and c.startswith(_EMBEDDING_PREFIX) and c[1:].isdigit()]
     if not cols:
         raise ValueError(f"{name}: no embedding columns e0, e1, ...")
     expected = embedding_columns(len(cols))
@@ -216,10 +158,8 @@ def embedding_frame(keys: Mapping[str, Sequence] | pd.DataFrame | Sequence[Mappi
     ----------
     keys : mapping of columns, DataFrame or list of row dicts
         The key columns (e.g. ``image_id`` and ``identity``; or ``variant``, ``chain``, ``pass``).
-    vectors : array_like, shape (n, d)
-        Raw embeddings.
-    paths : sequence of str, length n
-        The face-detection path of each embedding.
+    vectors, paths : array_like, shape (n, d), and sequence of str, length n
+        Raw embeddings and the face-detection path of each.
     dim : int or None
         Required dimension (``None``: any).
 
@@ -243,17 +183,9 @@ def embedding_frame(keys: Mapping[str, Sequence] | pd.DataFrame | Sequence[Mappi
     return pd.concat([frame, pd.DataFrame(vec, columns=embedding_columns(vec.shape[1]), index=frame.index)], axis=1)
 
 
-def file_entries(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
-    """Manifest entries of every ``.parquet``/``.csv`` in ``directory``: SHA-256, bytes, rows, and
-    the detection paths of the Parquet tables.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> entries = file_entries(example_corpora(tempfile.mkdtemp()))
-    >>> entries["dlib_cascade.parquet"]["rows"], entries["dlib_cascade.parquet"]["detection_paths"]
-    (1, {'hog': 1})
-    """
+def _file_entries(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
+    """Manifest entries of every ``.parquet``/``.csv`` in ``directory``: SHA-256, bytes, rows, and the detection
+    paths of the Parquet tables."""
     files = {}
     for path in sorted(Path(directory).iterdir()):
         if path.suffix in (".parquet", ".csv"):
@@ -270,7 +202,8 @@ def file_entries(directory: str | os.PathLike) -> dict[str, dict[str, Any]]:
 
 
 def _write_parquet(frame: pd.DataFrame, path: Path) -> Path:
-    """Write ``frame`` as zstd Parquet: float columns byte-stream-split without dictionary, others with one."""
+    """Write ``frame`` as zstd Parquet: float columns byte-stream-split without dictionary (float32 embeddings do not
+    repeat: 37% smaller than pandas' default), others with one."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -283,17 +216,14 @@ def _write_parquet(frame: pd.DataFrame, path: Path) -> Path:
 
 def _write_manifest(directory: str | os.PathLike, name: str, design: Mapping[str, Any],
                     run: Mapping[str, Any]) -> dict:
-    """Write manifest ``name`` into ``directory``: the version, :func:`file_entries`, the design and
-    the run record (JSON, no NaN); returns the manifest as written."""
-    doc = {"manifest_version": MANIFEST_VERSION, "files": file_entries(directory), "design": dict(design),
+    """Write manifest ``name`` into ``directory`` (version, :func:`_file_entries`, design, run; JSON); return it."""
+    doc = {"manifest_version": _MANIFEST_VERSION, "files": _file_entries(directory), "design": dict(design),
            "run": dict(run)}
     (Path(directory) / name).write_text(json.dumps(jsonable(doc), indent=1, allow_nan=False) + "\n",
                                         encoding="utf-8")
     return doc
 
-# -------------------------------------------------------------------------------------------------
-# Cascade and operator corpora: names
-# -------------------------------------------------------------------------------------------------
+# --- Cascade and operator corpora: names --------------------------------------------------------------------
 
 
 #: The corpora's folder inside the data folder.
@@ -305,8 +235,8 @@ EMBEDDING_KINDS = ("originals", "cascade", "operator")
 DESIGN_FILES = {"chains": "cascade_chains.csv", "galleries": "cascade_galleries.csv",
                 "triplets": "operator_triplets.csv"}
 ROLES = ("target", "nonmember")
-PARTITIONS = ("train", "test")
-_REQUIRED = {"originals": ("image_id", "identity"), "cascade": KEYS["cascade"], "operator": KEYS["operator"],
+_PARTITIONS = ("train", "test")
+_REQUIRED = {"originals": ("image_id", "identity"), "cascade": _KEYS["cascade"], "operator": _KEYS["operator"],
              "galleries": ("chain", "role", "image_id"),
              "triplets": ("triplet", "partition", "donor", "target", "donor_identity", "target_identity")}
 _DESIGN_TEXT = {c: str for c in ("image_id", "start", "donor", "target", "identity", "nonmember", "donor_identity",
@@ -330,9 +260,7 @@ def embedding_file(encoder: str, kind: str) -> str:
         raise ValueError(f"kind must be one of {EMBEDDING_KINDS}, got {kind!r}")
     return f"{encoder}_{kind}.parquet"
 
-# -------------------------------------------------------------------------------------------------
-# Cascade and operator corpora: reading
-# -------------------------------------------------------------------------------------------------
+# --- Cascade and operator corpora: reading ------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
@@ -342,13 +270,10 @@ class Corpora:
     Attributes
     ----------
     encoder : str
-    originals, cascade, operator : pandas.DataFrame
-        The encoder's embedding tables (columns in the module docstring); ``originals`` is indexed
-        by ``image_id``, ``cascade`` holds complete chains only.
-    chains, galleries, triplets : pandas.DataFrame
-        The design tables.
+    originals, cascade, operator, chains, galleries, triplets : pandas.DataFrame
+        The encoder's embedding tables and the design tables (module docstring); ``originals`` is indexed by
+        ``image_id``, ``cascade`` holds complete chains only.
     manifest : dict
-        ``corpora_manifest.json``.
     directory : pathlib.Path
     cache : dict
         Memo of derived arrays for analyses of this view (keyed by the caller; never written).
@@ -356,7 +281,7 @@ class Corpora:
     Examples
     --------
     >>> import tempfile
-    >>> corpora = load_corpora("dlib", example_corpora(tempfile.mkdtemp()))
+    >>> corpora = load_corpora("dlib", _example_corpora(tempfile.mkdtemp()))
     >>> corpora.dim, corpora.passes, corpora.variants
     (3, 1, ['hull'])
     >>> corpora.embeddings(["P/P_0002.jpg"]).tolist()
@@ -452,13 +377,13 @@ def _check_schema(frames: Mapping[str, pd.DataFrame], names: Mapping[str, str], 
     if len(set(dims.values())) != 1:
         raise ValueError(f"embedding dimensions differ between files: {dims}")
     for key in EMBEDDING_KINDS:
-        _check_unique(frames[key], KEYS[key], names[key])
+        _check_unique(frames[key], _KEYS[key], names[key])
     _check_unique(frames["chains"], ["chain"], names["chains"])
     _check_unique(frames["triplets"], ["triplet"], names["triplets"])
     bad_roles = set(frames["galleries"]["role"]) - set(ROLES)
     if bad_roles:
         raise ValueError(f"{names['galleries']}: unknown role(s) {sorted(bad_roles)}; expected {ROLES}")
-    bad_parts = set(frames["triplets"]["partition"]) - set(PARTITIONS)
+    bad_parts = set(frames["triplets"]["partition"]) - set(_PARTITIONS)
     if bad_parts:
         raise ValueError(f"{names['triplets']}: unknown partition(s) {sorted(bad_parts)}")
 
@@ -516,33 +441,29 @@ def load_corpora(encoder: str, directory: str | os.PathLike = "data/corpora", *,
     encoder : str
         ``"dlib"`` or ``"sface"`` (any prefix with the three parquet files is accepted).
     directory : path-like
-        Folder holding :data:`CORPORA_MANIFEST`, ``<encoder>_{originals,cascade,operator}.parquet`` and the
-        design CSVs.
+        The folder (module docstring).
     verify : bool
         Compare the SHA-256 of every file read with the manifest.
 
     Returns
     -------
     Corpora
-        Originals indexed by image id; cascade rows sorted by (variant, chain, pass), operator rows
-        by (variant, triplet), chains and triplets by their ids.
+        Originals indexed by image id; the other tables sorted by their keys.
 
     Raises
     ------
     FileNotFoundError
         A missing file (named).
     ValueError
-        A SHA-256 mismatch or a file the manifest does not list (named); missing columns,
-        repeated keys, NaN/inf or zero-norm embeddings, embedding dimensions that differ; a
-        gallery, start, donor or target image id absent from the originals (the ids and their
-        count are named); cascade or operator rows without a design row; an incomplete chain; a
-        chain that is neither complete nor listed in the manifest's ``design.cascade.lost``; a
-        chain without a target or non-member gallery.
+        A SHA-256 mismatch or a file the manifest does not list (named); missing columns, repeated keys, NaN/inf
+        or zero-norm embeddings, dimensions that differ; a gallery, start, donor or target image id absent from
+        the originals (named, counted); cascade or operator rows without a design row; an incomplete chain; a chain
+        neither complete nor listed in ``design.cascade.lost``; a chain without a target or non-member gallery.
 
     Examples
     --------
     >>> import tempfile
-    >>> corpora = load_corpora("dlib", example_corpora(tempfile.mkdtemp()))
+    >>> corpora = load_corpora("dlib", _example_corpora(tempfile.mkdtemp()))
     >>> len(corpora.chains), len(corpora.galleries), list(corpora.triplets["partition"])
     (1, 2, ['train', 'test'])
     """
@@ -566,14 +487,10 @@ def load_corpora(encoder: str, directory: str | os.PathLike = "data/corpora", *,
 
 def subset_corpora(corpora: Corpora, *, identities: int | None = None, chains_per_identity: int | None = None,
                    train: int | None = None, test: int | None = None) -> Corpora:
-    """A slice of the corpora (smoke profiles).
-
-    The first ``identities`` target identities (sorted), the first ``chains_per_identity`` chains of
-    each (by chain id), and the first ``train`` / ``test`` operator triplets of each partition (the
-    design's seeded order). ``None`` keeps everything. Originals and the manifest (which describes
-    the whole corpus) are kept.
-
-    Returns a new view (with an empty cache).
+    """A slice of the corpora (smoke profiles), as a new view with an empty cache: the first ``identities`` target
+    identities (sorted), the first ``chains_per_identity`` chains of each (by id), the first ``train`` / ``test``
+    operator triplets of each partition (the design's seeded order); ``None`` keeps all. Originals and the manifest
+    (of the whole corpus) are kept.
 
     Raises
     ------
@@ -583,7 +500,7 @@ def subset_corpora(corpora: Corpora, *, identities: int | None = None, chains_pe
     Examples
     --------
     >>> import tempfile
-    >>> corpora = load_corpora("dlib", example_corpora(tempfile.mkdtemp()))
+    >>> corpora = load_corpora("dlib", _example_corpora(tempfile.mkdtemp()))
     >>> list(subset_corpora(corpora, test=1, train=1).triplets["triplet"])
     [0, 1]
     """
@@ -610,18 +527,12 @@ def subset_corpora(corpora: Corpora, *, identities: int | None = None, chains_pe
                    galleries=corpora.galleries[corpora.galleries["chain"].isin(keep)],
                    triplets=trip.reset_index(drop=True), manifest=corpora.manifest, directory=corpora.directory)
 
-# -------------------------------------------------------------------------------------------------
-# Cascade and operator corpora: writing
-# -------------------------------------------------------------------------------------------------
+# --- Cascade and operator corpora: writing ------------------------------------------------------------------
 
 
 def write_embedding_table(directory: str | os.PathLike, encoder: str, kind: str, frame: pd.DataFrame) -> Path:
-    """Write one embedding table as zstd Parquet (``<encoder>_<kind>.parquet``).
-
-    Float columns are written without dictionary encoding and with byte-stream-split (float32
-    embeddings do not repeat: this is 37% smaller than pandas' default dictionary encoding).
-
-    ``kind`` is one of :data:`EMBEDDING_KINDS`, ``frame`` from :func:`embedding_frame`; returns the path.
+    """Write one embedding table (``kind`` of :data:`EMBEDDING_KINDS`, ``frame`` from :func:`embedding_frame`) as
+    zstd Parquet, ``<encoder>_<kind>.parquet``; returns the path.
 
     Raises
     ------
@@ -636,7 +547,7 @@ def write_embedding_table(directory: str | os.PathLike, encoder: str, kind: str,
     'dlib_operator.parquet'
     """
     name = embedding_file(encoder, kind)
-    _require(frame, KEYS[kind], name)
+    _require(frame, _KEYS[kind], name)
     return _write_parquet(frame, Path(directory) / name)
 
 
@@ -670,12 +581,9 @@ def write_designs(directory: str | os.PathLike, *, chains: pd.DataFrame | None =
 
 def write_corpora_manifest(directory: str | os.PathLike, design: Mapping[str, Any],
                            run: Mapping[str, Any]) -> dict:
-    """Write :data:`CORPORA_MANIFEST`: the version, :func:`file_entries` of the tables written so far,
-    the design and the run record (JSON, no NaN).
-
-    ``design`` holds counts, rules and seeds (``design["cascade"]["passes"]`` and
-    ``design["cascade"]["lost"]``, rows ``variant``, ``chain``, ``pass``, are read back by
-    :func:`load_corpora`), ``run`` timing and environment. Returns the manifest as written.
+    """Write :data:`CORPORA_MANIFEST` (the version, the entries of the tables written so far, ``design`` and ``run``;
+    JSON, no NaN) and return it. :func:`load_corpora` reads back ``design["cascade"]["passes"]`` and
+    ``design["cascade"]["lost"]`` (rows ``variant``, ``chain``, ``pass``).
 
     Examples
     --------
@@ -687,18 +595,9 @@ def write_corpora_manifest(directory: str | os.PathLike, design: Mapping[str, An
     return _write_manifest(directory, CORPORA_MANIFEST, design, run)
 
 
-def example_corpora(directory: str | os.PathLike, encoder: str = "dlib") -> Path:
-    """Write a minimal valid corpus (one chain of one pass, 3-D embeddings, one train and one test
-    triplet) into ``directory``: what :func:`load_corpora` accepts at the least; for examples and tests.
-
-    Returns ``directory`` as a path.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> sorted(p.name for p in example_corpora(tempfile.mkdtemp()).iterdir())[:2]
-    ['cascade_chains.csv', 'cascade_galleries.csv']
-    """
+def _example_corpora(directory: str | os.PathLike, encoder: str = "dlib") -> Path:
+    """Write a minimal valid corpus into ``directory`` (returned as a path): one chain of one pass, 3-D embeddings,
+    one train and one test triplet."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     ids = ["P/P_0001.jpg", "P/P_0002.jpg", "N/N_0001.jpg", "D/D_0001.jpg", "T/T_0001.jpg"]
@@ -712,15 +611,13 @@ def example_corpora(directory: str | os.PathLike, encoder: str = "dlib") -> Path
     write_designs(folder, chains=pd.DataFrame({"chain": [0], "identity": ["P"], "start": [ids[0]], "nonmember": ["N"],
                                                "donor_1": [ids[3]]}),
                   galleries=pd.DataFrame({"chain": [0, 0], "role": list(ROLES), "image_id": [ids[1], ids[2]]}),
-                  triplets=pd.DataFrame({"triplet": [0, 1], "partition": list(PARTITIONS), "donor": [ids[3], ids[4]],
-                                         "target": [ids[4], ids[3]], "donor_identity": ["D", "T"],
-                                         "target_identity": ["T", "D"]}))
+                  triplets=pd.DataFrame({"triplet": [0, 1], "partition": list(_PARTITIONS),
+                                         "donor": [ids[3], ids[4]], "target": [ids[4], ids[3]],
+                                         "donor_identity": ["D", "T"], "target_identity": ["T", "D"]}))
     write_corpora_manifest(folder, {"variants": ["hull"], "cascade": {"passes": 1, "lost": []}}, {})
     return folder
 
-# -------------------------------------------------------------------------------------------------
-# Resampled corpus: names
-# -------------------------------------------------------------------------------------------------
+# --- Resampled corpus: names --------------------------------------------------------------------------------
 
 
 #: The corpus's folder inside the data folder (the pool design).
@@ -739,14 +636,8 @@ _DRAW_REQUIRED = ("draw", "identity", "split", "key", "seed_key", "photograph", 
 _DRAWS_TEXT = {c: str for c in ("identity", "split", "seed_key", "photograph", "part")}
 
 
-def resampled_file(encoder: str) -> str:
-    """File name of one encoder's embedding table.
-
-    Examples
-    --------
-    >>> resampled_file("sface")
-    'sface_resampled.parquet'
-    """
+def _resampled_file(encoder: str) -> str:
+    """File name of one encoder's resampled embedding table."""
     return f"{encoder}_resampled.parquet"
 
 
@@ -783,9 +674,8 @@ def control_half(part: str) -> int:
 
 
 def check_disjoint(draws: pd.DataFrame, name: str = DRAWS_FILE) -> None:
-    """The disjoint design's freshness check on a draws table: every draw has a part of its split,
-    each photograph lies in one part, and no test draw starts from a photograph a development draw
-    of its identity started from.
+    """The disjoint design's freshness check on a draws table: every draw has a part of its split, each photograph
+    lies in one part, and no test draw starts from a photograph a development draw of its identity started from.
 
     Raises
     ------
@@ -833,9 +723,7 @@ def status_columns(variant: str) -> tuple[str, str]:
     """
     return f"lost_pass_{variant}", f"used_{variant}"
 
-# -------------------------------------------------------------------------------------------------
-# Resampled corpus: reading
-# -------------------------------------------------------------------------------------------------
+# --- Resampled corpus: reading ------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -852,7 +740,7 @@ class ResampledPass:
     Examples
     --------
     >>> import tempfile
-    >>> p1 = load_resampled("dlib", example_resampled(tempfile.mkdtemp())).passes[1]
+    >>> p1 = load_resampled("dlib", _example_resampled(tempfile.mkdtemp())).passes[1]
     >>> p1.identities, p1.dev_draws["B"].tolist()
     (['A', 'B'], [4, 5])
     """
@@ -874,26 +762,21 @@ class Resampled:
 
     Attributes
     ----------
-    encoder, variant : str
-    design : str
-        The photograph design (:data:`DESIGNS`; a manifest without ``design.photograph_design`` is ``pool``).
+    encoder, variant, design : str
+        ``design``: the photograph design (:data:`DESIGNS`; ``pool`` if the manifest has no ``photograph_design``).
     passes : dict int -> ResampledPass
         Pass 0 (the photographs, variant ``none``) and the stored swap passes of ``variant``.
-    rows : pandas.DataFrame
-        The embedding rows read (``none`` and ``variant``), sorted by (variant, draw, pass).
-    draws : pandas.DataFrame
-        The draws table.
+    rows, draws : pandas.DataFrame
+        The embedding rows read (``none`` and ``variant``, sorted by (variant, draw, pass)); the draws table.
     manifest : dict
     directory : pathlib.Path
 
     Examples
     --------
     >>> import tempfile
-    >>> corpus = load_resampled("dlib", example_resampled(tempfile.mkdtemp()))
-    >>> sorted(corpus.passes), corpus.dim, corpus.identities
-    ([0, 1], 3, ['A', 'B'])
-    >>> corpus.passes[1].test["A"].shape, corpus.passes[1].test_draws["A"].tolist()  # draw 2 was lost
-    ((2, 3), [3, 8])
+    >>> corpus = load_resampled("dlib", _example_resampled(tempfile.mkdtemp()))
+    >>> sorted(corpus.passes), corpus.dim, corpus.passes[1].test_draws["A"].tolist()  # draw 2 was lost
+    ([0, 1], 3, [3, 8])
     """
 
     encoder: str
@@ -908,7 +791,7 @@ class Resampled:
     @property
     def dim(self) -> int:
         """Embedding dimension ``d``."""
-        return len(_embedding_columns(self.rows, resampled_file(self.encoder)))
+        return len(_embedding_columns(self.rows, _resampled_file(self.encoder)))
 
     @property
     def identities(self) -> list[str]:
@@ -921,14 +804,14 @@ def _read_resampled(folder: Path, encoder: str, verify: bool) -> tuple[dict, pd.
     if not mpath.is_file():
         raise FileNotFoundError(f"{mpath}: missing (the resampled corpus's manifest; folder {folder})")
     manifest = json.loads(mpath.read_text(encoding="utf-8"))
-    for name in (resampled_file(encoder), DRAWS_FILE):
+    for name in (_resampled_file(encoder), DRAWS_FILE):
         path = folder / name
         if not path.is_file():
             raise FileNotFoundError(f"{path}: missing (encoder {encoder!r}; present: "
                                     f"{sorted(p.name for p in folder.glob('*.parquet'))})")
         if verify:
             _verify_file(path, manifest, mpath)
-    rows = pd.read_parquet(folder / resampled_file(encoder))
+    rows = pd.read_parquet(folder / _resampled_file(encoder))
     draws = pd.read_csv(folder / DRAWS_FILE, keep_default_na=False, dtype=_DRAWS_TEXT)
     return manifest, rows, draws
 
@@ -969,9 +852,9 @@ def _check_draws(draws: pd.DataFrame, variants: Sequence[str], chain_length: int
 def _check_resampled_rows(rows: pd.DataFrame, draws: pd.DataFrame, name: str, passes: Sequence[int],
                 variants: Sequence[str], per_split: Mapping[str, int]) -> None:
     """Keys, embeddings, and that the stored rows are exactly the used draws, each with every pass."""
-    _require(rows, list(KEYS["resampled"]) + ["path"], name)
+    _require(rows, list(_KEYS["resampled"]) + ["path"], name)
     _check_finite(rows, _embedding_columns(rows, name), name)
-    _check_unique(rows, KEYS["resampled"], name)
+    _check_unique(rows, _KEYS["resampled"], name)
     unknown = sorted(set(rows["draw"]) - set(draws["draw"]))
     if unknown:
         raise ValueError(f"{name}: column 'draw' holds {len(unknown)} id(s) not in {DRAWS_FILE}, e.g. {unknown[:5]}")
@@ -1017,7 +900,7 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
     encoder : str
         ``"dlib"`` or ``"sface"``.
     directory : path-like
-        Folder holding :data:`RESAMPLED_MANIFEST`, ``<encoder>_resampled.parquet`` and :data:`DRAWS_FILE`.
+        The folder (module docstring).
     variant : str
         A swap variant of the manifest's ``design.variants`` (pass 0 is shared by all).
     verify : bool
@@ -1026,24 +909,22 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
     Returns
     -------
     Resampled
-        ``passes[k]`` holds the development and test groups (identity -> (n, d) float64) of pass
-        ``k`` and their draw ids; rows are ordered by the draws' keys.
+        ``passes[k]``: the development and test groups (identity -> (n, d)) of pass ``k`` and their draw ids.
 
     Raises
     ------
     FileNotFoundError
         A missing file (named).
     ValueError
-        A SHA-256 mismatch or an unlisted file; a manifest without the design fields read back; a
-        variant the corpus lacks; missing columns, repeated keys, NaN/inf or zero-norm embeddings, a
-        draw id absent from the draws table, stored rows that are not exactly the draws marked used
-        (each with every pass), per-split counts other than the manifest's, unknown splits, a
-        photograph of another identity, a used draw that was lost (each naming file and column).
+        A SHA-256 mismatch or an unlisted file; a manifest without the design fields read back; a variant the
+        corpus lacks; missing columns, repeated keys, NaN/inf or zero-norm embeddings, an unknown draw id, stored
+        rows that are not exactly the used draws (each with every pass), per-split counts other than the
+        manifest's, unknown splits, a photograph of another identity, a used draw that was lost (file, column named).
 
     Examples
     --------
     >>> import tempfile
-    >>> corpus = load_resampled("dlib", example_resampled(tempfile.mkdtemp()))
+    >>> corpus = load_resampled("dlib", _example_resampled(tempfile.mkdtemp()))
     >>> p0 = corpus.passes[0]
     >>> p0.dev["A"].tolist(), p0.dev_draws["A"].tolist()
     ([[1.0, 0.0, 0.0], [1.0, 0.0, 0.0]], [0, 1])
@@ -1053,7 +934,7 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
     passes, variants, per_split, chain_length = _resampled_design(manifest)
     if variant not in variants:
         raise ValueError(f"variant {variant!r} not in {folder / RESAMPLED_MANIFEST} (design.variants {variants})")
-    name = resampled_file(encoder)
+    name = _resampled_file(encoder)
     _check_draws(draws, variants, chain_length)
     design = str(manifest.get("design", {}).get("photograph_design", "pool"))
     if design not in DESIGNS:
@@ -1061,7 +942,7 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
     if design == "disjoint":
         check_disjoint(draws)
     _check_resampled_rows(rows, draws, name, passes, variants, per_split)
-    rows = rows[rows["variant"].isin([ORIGINAL, variant])].sort_values(list(KEYS["resampled"]), kind="stable")
+    rows = rows[rows["variant"].isin([ORIGINAL, variant])].sort_values(list(_KEYS["resampled"]), kind="stable")
     rows = rows.reset_index(drop=True)
     cols = _embedding_columns(rows, name)
     out = {0: _pass_groups(rows[rows["pass"] == 0], draws, cols)}
@@ -1072,15 +953,12 @@ def load_resampled(encoder: str, directory: str | os.PathLike = "data/resampled"
                      draws=draws.sort_values("draw", kind="stable").reset_index(drop=True), manifest=manifest,
                      directory=folder)
 
-# -------------------------------------------------------------------------------------------------
-# Resampled corpus: writing
-# -------------------------------------------------------------------------------------------------
+# --- Resampled corpus: writing ------------------------------------------------------------------------------
 
 
 def resampled_frame(keys: Mapping[str, Sequence] | pd.DataFrame | Sequence[Mapping[str, Any]], vectors,
                     paths: Sequence[str], *, dim: int | None = EMBEDDING_DIM) -> pd.DataFrame:
-    """One embedding table in the stored layout: ``variant``, ``draw``, ``pass``, ``path``, ``e0 ..``
-    (float32); :func:`embedding_frame` with this corpus's keys checked.
+    """:func:`embedding_frame` with this corpus's keys checked: ``variant``, ``draw``, ``pass``, ``path``, ``e0 ..``.
 
     Raises
     ------
@@ -1094,13 +972,12 @@ def resampled_frame(keys: Mapping[str, Sequence] | pd.DataFrame | Sequence[Mappi
     0    none     0     0  hog  0.5  2.0
     """
     frame = embedding_frame(keys, vectors, paths, dim=dim)
-    _require(frame, KEYS["resampled"], "resampled embedding table")
+    _require(frame, _KEYS["resampled"], "resampled embedding table")
     return frame
 
 
 def write_resampled_table(directory: str | os.PathLike, encoder: str, frame: pd.DataFrame) -> Path:
-    """Write one encoder's embedding table as zstd Parquet, rows sorted by (variant, draw, pass),
-    float columns byte-stream-split without dictionary; returns the path.
+    """Write one encoder's resampled table as zstd Parquet, rows sorted by (variant, draw, pass); returns the path.
 
     Examples
     --------
@@ -1109,9 +986,9 @@ def write_resampled_table(directory: str | os.PathLike, encoder: str, frame: pd.
     >>> write_resampled_table(tempfile.mkdtemp(), "dlib", frame).name
     'dlib_resampled.parquet'
     """
-    name = resampled_file(encoder)
-    _require(frame, KEYS["resampled"], name)
-    frame = frame.sort_values(list(KEYS["resampled"]), kind="stable").reset_index(drop=True)
+    name = _resampled_file(encoder)
+    _require(frame, _KEYS["resampled"], name)
+    frame = frame.sort_values(list(_KEYS["resampled"]), kind="stable").reset_index(drop=True)
     return _write_parquet(frame, Path(directory) / name)
 
 
@@ -1139,11 +1016,8 @@ def write_draws(directory: str | os.PathLike, draws: pd.DataFrame) -> Path:
 
 def write_resampled_manifest(directory: str | os.PathLike, design: Mapping[str, Any],
                              run: Mapping[str, Any]) -> dict:
-    """Write :data:`RESAMPLED_MANIFEST`: the version, the entries of every table in the folder
-    (:func:`file_entries`), the design and the run record; returns it.
-
-    ``design`` must hold ``passes``, ``variants``, ``draws_per_split`` and ``chain_length`` (read
-    back by :func:`load_resampled`).
+    """Write :data:`RESAMPLED_MANIFEST` (the version, the entries of every table in the folder, ``design``, ``run``)
+    and return it; ``design`` must hold ``passes``, ``variants``, ``draws_per_split`` and ``chain_length``.
 
     Raises
     ------
@@ -1162,18 +1036,9 @@ def write_resampled_manifest(directory: str | os.PathLike, design: Mapping[str, 
     return _write_manifest(directory, RESAMPLED_MANIFEST, design, run)
 
 
-def example_resampled(directory: str | os.PathLike, encoder: str = "dlib") -> Path:
-    """Write a minimal valid corpus into ``directory``: identities A and B, two dev and two test draws
-    each, passes 0 and 1 of ``hull`` (chains of one pass), 3-D embeddings, one lost draw redrawn.
-
-    Returns ``directory`` as a path.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> sorted(p.name for p in example_resampled(tempfile.mkdtemp()).iterdir())
-    ['dlib_resampled.parquet', 'resampled_draws.csv', 'resampled_manifest.json']
-    """
+def _example_resampled(directory: str | os.PathLike, encoder: str = "dlib") -> Path:
+    """Write a minimal valid resampled corpus into ``directory`` (returned as a path): identities A and B, two dev
+    and two test draws each, passes 0 and 1 of ``hull`` (chains of one pass), 3-D embeddings, one lost draw redrawn."""
     folder = Path(directory)
     folder.mkdir(parents=True, exist_ok=True)
     rows = []

@@ -14,8 +14,7 @@ import pandas as pd
 
 from .table import DROP_KEYS, KEY_COUNTS, EmbeddingTable
 
-#: Version of the manifest layout (:func:`write_manifest`, checked by :func:`read_manifest`).
-MANIFEST_VERSION = 1
+MANIFEST_VERSION = 1  # version of the manifest layout, checked on reading
 
 
 def sha256_file(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
@@ -25,7 +24,7 @@ def sha256_file(path: str | os.PathLike, chunk_size: int = 1 << 20) -> str:
     ----------
     path : path-like
     chunk_size : int
-        Bytes read at a time.
+        Bytes read at a time (default 1 MiB).
 
     Returns
     -------
@@ -60,12 +59,10 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
     Returns
     -------
     dict
-        ``sha256``, ``rows`` (data rows in the file), ``rows_kept``, ``identities`` (with >= 2
-        rows), ``single_row_identities``, ``dim``, ``label_col``, ``image_col``,
-        ``embedding_cols`` (first..last), ``dropped`` (``[{"file_line", "reason", "detail"},
-        ...]``), ``dropped_counts`` (every ``dropped_*`` count of :attr:`EmbeddingTable.counts`),
-        ``key_counts`` (``labels_normalised``, ``label_collisions``, ``image_ids_missing``,
-        ``image_ids_normalised``), ``notes`` and ``generation``.
+        ``sha256``, ``rows`` (data rows in the file), ``rows_kept``, ``identities`` (with >= 2 rows),
+        ``single_row_identities``, ``dim``, ``label_col``, ``image_col``, ``embedding_cols`` (first..last),
+        ``dropped`` (``file_line``, ``reason``, ``detail`` per row), ``dropped_counts`` and ``key_counts`` (those of
+        :attr:`EmbeddingTable.counts`), ``notes`` and ``generation``.
 
     Examples
     --------
@@ -94,8 +91,8 @@ def manifest_entry(table: EmbeddingTable, **generation: Any) -> dict[str, Any]:
 
 
 def jsonable(value: Any) -> Any:
-    """Convert ``value`` for ``json.dumps(allow_nan=False)``: NumPy scalars/arrays to Python, NaN
-    and ``pd.NA`` to ``None``, infinities to ``"inf"``/``"-inf"``, paths to strings (recursively).
+    """Convert ``value`` for ``json.dumps(allow_nan=False)``: NumPy scalars/arrays to Python, NaN and ``pd.NA`` to
+    ``None``, infinities to ``"inf"``/``"-inf"``, paths to strings (recursively).
 
     Parameters
     ----------
@@ -129,36 +126,9 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def write_manifest(path: str | os.PathLike, entries: Mapping[str, Mapping[str, Any]]) -> Path:
-    """Write a JSON manifest: ``{"manifest_version": 1, "files": entries}``.
-
-    Parameters
-    ----------
-    path : path-like
-    entries : mapping file name -> mapping
-        One record per file, e.g. from :func:`manifest_entry` (keys ``sha256``, ``rows``,
-        ``identities``, ``dim``, ``dropped``, ``generation``). File names are taken relative to
-        the manifest's directory by convention. NumPy scalars and arrays are converted; NaN
-        becomes null and infinities ``"inf"``/``"-inf"``.
-
-    Returns
-    -------
-    pathlib.Path
-
-    Raises
-    ------
-    ValueError
-        If ``entries`` is not a mapping of names to mappings.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> _ = (folder / "t.csv").write_text("identity,e0,e1\\n")
-    >>> path = write_manifest(folder / "manifest.json", {"t.csv": {"sha256": sha256_file(folder / "t.csv")}})
-    >>> list(read_manifest(path)), verify_manifest(path)
-    (['t.csv'], [])
-    """
+def _write_manifest(path: str | os.PathLike, entries: Mapping[str, Mapping[str, Any]]) -> Path:
+    """Write a JSON manifest ``{"manifest_version": 1, "files": entries}`` atomically (entries converted by
+    :func:`jsonable`); ``ValueError`` unless ``entries`` maps file names to mappings."""
     if not isinstance(entries, Mapping) or not all(isinstance(v, Mapping) for v in entries.values()):
         raise ValueError("entries must be a mapping file name -> mapping of that file's record")
     path = Path(path)
@@ -169,30 +139,8 @@ def write_manifest(path: str | os.PathLike, entries: Mapping[str, Mapping[str, A
     return path
 
 
-def read_manifest(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
-    """Read a manifest written by :func:`write_manifest`; return its ``files`` mapping.
-
-    Parameters
-    ----------
-    path : path-like
-
-    Returns
-    -------
-    dict
-        File name -> that file's record.
-
-    Raises
-    ------
-    ValueError
-        If the file is not valid JSON or not an epsaudit manifest (named in the message).
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = write_manifest(Path(tempfile.mkdtemp()) / "m.json", {"a.csv": {"rows": 3}})
-    >>> read_manifest(path)
-    {'a.csv': {'rows': 3}}
-    """
+def _read_manifest(path: str | os.PathLike) -> dict[str, dict[str, Any]]:
+    """The ``files`` mapping of a manifest (``ValueError`` for invalid JSON or not an epsaudit manifest)."""
     path = Path(path)
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
@@ -211,7 +159,7 @@ def verify_manifest(path: str | os.PathLike) -> list[str]:
     Parameters
     ----------
     path : path-like
-        The manifest (:func:`write_manifest`).
+        The manifest (``{"manifest_version": 1, "files": {name: {"sha256": ...}}}``).
 
     Returns
     -------
@@ -221,18 +169,18 @@ def verify_manifest(path: str | os.PathLike) -> list[str]:
     Raises
     ------
     ValueError
-        From :func:`read_manifest`.
+        For invalid JSON or a file that is not an epsaudit manifest.
 
     Examples
     --------
     >>> import tempfile
-    >>> path = write_manifest(Path(tempfile.mkdtemp()) / "m.json", {"gone.csv": {"sha256": "0" * 64}})
+    >>> path = _write_manifest(Path(tempfile.mkdtemp()) / "m.json", {"gone.csv": {"sha256": "0" * 64}})
     >>> verify_manifest(path)
     ['gone.csv: listed in m.json but missing']
     """
     path = Path(path)
     problems = []
-    for name, entry in read_manifest(path).items():
+    for name, entry in _read_manifest(path).items():
         target = path.parent / name
         if not target.exists():
             problems.append(f"{name}: listed in {path.name} but missing")

@@ -1,9 +1,6 @@
-"""The embedding-table format: reading, the key rules and row filter, the table, and writing.
-
-One topic: :func:`load_embeddings` reads a file (encoding, delimiter, column detection),
-:meth:`EmbeddingTable.from_arrays` takes in-memory arrays, both end in the same key rules and row
-filter, and :func:`write_embeddings` writes the format back. The rules are the package docstring's
-(:mod:`epsaudit.data`).
+"""The embedding-table format: :func:`load_embeddings` reads a file, :meth:`EmbeddingTable.from_arrays` takes
+in-memory arrays (both end in the same key rules and row filter), :func:`write_embeddings` writes the format back.
+The rules are the package docstring's (:mod:`epsaudit.data`).
 """
 
 from __future__ import annotations
@@ -29,7 +26,7 @@ from ..validation import ROW_TOLERANCE, near_pairs as _near_pairs, row_keys
 __all__ = [
     "DEFAULT_MIN_NORM", "DROP_CONFLICT", "DROP_DUPLICATE", "DROP_LABEL", "DROP_NONFINITE", "DROP_NORM",
     "IMAGE_NAMES", "LABEL_NAMES", "MISSING_TOKENS", "EmbeddingFileError", "EmbeddingTable", "check_same_dimension",
-    "load_embeddings", "load_many", "write_embeddings",
+    "load_embeddings", "write_embeddings",
 ]
 
 #: Column names (lower-cased; spaces and hyphens read as ``_``) taken for the identity label.
@@ -58,22 +55,18 @@ _NUMBER = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
 DROP_KEYS = ((DROP_LABEL, "dropped_missing_label"), (DROP_NONFINITE, "dropped_nonfinite"),
              (DROP_NORM, "dropped_norm"), (DROP_DUPLICATE, "dropped_duplicate"),
              (DROP_CONFLICT, "dropped_label_conflict"))
-#: The counts of the key rules (module docstring of :mod:`epsaudit.data`).
 KEY_COUNTS = ("labels_normalised", "label_collisions", "image_ids_missing", "image_ids_normalised")
-#: Two L2-normalised rows closer than this (Euclidean distance) show the same image: float32
-#: rounding moves a unit vector by <= 2**-23 and 7 significant digits by <= about 1e-6, while
-#: distinct face embeddings lie >= 0.06 apart in the committed tables.
+#: Two L2-normalised rows closer than this show the same image: float32 rounding moves a unit vector by <= 2**-23
+#: and 7 significant digits by <= ~1e-6, while distinct face embeddings lie >= 0.06 apart in the committed tables.
 DUPLICATE_TOLERANCE = ROW_TOLERANCE
 
 
-# --------------------------------------------------------------------------------------------
-# The table
-# --------------------------------------------------------------------------------------------
+# --- The table ----------------------------------------------------------------------------------------------
 
 
 class EmbeddingFileError(ValueError):
-    """An embedding file that cannot be read as an embedding table; the message names the file
-    and, where it applies, the line (1-based, header = line 1) and the column.
+    """An embedding file that cannot be read as an embedding table; the message names the file and, where it
+    applies, the line (1-based, header = line 1) and the column.
 
     Examples
     --------
@@ -89,20 +82,16 @@ class EmbeddingTable:
     Attributes
     ----------
     labels : ndarray of str, shape (N,)
-        Identity label of each kept row (normalised: stripped, Unicode NFC; integer labels in
-        plain decimal).
+        Identity label of each kept row (stripped, Unicode NFC; integer labels in plain decimal).
     embeddings : ndarray of float64, shape (N, d)
         Unit-norm embeddings (rows kept by the filter, in file order).
     image_ids : ndarray of str, shape (N,), or None
-        Image id of each kept row (stripped, NFC; ``""`` where missing) when the file has an
-        image-id column.
+        Image id of each kept row (stripped, NFC; ``""`` where missing), if the file has an image-id column.
     source : str
         Path of the file (or a description of the arrays).
     dropped : pandas.DataFrame
-        One row per dropped row: ``file_line`` (int; for arrays the 0-based row index),
-        ``label``, ``image_id``, ``reason`` (:data:`DROP_LABEL`, :data:`DROP_NONFINITE`,
-        :data:`DROP_NORM`, :data:`DROP_DUPLICATE` or :data:`DROP_CONFLICT`) and ``detail``
-        (e.g. the offending column and cell, or the line a duplicate copies).
+        One row per dropped row: ``file_line`` (for arrays the 0-based row index), ``label``, ``image_id``,
+        ``reason`` (one of the ``DROP_*`` constants) and ``detail`` (e.g. the cell, or the line a duplicate copies).
     rows_read : int
         Data rows in the file (blank lines excluded).
     label_col, image_col : str or None
@@ -116,11 +105,10 @@ class EmbeddingTable:
     min_norm : float
         Norm threshold of the filter.
     notes : tuple of str
-        How each column was chosen, ignored columns, format details, labels merged by
-        normalisation, images found under several labels.
+        Column choices, ignored columns, format details, labels merged by normalisation, images under several labels.
     key_counts : dict of str to int
-        ``labels_normalised``, ``label_collisions``, ``image_ids_missing``,
-        ``image_ids_normalised`` (see the module docstring); part of :attr:`counts`.
+        ``labels_normalised``, ``label_collisions``, ``image_ids_missing``, ``image_ids_normalised``; part of
+        :attr:`counts`.
 
     Examples
     --------
@@ -176,19 +164,9 @@ class EmbeddingTable:
 
     @property
     def counts(self) -> dict[str, int]:
-        """Every count of the filter and of the key rules.
-
-        Returns
-        -------
-        dict of str to int
-            ``rows_read``; rows dropped per reason (``dropped_missing_label``,
-            ``dropped_nonfinite``, ``dropped_norm``, ``dropped_duplicate``,
-            ``dropped_label_conflict``); ``rows_kept``; ``identities`` (with >= 2 rows);
-            ``single_row_identities``; ``dim``; and the key counts ``labels_normalised`` (rows
-            whose label text changed by normalisation), ``label_collisions`` (identities whose
-            label was written in several ways), ``image_ids_missing`` and
-            ``image_ids_normalised`` (rows read; 0 without an image-id column).
-        """
+        """Every count of the filter and the key rules: ``rows_read``; ``dropped_missing_label``, ``dropped_nonfinite``,
+        ``dropped_norm``, ``dropped_duplicate``, ``dropped_label_conflict``; ``rows_kept``; ``identities`` (>= 2
+        rows); ``single_row_identities``; ``dim``; and the key counts of :attr:`key_counts` (0 without image ids)."""
         reasons = self.dropped["reason"].value_counts() if len(self.dropped) else pd.Series(dtype=int)
         single = self.single_row_identities
         out = {"rows_read": int(self.rows_read)}
@@ -204,18 +182,8 @@ class EmbeddingTable:
 
     # -- access ----------------------------------------------------------------------------
     def groups(self, min_rows: int = 2) -> dict[str, np.ndarray]:
-        """Embeddings per identity, for identities with at least ``min_rows`` kept rows.
-
-        Parameters
-        ----------
-        min_rows : int
-            Fewest rows an identity needs (default 2: single-row identities are left out; their
-            number is ``counts["single_row_identities"]``).
-
-        Returns
-        -------
-        dict
-            ``label -> ndarray (n_i, d)`` (float64, unit-norm rows, file order), labels sorted.
+        """``label -> ndarray (n_i, d)`` (unit-norm rows, file order; labels sorted) of the identities with at
+        least ``min_rows`` kept rows (default 2: single-row identities are left out).
 
         Raises
         ------
@@ -234,12 +202,8 @@ class EmbeddingTable:
         return out
 
     def summary(self) -> str:
-        """A few lines stating what was read, how columns were chosen and every count.
-
-        The notes (column choices, labels merged by normalisation, missing image ids, images
-        under several labels) come first, then the rows dropped per reason with their lines, the
-        rows and identities kept, and the key counts when any is non-zero.
-        """
+        """A few lines: what was read, the notes, the rows dropped per reason with their lines, the rows and
+        identities kept, and the key counts when any is non-zero."""
         c = self.counts
         name = self.source if self.sha256 is None else f"{self.source} (sha256 {self.sha256[:12]})"
         lines = [f"{name}: {c['rows_read']} data rows, d = {c['dim']}"]
@@ -274,36 +238,17 @@ class EmbeddingTable:
     @classmethod
     def from_arrays(cls, labels: Sequence[Hashable], embeddings: Any, image_ids: Sequence[Any] | None = None,
                     *, source: str = "<arrays>", min_norm: float = DEFAULT_MIN_NORM) -> "EmbeddingTable":
-        """Apply the same label/image-id rules, row filter and normalisation to in-memory arrays.
+        """Apply the same label/image-id rules, row filter and normalisation to in-memory arrays: the result of
+        :func:`load_embeddings` on a CSV of the same values as text (``str(v)``), with 0-based row indices for lines.
 
-        The result equals what :func:`load_embeddings` gives for a CSV file holding the same
-        values as text (``str(v)`` of each label and image id), except for the line numbers.
-
-        Parameters
-        ----------
-        labels : sequence, length N
-            Identity labels. ``None``, NaN, ``pd.NA``, blank strings and :data:`MISSING_TOKENS`
-            strings are missing (the row is dropped); others are read as ``str(v)``, stripped and
-            put in Unicode NFC; when every label is an integer-valued number (``7``, ``7.0``,
-            ``'007'``) labels become the integer in plain decimal (``'7'``).
-        embeddings : array_like, shape (N, d)
-            Raw embeddings, any scale; NaN/inf allowed (those rows are dropped and counted).
-        image_ids : sequence, length N, optional
-            Image ids, same rules as labels except the integer rule; missing ones match nothing.
-        source : str
-            Description used in messages.
-        min_norm : float
-
-        Returns
-        -------
-        EmbeddingTable
-            ``dropped.file_line`` holds 0-based row indices here.
+        ``labels`` (length N; ``None``, NaN, ``pd.NA``, blank and :data:`MISSING_TOKENS` are missing),
+        ``embeddings`` (N, d), raw, NaN/inf allowed (dropped and counted), ``image_ids`` (length N, optional).
 
         Raises
         ------
         ValueError
-            Mismatched lengths, a non-2-D or non-numeric ``embeddings``, ``d < 2``, or every row
-            dropped (:class:`EmbeddingFileError`).
+            Mismatched lengths, a non-2-D or non-numeric ``embeddings``, ``d < 2``, or every row dropped
+            (:class:`EmbeddingFileError`).
         """
         try:
             x = np.asarray(embeddings, dtype=np.float64)
@@ -331,9 +276,7 @@ def _line_list(lines: Iterable[int], limit: int = 8) -> str:
     return ("line " if len(lines) == 1 else "lines ") + head + (f", ... ({len(lines)} in all)" if len(lines) > limit else "")
 
 
-# --------------------------------------------------------------------------------------------
-# Keys: labels and image ids
-# --------------------------------------------------------------------------------------------
+# --- Keys: labels and image ids -----------------------------------------------------------------------------
 
 
 def _cell_text(value: Any) -> str | None:
@@ -355,9 +298,7 @@ def _clean(text: str) -> str:
 
 
 def _number_kind(texts: Iterable[str | None]) -> str:
-    """``"integer"`` when every non-missing text is an integer-valued number, ``"number"`` when
-    every one is a number but not all integer-valued, ``"text"`` otherwise, ``"empty"`` when all
-    are missing."""
+    """``"integer"`` (every non-missing text an integer-valued number), ``"number"``, ``"text"`` or ``"empty"``."""
     kind = "empty"
     for t in texts:
         if _is_missing_text(t):
@@ -371,8 +312,7 @@ def _number_kind(texts: Iterable[str | None]) -> str:
 
 
 def _is_integer_text(s: str) -> bool:
-    """Whether a number literal (``_NUMBER``) is an integer of at most 100 digits (``7``, ``007``,
-    ``7.0``, ``7e2``); ``int(Decimal(s))`` is then its plain decimal value."""
+    """Whether a number literal is an integer of at most 100 digits (``7``, ``007``, ``7.0``, ``7e2``)."""
     d = Decimal(s)
     return d == d.to_integral_value() and d.adjusted() < 100
 
@@ -392,11 +332,7 @@ def _spelling(raw: str, integer: bool) -> str:
 
 def _normalise_labels(raw: list[str | None], lines: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                                                                           list[str], dict[str, int]]:
-    """Labels -> (labels, missing, missing_detail, notes, counts) by the module docstring's rules.
-
-    ``labels`` is an object array with ``""`` where missing; ``missing_detail`` says why a label
-    is missing; ``counts`` holds ``labels_normalised`` and ``label_collisions``.
-    """
+    """Labels -> (labels with ``""`` where missing, missing, why missing, notes, counts) by the package rules."""
     n = len(raw)
     missing = np.array([_is_missing_text(t) for t in raw], dtype=bool)
     detail = np.array(["" if not m else ("no label (blank cell, None or NaN)" if t is None or not t.strip()
@@ -451,9 +387,7 @@ def _normalise_ids(raw: list[str | None], lines: np.ndarray) -> tuple[np.ndarray
     return ids, missing, notes, {"image_ids_missing": int(missing.sum()), "image_ids_normalised": int(changed.sum())}
 
 
-# --------------------------------------------------------------------------------------------
-# The row filter
-# --------------------------------------------------------------------------------------------
+# --- The row filter -----------------------------------------------------------------------------------------
 
 
 def _relation(i: int, j: int, line_j: int, x: np.ndarray, norms: np.ndarray, ids: np.ndarray | None,
@@ -517,10 +451,8 @@ class _SameImage:
 
 def _link_same_images(ok: np.ndarray, x: np.ndarray, norms: np.ndarray, ids: np.ndarray | None,
                       id_missing: np.ndarray | None) -> tuple[_SameImage, np.ndarray, np.ndarray]:
-    """Link the rows ``ok`` that show one image: equal normalised keys, equal image ids, rounded copies.
-
-    Returns the links and each row's exact and normalised key (for the drop details).
-    """
+    """Link the rows ``ok`` that show one image (equal keys or image ids, rounded copies); also each row's exact
+    and normalised key (for the drop details)."""
     images = _SameImage(ok)
     exact = np.full(len(x), None, dtype=object)
     keys = np.full(len(x), None, dtype=object)
@@ -552,10 +484,7 @@ def _link_same_images(ok: np.ndarray, x: np.ndarray, norms: np.ndarray, ids: np.
 def _mark_same_images(reasons: np.ndarray, details: np.ndarray, labels: np.ndarray, ids: np.ndarray | None,
                       id_missing: np.ndarray | None, x: np.ndarray, norms: np.ndarray,
                       lines: np.ndarray) -> list[str]:
-    """Filter step 4 (module docstring): mark duplicates and images under several labels.
-
-    Returns the notes on images found under several labels.
-    """
+    """Filter step 4: mark duplicates and images under several labels; return the notes on the latter."""
     ok = np.flatnonzero(reasons == "")
     if len(ok) < 2:
         return []
@@ -606,12 +535,8 @@ def _conflict_notes(conflicts: list[str], id_only: int, n_rows: int) -> list[str
 def _filter(raw_labels: list[str | None], raw_ids: list[str | None] | None, x: np.ndarray,
             names: tuple[str, ...], lines: np.ndarray, *, source: str, rows_read: int, min_norm: float,
             notes: list[str], extra: dict) -> EmbeddingTable:
-    """Key rules and row filter (module docstring); ``x`` raw (N, d) with NaN for missing cells.
-
-    Both :func:`load_embeddings` and :meth:`EmbeddingTable.from_arrays` end here, so they apply
-    the same rules. ``raw_labels``/``raw_ids`` hold cell text as written (``None`` for a blank
-    cell); ``lines`` the file line (or row index) of each row.
-    """
+    """Key rules and row filter, where :func:`load_embeddings` and :meth:`EmbeddingTable.from_arrays` both end:
+    ``raw_labels``/``raw_ids`` cell text as written (``None`` blank), ``x`` (N, d) with NaN for missing cells."""
     lines = np.asarray(lines)
     labels, label_missing, label_detail, label_notes, key_counts = _normalise_labels(raw_labels, lines)
     notes = list(notes) + label_notes
@@ -660,9 +585,7 @@ def _filter(raw_labels: list[str | None], raw_ids: list[str | None] | None, x: n
         key_counts=key_counts, **extra)
 
 
-# --------------------------------------------------------------------------------------------
-# Reading
-# --------------------------------------------------------------------------------------------
+# --- Reading ------------------------------------------------------------------------------------------------
 
 
 def _read_text(path: Path) -> tuple[str, bool, str]:
@@ -899,13 +822,8 @@ def _texts(col: pd.Series) -> list[str | None]:
 def _choose_label(path: Path, frame: pd.DataFrame, names: list[str], named: list[str], kinds: dict[str, str],
                   junk: dict[str, tuple], image_col: str | None, record_lines: list[int],
                   notes: list[str]) -> str:
-    """Auto-detect the identity-label column (module docstring); record the choice in ``notes``.
-
-    Raises
-    ------
-    EmbeddingFileError
-        When no column qualifies, naming the label-like columns passed over and why.
-    """
+    """Auto-detect the identity-label column, recorded in ``notes`` (:class:`EmbeddingFileError` if none qualifies,
+    naming the label-like columns passed over and why)."""
     kind = {n: _number_kind(_texts(frame[n])) for n in named}
     text_named = [n for n in named if kind[n] == "text"]
     integer_named, row_index = [], []
@@ -965,30 +883,24 @@ def load_embeddings(
     min_norm: float = DEFAULT_MIN_NORM,
     min_identities: int = 2,
 ) -> EmbeddingTable:
-    """Read an embedding table, check it, filter rows and L2-normalise (see the module docstring).
+    """Read an embedding table, check it, filter rows and L2-normalise (the rules: the package docstring).
 
     Parameters
     ----------
     path : path-like
         Delimited text file (``.csv``; gzip-compressed is fine) with a header line.
     label_col : str, optional
-        Identity-label column, any column. Default: auto-detected (a text column named like a
-        label, else an integer column named like a label, else the first text column; see the
-        module docstring). Its values are read as text: integer-valued numbers as plain decimal
-        integers, other cells stripped and in Unicode NFC.
+        Identity-label column, any column (read as text). Default: auto-detected (package docstring).
     embedding_cols : str or sequence of str, optional
-        ``"e0:e127"`` (an inclusive range in file order), ``"e0,e1,e2"``, a mix of both, or a
-        list of names. Default: auto-detected.
+        ``"e0:e127"`` (inclusive, in file order), ``"e0,e1,e2"``, a mix, or a list of names. Default: auto-detected.
     image_col : str, optional
-        Image-id column (read as text, stripped, NFC; missing ids match nothing). Default: the
-        first column named like an image id.
+        Image-id column (read as text). Default: the first column named like an image id.
     delimiter : str, optional
         Default: auto-detected among ``,`` ``;`` and tab.
     min_norm : float
         Rows with embedding norm ``<= min_norm`` are dropped (default 1e-6).
     min_identities : int
-        Fewest identities with at least two rows the table must have (default 2: what an audit
-        needs; 0 disables the check).
+        Fewest identities with at least two rows the table must have (default 2: what an audit needs; 0: no check).
 
     Returns
     -------
@@ -1000,8 +912,7 @@ def load_embeddings(
     FileNotFoundError
         If ``path`` does not exist.
     EmbeddingFileError
-        (a ``ValueError``) For each malformed input listed in the module docstring; the message
-        names the file and the line and/or column.
+        (a ``ValueError``) For each malformed input listed in the package docstring, naming file, line and/or column.
 
     Examples
     --------
@@ -1172,61 +1083,30 @@ def check_same_dimension(tables: Sequence[EmbeddingTable]) -> int:
     return first.dim
 
 
-def load_many(paths: Sequence[str | os.PathLike], **kwargs: Any) -> list[EmbeddingTable]:
-    """Load several files with the same options and check they share ``d``.
-
-    Parameters
-    ----------
-    paths : sequence of path-like
-    **kwargs
-        Options of :func:`load_embeddings`.
-
-    Returns
-    -------
-    list of EmbeddingTable
-
-    Raises
-    ------
-    EmbeddingFileError
-        From :func:`load_embeddings` or :func:`check_same_dimension`.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> path = Path(tempfile.mkdtemp()) / "t.csv"
-    >>> _ = path.write_text("identity,e0,e1\\nA,1,0\\nA,0,1\\nB,1,1\\nB,1,2\\n")
-    >>> [t.dim for t in load_many([path, path])]
-    [2, 2]
-    """
+def _load_many(paths: Sequence[str | os.PathLike], **kwargs: Any) -> list[EmbeddingTable]:
+    """:func:`load_embeddings` of several files with the same options, checked to share ``d``."""
     tables = [load_embeddings(p, **kwargs) for p in paths]
     check_same_dimension(tables)
     return tables
 
 
-# --------------------------------------------------------------------------------------------
-# Writing
-# --------------------------------------------------------------------------------------------
+# --- Writing ------------------------------------------------------------------------------------------------
 
 
 def write_embeddings(path: str | os.PathLike, labels: Sequence[Hashable], image_ids: Sequence[Any] | None,
                      embeddings: Any, *, label_col: str = "identity", image_col: str = "image_id",
                      prefix: str = "e") -> Path:
-    """Write an embedding table: ``identity, image_id, e0 .. e{d-1}``, comma-separated, UTF-8.
-
-    Values are written with ``%.7g`` (float32 precision); embeddings are written as given (not
-    normalised). :func:`load_embeddings` reads the file back: labels are stripped and put in
-    Unicode NFC there, integer labels come back in plain decimal (``'7'`` for ``7.0``), and labels
-    that are numbers but not all integers need ``label_col=``.
+    """Write an embedding table: ``identity, image_id, e0 .. e{d-1}``, comma-separated, UTF-8, values with ``%.7g``
+    (float32 precision), embeddings as given. :func:`load_embeddings` reads it back (labels that are numbers but
+    not all integers need ``label_col=``).
 
     Parameters
     ----------
     path : path-like
     labels : sequence, length N
-        Identity labels (written as ``str(v)``); none may be missing, blank or a missing-value
-        token such as ``'NA'`` (:data:`MISSING_TOKENS`), which would be read back as missing.
+        Identity labels (``str(v)``); none may be missing, blank or a :data:`MISSING_TOKENS` token such as ``'NA'``.
     image_ids : sequence, length N, or None
-        Image ids; ``None`` omits the column. A ``None``/NaN id is written as a blank cell
-        (read back as missing).
+        Image ids (``None`` omits the column); a ``None``/NaN id is written as a blank cell.
     embeddings : array_like, shape (N, d)
         Finite values.
     label_col, image_col, prefix : str
@@ -1239,8 +1119,8 @@ def write_embeddings(path: str | os.PathLike, labels: Sequence[Hashable], image_
     Raises
     ------
     ValueError
-        Mismatched lengths, a missing or missing-token label (the first row and the count are
-        named), a non-finite value or a non-2-D array.
+        Mismatched lengths, a missing or missing-token label (first row and count named), a non-finite value or a
+        non-2-D array.
 
     Examples
     --------
