@@ -1,29 +1,13 @@
-"""Command line: ``epsaudit audit EMBEDDINGS.csv ...`` and ``epsaudit check EMBEDDINGS.csv ...``.
+"""Command line: ``epsaudit audit | check | plan | certify-stream`` (each subcommand's ``--help`` describes it).
 
-Both load each file with :func:`epsaudit.data.load_embeddings` and print what the loader decided
-and filtered to stderr. ``audit`` then runs :func:`epsaudit.condition.audit_condition` on each
-file separately (the same function the face notebook calls, so the numbers agree for the same
-seed), prints the summary table to stdout (with ``--tradeoff`` also the trade-off certificates:
-:func:`format_tradeoff`) and, with ``--out PREFIX``, writes ``PREFIX.csv`` (every per-pair result,
-with a ``condition`` column naming the file) and ``PREFIX.json`` (settings, input SHA-256, filter
-counts, dropped rows, summary, certificate selection), with ``--tradeoff`` also
-``PREFIX_tradeoff.csv`` (the certified points of every pair's trade-off curve).
-
-Exit status: 0 on success, 2 on bad input or bad options (the message names the file, line and
-column).
-
-``plan`` prints the test size a reserved-test certificate needs; with ``--sequential`` also the
-anytime-valid certificate's stopping rows (:func:`sequential_plan_text`). ``certify-stream FILE|-``
-reads test rows in arrival order -- a delimited table with a header and the columns ``side`` (A: a
-row of identity A, a positive; B: a negative), ``erred`` (1/0, true/false: the fixed test got the
-row wrong) and optionally ``draw_id`` -- from a file (with ``--follow``, one that grows: it is polled
-until ``--timeout`` seconds pass without a new row) or from standard input, feeds them to a
-:class:`epsaudit.bounds.SequentialCertificate`, prints the running bound, and exits as soon as a
-stop rule fires, with the exit status of its reason (:data:`EXIT_CODES`): 0 target reached, 3 claim
-refuted, 4 budget spent, 5 futile, 6 input ended without a stop.
-
-Start-up: the parser needs only :mod:`epsaudit.condition`; the audit machinery (scikit-learn, SciPy,
-pandas) is imported by the subcommand that runs, so ``epsaudit --help`` answers at once.
+``audit`` and ``check`` load each file with :func:`epsaudit.data.load_embeddings` (what was detected and
+filtered goes to stderr); ``audit`` runs :func:`epsaudit.condition.audit_condition` on each file separately (the
+function the face notebook calls: the same numbers for the same seed) and prints the summary table, with ``--out``
+also writing the per-pair CSV and a JSON record. ``plan`` prints the test size a reserved-test certificate needs;
+``certify-stream`` feeds test rows in arrival order to a :class:`epsaudit.bounds.SequentialCertificate` and exits
+with the status of its stop reason (:data:`EXIT_CODES`). Exit status 2: bad input or options (the message names
+the file, line and column). Start-up: the parser needs only :mod:`epsaudit.condition`; the heavy stack is imported
+by the subcommand that runs, so ``epsaudit --help`` answers at once.
 """
 
 from __future__ import annotations
@@ -213,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Read test rows (side, erred, draw_id) in arrival order, print the running anytime-valid bound "
                     "and stop at the first stop rule.", epilog=EXIT_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_stream_arguments(stream)
+    _add_stream_arguments(stream)
     return parser
 
 
@@ -239,7 +223,7 @@ def _plan(args: argparse.Namespace) -> int:
           f"delta {args.delta:g}:")
     print("\n".join(lines))
     if args.sequential:
-        print(sequential_plan_text(args.epsilon, alpha, args.delta, args.tpr, args.fpr, args.prior, args.runs, args.seed))
+        print(_sequential_plan_text(args.epsilon, alpha, args.delta, args.tpr, args.fpr, args.prior, args.runs, args.seed))
     return 0
 
 
@@ -254,19 +238,11 @@ def _at_most(value: float, target: float) -> str:
     return f"at most {text}"
 
 
-# -- the sequential certificate: plan --sequential and certify-stream ----------------------------
+# the sequential certificate: plan --sequential and certify-stream
 
 
-def add_stream_arguments(p) -> None:
-    """The options of ``epsaudit certify-stream`` (an argparse parser).
-
-    Examples
-    --------
-    >>> import argparse
-    >>> p = argparse.ArgumentParser(); add_stream_arguments(p)
-    >>> p.parse_args(["-", "--target", "2"]).target
-    2.0
-    """
+def _add_stream_arguments(p) -> None:
+    """Add the options of ``epsaudit certify-stream`` to the parser ``p``."""
     p.add_argument("source", metavar="FILE|-", help="table of test rows in arrival order ('-': standard input)")
     p.add_argument("--target", type=float, metavar="E", help="stop when the running bound reaches E (exit 0)")
     p.add_argument("--claim", type=float, metavar="E", help="stop when the running bound exceeds a claimed E (exit 3)")
@@ -331,34 +307,10 @@ def _rows(lines: Iterator[str]) -> Iterator[tuple[int, str, bool, Any]]:
         yield number, side, erred in TRUE, draw_id or None
 
 
-def certify_stream(args, out: TextIO | None = None) -> int:
-    """Run ``epsaudit certify-stream``: feed the rows to a certificate until a stop rule fires; the exit status.
+def _certify_stream(args, out: TextIO | None = None) -> int:
+    """Run ``epsaudit certify-stream`` (output to ``out``, default stdout); the :data:`EXIT_CODES` of its stop reason.
 
-    Parameters
-    ----------
-    args : argparse.Namespace
-        From :func:`add_stream_arguments`.
-    out : text stream, optional
-        Where the running bound goes (default standard output).
-
-    Returns
-    -------
-    int
-        :data:`EXIT_CODES` of the stop reason.
-
-    Raises
-    ------
-    ValueError
-        Bad rows (line and column named), a reused draw id, bad options.
-
-    Examples
-    --------
-    >>> import argparse, tempfile, os
-    >>> p = argparse.ArgumentParser(); add_stream_arguments(p)
-    >>> path = os.path.join(tempfile.mkdtemp(), "rows.csv")
-    >>> _ = open(path, "w").write("side,erred,draw_id\\n" + "".join(f"{'AB'[i % 2]},0,d{i}\\n" for i in range(40)))
-    >>> certify_stream(p.parse_args([path, "--target", "2", "--every", "100"]), out=io.StringIO())
-    0
+    Raises ValueError on bad rows (line and column named), a reused draw id or bad options.
     """
     from .bounds import SequentialCertificate, bonferroni_alpha
 
@@ -395,30 +347,13 @@ def certify_stream(args, out: TextIO | None = None) -> int:
     return EXIT_CODES[reason]
 
 
-def sequential_plan_text(epsilon: float, alpha: float, delta: float, tpr: float, fpr: float, prior: str | None = None,
-                         runs: int = 1000, seed: int = 0) -> str:
-    """``epsaudit plan --sequential``: the fixed size and its power beside the sequential certificate's stopping rows.
+def _sequential_plan_text(epsilon: float, alpha: float, delta: float, tpr: float, fpr: float, prior: str | None = None,
+                          runs: int = 1000, seed: int = 0) -> str:
+    """``plan --sequential``: the fixed size and its power beside the sequential certificate's stopping rows.
 
-    Parameters
-    ----------
-    epsilon : float
-        The target.
-    alpha : float
-        Error level of each certificate (after the family's correction).
-    delta, tpr, fpr : float
-        The plan: the test's rates (``fnr = 1 - tpr``).
-    prior : str, optional
-        Default: :func:`epsaudit.bounds.planned_prior` of the planned rates.
-    runs, seed : int
-        Simulation runs (seeded).
+    ``alpha`` is each certificate's level, ``prior`` defaults to :func:`epsaudit.bounds.planned_prior` of the rates.
 
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> print(sequential_plan_text(3.0, 0.05, 0.0, 1.0, 0.0, runs=100))  # doctest: +ELLIPSIS
+    >>> print(_sequential_plan_text(3.0, 0.05, 0.0, 1.0, 0.0, runs=100))  # doctest: +ELLIPSIS
     sequential (anytime-valid, prior B): stops at 79 rows (40 of A, 39 of B) with zero errors...
     """
     from .bounds import (fixed_size_power, planned_prior, required_test_size, sequential_stopping_rows,
@@ -460,57 +395,14 @@ def _load(args: argparse.Namespace, to_stdout: bool = False) -> list[EmbeddingTa
     return tables
 
 
-def format_summary(summary: pd.DataFrame) -> str:
-    """The summary table as text: columns that are <NA> throughout are left out, floats to 4 digits.
-
-    Parameters
-    ----------
-    summary : pandas.DataFrame
-        :attr:`epsaudit.condition.ConditionAudit.summary`.
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> print(format_summary(pd.DataFrame({"route": ["gaussmech"], "kind": ["diagnostic"], "value": [28.61234],
-    ...                                    "cap": [pd.NA]})))
-        route       kind  value
-    gaussmech diagnostic  28.61
-    """
+def _format_summary(summary: pd.DataFrame) -> str:
+    """The summary table as text: columns that are <NA> throughout are left out, floats to 4 digits."""
     frame = summary.loc[:, [c for c in summary.columns if c in ("route", "kind") or summary[c].notna().any()]]
     return frame.to_string(index=False, float_format=lambda v: f"{v:.4g}", na_rep="<NA>")
 
 
-def format_tradeoff(table: pd.DataFrame) -> str:
-    """The trade-off certificates as text (``ConditionAudit.tradeoff_table``), floats to 4 digits.
-
-    Parameters
-    ----------
-    table : pandas.DataFrame
-        :meth:`epsaudit.condition.ConditionAudit.tradeoff_table`.
-
-    Returns
-    -------
-    str
-        A heading naming the level, then one row per pair: the pair, test sizes, ``mu_lower``,
-        ``best_epsilon``, ``reserved`` (the single-threshold certificate), ``cost`` and ``gain``;
-        ``not_computed`` only when a pair was not computed.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"identity_a": ["A"], "identity_b": ["B"], "n_test_a": [30], "n_test_b": [30],
-    ...                   "points": [4], "mu_lower": [1.23456], "best_epsilon": [1.5], "single_threshold_epsilon": [1.6],
-    ...                   "correction_cost": [0.2], "gain": [-0.1], "delta": [1e-5], "confidence": [0.95],
-    ...                   "alpha_per_bound": [0.05 / 8], "not_computed": [None]})
-    >>> print(format_tradeoff(t))
-    trade-off certificates (95% family-wise, delta 1e-05, 0.00625 per one-sided bound):
-    identity_a identity_b  n_test_a  n_test_b  points  mu_lower  best_epsilon  reserved  cost  gain
-             A          B        30        30       4     1.235           1.5       1.6   0.2  -0.1
-    """
+def _format_tradeoff(table: pd.DataFrame) -> str:
+    """``ConditionAudit.tradeoff_table()`` as text under a heading naming the level, floats to 4 digits."""
     if table.empty:
         return "trade-off certificates: none (no pair was certified)"
     first = table.iloc[0]
@@ -562,14 +454,14 @@ def _audit(args: argparse.Namespace, argv: Sequence[str]) -> int:
             print(f"  note: {line}", file=sys.stderr)
         if len(tables) > 1:
             print(f"== {table.source}")
-        print(format_summary(audit.summary))
+        print(_format_summary(audit.summary))
         if settings.tradeoff:
-            print(format_tradeoff(audit.tradeoff_table()))
+            print(_format_tradeoff(audit.tradeoff_table()))
         frames.append(audit.per_pair.assign(condition=table.source))
         curves.append((table.source, audit.tradeoff_points()))
         records.append({**audit.to_dict(), "input": _input_record(table), "seconds": round(seconds, 2)})
     if args.out:
-        csv_path, json_path = output_paths(args.out)
+        csv_path, json_path = _output_paths(args.out)
         if settings.tradeoff:
             points = pd.concat([frame.assign(condition=source) for source, frame in curves], ignore_index=True)
             points = points[["condition"] + [c for c in points.columns if c != "condition"]]
@@ -594,24 +486,8 @@ def _bound_text(settings: AuditSettings) -> str:
     return "clopper-pearson bound (the paper's two one-sided bounds; the default is --bound joint)"
 
 
-def output_paths(out: str) -> tuple[Path, Path]:
-    """``--out`` -> the CSV and JSON paths: ``results``, ``results.csv`` and ``results.json`` all give
-    ``results.csv`` and ``results.json``.
-
-    Parameters
-    ----------
-    out : str
-        The ``--out`` prefix.
-
-    Returns
-    -------
-    csv_path, json_path : pathlib.Path
-
-    Examples
-    --------
-    >>> [str(p) for p in output_paths("runs/results.json")]
-    ['runs/results.csv', 'runs/results.json']
-    """
+def _output_paths(out: str) -> tuple[Path, Path]:
+    """``--out`` -> the CSV and JSON paths (``results``, ``results.csv``, ``results.json`` give the same)."""
     prefix = Path(out)
     if prefix.suffix.lower() in (".csv", ".json"):
         prefix = prefix.with_suffix("")
@@ -629,9 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success; 2 on bad input or options (the message, naming the file, line, column or
-        flag, goes to stderr); ``certify-stream``: the status of its stop reason (module
-        docstring). ``--help`` and ``--version`` exit through ``SystemExit(0)``.
+        0 on success; 2 on bad input or options (the message, naming the file, line, column or flag, goes to
+        stderr); ``certify-stream``: :data:`EXIT_CODES`. ``--help`` and ``--version`` raise ``SystemExit(0)``.
 
     Examples
     --------
@@ -651,7 +526,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "plan":
             return _plan(args)
         if args.command == "certify-stream":
-            return certify_stream(args)
+            return _certify_stream(args)
         return _audit(args, argv)
     except SettingsError as exc:  # the library names the parameter; the command line names its flag
         print(f"epsaudit: error: {flag(exc.parameter)} {exc.requirement}", file=sys.stderr)

@@ -27,10 +27,10 @@ from epsaudit.audits.roc_oof import _oof_design, _out_of_fold_scores
 from epsaudit.audits._batched_logistic import (
     Design,
     batched_scores,
+    _logistic_spec as logistic_spec,
+    _use_solver as use_solver,
     current_solver,
-    logistic_spec,
     resolve_solver,
-    use_solver,
 )
 from epsaudit.condition import audit_condition
 from epsaudit.data import load_embeddings

@@ -262,7 +262,7 @@ def test_cli_explicit_columns_and_numeric_labels(tmp_path, capsys):
 
 @pytest.mark.parametrize("given", ["res", "res.csv", "res.json", "res.CSV"])
 def test_out_names_the_two_files_whatever_suffix_is_given(tmp_path, given):
-    from epsaudit.cli import output_paths
+    from epsaudit.cli import _output_paths as output_paths
 
     csv, js = output_paths(str(tmp_path / given))
     assert (csv.name, js.name) == ("res.csv", "res.json")

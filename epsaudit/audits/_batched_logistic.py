@@ -1,48 +1,34 @@
 """Many small logistic regressions at once, each fitted the way scikit-learn fits it.
 
-ROC-HT fits one logistic regression per fold and pair (out-of-fold scores and the
-development-only ranking of *Picture the Epsilon*, Section IV) and one per certified pair (the
-reserved test). scikit-learn fits them one at a time; at these sizes (tens to hundreds of rows)
-its input checks and the Python side of ``scipy.optimize.minimize`` cost as much as the
-arithmetic. :func:`batched_scores` runs the same computation on a batch of fits in lock-step with
-numpy arrays:
+ROC-HT fits one logistic regression per fold and pair (out-of-fold scores and the development-only ranking of
+*Picture the Epsilon*, Section IV) and one per certified pair (the reserved test). At these sizes (tens to hundreds
+of rows) scikit-learn's input checks and the Python side of ``scipy.optimize.minimize`` cost as much as the
+arithmetic; :func:`batched_scores` runs the same computation on a batch of fits in lock-step with numpy arrays:
 
-* the same model: with standardisation, each fit's ``StandardScaler`` statistics of its own
-  training rows (population variance; near-constant features get scale 1 by scikit-learn's
-  rule), then the objective of ``LogisticRegression(C, solver="lbfgs")``: the mean log-loss
-  (scikit-learn's piecewise formula) plus ``||w||^2 / (2 C n)``, intercept unpenalised;
-* the same optimiser: scipy's L-BFGS-B as scikit-learn calls it (memory 10, start at zero, first
-  step ``1 / ||g||``, More-Thuente line search with ``ftol = 1e-3``, ``gtol = 0.9``,
-  ``xtol = 0.1``), stopped by the same tests (``max |gradient| <= tol``, relative reduction of
-  the objective ``<= 64 eps``, ``max_iter`` iterations) -- :class:`BatchLBFGSB`;
+* the same model: with standardisation, each fit's ``StandardScaler`` statistics of its own training rows
+  (population variance; near-constant features get scale 1 by scikit-learn's rule), then the objective of
+  ``LogisticRegression(C, solver="lbfgs")``: the mean log-loss (scikit-learn's piecewise formula) plus
+  ``||w||^2 / (2 C n)``, intercept unpenalised;
+* the same optimiser (:class:`_BatchLBFGSB`): scipy's C translation of L-BFGS-B 3.0 (Zhu, Byrd, Lu and Nocedal;
+  Morales and Nocedal) as ``minimize(method="L-BFGS-B")`` runs it without bounds: from zero, first direction
+  ``-g`` with step ``1 / ||g||``, then the limited-memory quasi-Newton direction (memory 10, ``H0 = I / theta``,
+  ``theta = y'y / s'y`` of the latest pair; here by the two-loop recursion, which equals the subspace
+  minimisation without bounds), MINPACK-2's More-Thuente line search (``ftol = 1e-3``, ``gtol = 0.9``,
+  ``xtol = 0.1``), stopped by ``max |g| <= tol``, ``(f_k - f_k+1) / max(|f_k|, |f_k+1|, 1) <= 64 eps`` or
+  ``max_iter`` iterations;
 * the same scores: ``expit`` of the decision function of the standardised rows.
 
-Each fit therefore follows scikit-learn's iterates up to floating-point rounding (sums run in
-another order), and its scores agree with scikit-learn's to about 1e-12 -- which matters,
-because at ``tol = 1e-4`` L-BFGS stops after ~10-30 iterations, well before the exact optimum, and
-the out-of-fold ROC compares scores of different folds' models: an exactly converged fit gives
-different AUCs (measured: 94 of 200 pairs of ``dlib_large_dp-pix.csv``). A fit that leaves the
-common path is refitted with scikit-learn itself: a line search that ends in a warning or needs
-more than 20 evaluations, a skipped quasi-Newton update, more than :data:`MAX_ITERATIONS`
-iterations (rounding grows along long runs), any stopping or line-search test decided within
-1e-9 (relative) of its threshold. Where features sit far from zero relative to their spread
-(always without standardisation), every fit is run twice, on centred and on raw rows, and a fit
-whose two runs differ by more than 1e-9 is refitted too: there scikit-learn's own result depends
-on its rounding. Measured on the 12 committed condition tables: the same AUCs, values and
-certificates as the per-pair fits (``tests/test_batch_logistic.py``).
-
-*The solver* (:class:`BatchLBFGSB`). The algorithm is that of scipy's C translation of L-BFGS-B 3.0 (Zhu, Byrd, Lu and Nocedal; Morales
-and Nocedal) as ``scipy.optimize.minimize(method="L-BFGS-B")`` runs it without bounds: from zero,
-the first direction ``-g`` with step ``1 / ||g||``, then the limited-memory quasi-Newton direction
-(memory 10, ``H0 = I / theta`` with ``theta = y'y / s'y`` of the latest pair; computed here with the
-two-loop recursion, which equals the subspace minimisation without bounds), the More-Thuente line
-search of MINPACK-2 (``dcsrch``/``dcstep``, ``ftol = 1e-3``, ``gtol = 0.9``, ``xtol = 0.1``), and the
-stopping tests ``max |g| <= pgtol`` and ``(f_k - f_k+1) / max(|f_k|, |f_k+1|, 1) <= 64 eps``.
-Branches that do not occur in the logistic regressions it serves, and decisions within rounding of
-their threshold, flag the problem (:attr:`BatchLBFGSB.rare_out`) for its caller to solve otherwise.
-
-A private accelerator: the routes call :func:`batched_scores`; ``use_solver("sklearn")`` switches every fit to
-scikit-learn's own, one pair at a time.
+Each fit thus follows scikit-learn's iterates up to rounding and its scores agree to about 1e-12 -- which matters:
+at ``tol = 1e-4`` L-BFGS stops after ~10-30 iterations, well before the optimum, and the out-of-fold ROC compares
+scores of different folds' models (an exactly converged fit changes the AUCs of 94 of 200 pairs of
+``dlib_large_dp-pix.csv``). A fit that leaves the common path is refitted with scikit-learn itself: a line search
+ending in a warning or needing more than 20 evaluations, a skipped quasi-Newton update, more than
+:data:`MAX_ITERATIONS` iterations, a branch that does not occur in these regressions, any stopping or line-search
+test decided within 1e-9 (relative) of its threshold. Where features sit far from zero relative to their spread
+(always without standardisation) every fit is run twice, on centred and on raw rows, and one whose runs differ by
+more than 1e-9 is refitted too (scikit-learn's own result depends on its rounding there). On the 12 committed
+condition tables: the same AUCs, values and certificates as per-pair fits (``tests/test_batch_logistic.py``);
+``EPSAUDIT_SOLVER=sklearn`` (or ``solver="sklearn"``) fits every pair with scikit-learn.
 """
 
 from __future__ import annotations
@@ -99,10 +85,8 @@ def _close(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def _dcstep(stx, fx, dx, sty, fy, dy, stp, fp, dp, brackt, stpmin, stpmax):
-    """MINPACK-2 dcstep on arrays (``stpmin``/``stpmax``: dcsrch's current ``stmin``/``stmax``).
-
-    Returns the updated interval, the new step, ``brackt`` and a flag for cases left to scikit-learn.
-    """
+    """MINPACK-2 dcstep on arrays (``stpmin``/``stpmax``: dcsrch's ``stmin``/``stmax``): the updated interval,
+    the new step, ``brackt`` and a flag for cases left to scikit-learn."""
     with np.errstate(all="ignore"):
         sgnd = dp * (dx / np.abs(dx))
         c1 = fp > fx
@@ -111,16 +95,15 @@ def _dcstep(stx, fx, dx, sty, fy, dy, stp, fp, dp, brackt, stpmin, stpmax):
         c4 = ~(c1 | c2 | c3)
         theta = 3.0 * (fx - fp) / (stp - stx) + dx + dp
         s = np.maximum(np.abs(theta), np.maximum(np.abs(dx), np.abs(dp)))
+        root = s * np.sqrt((theta / s) ** 2 - (dx / s) * (dp / s))
         # case 1: a higher function value; the minimum is bracketed
-        gamma = s * np.sqrt((theta / s) ** 2 - (dx / s) * (dp / s))
-        gamma = np.where(stp < stx, -gamma, gamma)
+        gamma = np.where(stp < stx, -root, root)
         r = ((gamma - dx) + theta) / (((gamma - dx) + gamma) + dp)
         stpc = stx + r * (stp - stx)
         stpq = stx + ((dx / ((fx - fp) / (stp - stx) + dx)) / 2.0) * (stp - stx)
         stpf1 = np.where(np.abs(stpc - stx) < np.abs(stpq - stx), stpc, stpc + (stpq - stpc) / 2.0)
         # case 2: a lower value and derivatives of opposite sign; the minimum is bracketed
-        gamma2 = s * np.sqrt((theta / s) ** 2 - (dx / s) * (dp / s))
-        gamma2 = np.where(stp > stx, -gamma2, gamma2)
+        gamma2 = np.where(stp > stx, -root, root)
         r2 = ((gamma2 - dp) + theta) / (((gamma2 - dp) + gamma2) + dx)
         stpc2 = stp + r2 * (stx - stp)
         stpq2 = stp + (dp / (dp - dx)) * (stx - stp)
@@ -130,12 +113,11 @@ def _dcstep(stx, fx, dx, sty, fy, dy, stp, fp, dp, brackt, stpmin, stpmax):
         gamma3 = np.where(stp > stx, -gamma3, gamma3)
         r3 = ((gamma3 - dp) + theta) / ((gamma3 + (dx - dp)) + gamma3)
         stpc3 = np.where((r3 < 0.0) & (gamma3 != 0.0), stp + r3 * (stx - stp), np.where(stp > stx, stpmax, stpmin))
-        stpq3 = stp + (dp / (dp - dx)) * (stx - stp)
-        in_bracket = np.where(np.abs(stpc3 - stp) < np.abs(stpq3 - stp), stpc3, stpq3)
+        in_bracket = np.where(np.abs(stpc3 - stp) < np.abs(stpq2 - stp), stpc3, stpq2)
         in_bracket = np.where(stp > stx, np.minimum(stp + 0.66 * (sty - stp), in_bracket),
                               np.maximum(stp + 0.66 * (sty - stp), in_bracket))
-        outside = np.maximum(stpmin, np.minimum(stpmax, np.where(np.abs(stpc3 - stp) > np.abs(stpq3 - stp), stpc3,
-                                                                   stpq3)))
+        outside = np.maximum(stpmin, np.minimum(stpmax, np.where(np.abs(stpc3 - stp) > np.abs(stpq2 - stp), stpc3,
+                                                                   stpq2)))
         stpf3 = np.where(brackt, in_bracket, outside)
         # case 4 without a bracket: the step goes to a bound
         stpf4 = np.where(stp > stx, stpmax, stpmin)
@@ -153,10 +135,9 @@ def _dcstep(stx, fx, dx, sty, fy, dy, stp, fp, dp, brackt, stpmin, stpmax):
 
 
 def _dcsrch(ls: _Search, idx: np.ndarray, f: np.ndarray, g: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One dcsrch call for fits ``idx`` with the value ``f`` and slope ``g`` at their current step.
+    """One dcsrch call for fits ``idx`` with value ``f`` and slope ``g`` at their step: (accepted, rare, next step).
 
-    Returns (done, rare, stp): the search accepted the step (convergence), the fit left the common
-    path (a warning, a rare case, a close call), and the next step to evaluate.
+    ``rare``: the fit left the common path (a warning, a rare case, a close call).
     """
     stp, finit, ginit, gtest = ls.stp[idx], ls.finit[idx], ls.ginit[idx], ls.gtest[idx]
     ftest = finit + stp * gtest
@@ -199,7 +180,6 @@ def _dcsrch(ls: _Search, idx: np.ndarray, f: np.ndarray, g: np.ndarray) -> tuple
     return conv, rare, ls.stp[idx]
 
 
-# -------------------------------------------------------------------------------------------------
 # L-BFGS-B without bounds, vectorised over the fits of a chunk
 
 
@@ -220,55 +200,13 @@ def _two_loop(g: np.ndarray, S: np.ndarray, Y: np.ndarray, rho: np.ndarray, thet
     return np.negative(r, out=r)
 
 
-class BatchLBFGSB:
-    """scipy's L-BFGS-B without bounds, run in lock-step on ``P x K`` smooth problems from zero.
+class _BatchLBFGSB:
+    """scipy's L-BFGS-B without bounds, in lock-step on ``P x K`` smooth problems from zero (module docstring).
 
-    The problems come in ``P`` groups of ``K`` (the folds of a pair share their rows). Every
-    running problem makes one quasi-Newton update per iteration, so their limited memories fill
-    in step; a problem that would leave the common path of scipy's implementation (see
-    :mod:`epsaudit.audits._batched_logistic`) is stopped and flagged in :attr:`rare_out` instead.
-
-    Parameters
-    ----------
-    problem : object
-        With attributes ``P``, ``K``, ``d`` (the problems have ``d + 1`` variables) and methods
-        ``fg(coef, pairs)`` -- values (P', K) and gradients (P', K, d + 1) at ``coef`` (P', K,
-        d + 1) for the groups ``pairs`` (all when None) -- and ``take(pairs)`` (keep only those
-        groups; called once most groups have finished).
-    tol : float
-        ``pgtol``: stop when ``max |gradient| <= tol``.
-    max_iter : int
-        Iteration limit (reaching it flags the problem).
-
-    Attributes
-    ----------
-    coef_out : numpy.ndarray, shape (P, K, d + 1)
-        Solutions (after :meth:`run`).
-    iter_out : numpy.ndarray of int, shape (P, K)
-        Iterations.
-    rare_out : numpy.ndarray of bool, shape (P, K)
-        Problems that left the common path (their ``coef_out`` is not a solution).
-
-    References
-    ----------
-    Zhu, Byrd, Lu and Nocedal (1997), L-BFGS-B (ACM TOMS 23); Morales and Nocedal (2011), its
-    version 3.0 (ACM TOMS 38); More and Thuente (1994), the line search (ACM TOMS 20); the
-    learned tests of *Picture the Epsilon*, Section IV, are what it fits here.
-
-    Examples
-    --------
-    >>> class Quadratics:  # f(x) = ||x - t||^2 / 2 for two targets t
-    ...     P, K, d = 2, 1, 1
-    ...     t = np.array([[[1.0, -2.0]], [[0.5, 3.0]]])
-    ...     def fg(self, coef, pairs=None):
-    ...         t = self.t if pairs is None else self.t[pairs]
-    ...         return 0.5 * ((coef - t) ** 2).sum(-1), coef - t
-    ...     def take(self, pairs):
-    ...         self.t, self.P = self.t[pairs], len(pairs)
-    >>> solver = BatchLBFGSB(Quadratics(), tol=1e-8, max_iter=100)
-    >>> solver.run()
-    >>> solver.coef_out.round(6).tolist(), solver.rare_out.tolist()
-    ([[[1.0, -2.0]], [[0.5, 3.0]]], [[False], [False]])
+    ``problem`` has ``P``, ``K`` (groups of ``K`` share their rows), ``d`` (``d + 1`` variables),
+    ``fg(coef, pairs)`` (values (P', K) and gradients (P', K, d + 1) for the groups ``pairs``, all when None) and
+    ``take(pairs)`` (keep only those groups). :meth:`run` fills ``coef_out`` (P, K, d + 1), ``iter_out`` and
+    ``rare_out`` (P, K): problems that left scipy's common path, whose ``coef_out`` is not a solution.
     """
 
     def __init__(self, problem: Any, *, tol: float, max_iter: int):
@@ -403,9 +341,8 @@ class BatchLBFGSB:
         self.theta[c] = np.einsum("bn,bn->b", y, y) / dr
 
 
-# --- The logistic regressions that use the solver ---
+# the logistic regressions that use the solver
 
-EPS = float(np.finfo(np.float64).eps)
 MAX_ITERATIONS = 60    # longer runs amplify rounding: refitted by scikit-learn
 STABLE = 1e-9          # raw or offset features: two runs (centred, uncentred) must agree to this
 OFFSET = 1e3           # a feature's |mean| / scale above which the two runs are compared
@@ -420,12 +357,8 @@ class LogisticSpec:
     ----------
     standardize : bool
         ``StandardScaler()`` before the regression (:func:`epsaudit.audits.scorers.logistic_regression`).
-    C : float
-        Inverse L2 penalty.
-    tol : float
-        L-BFGS-B's ``pgtol`` (scikit-learn's ``tol``).
-    max_iter : int
-        Iteration limit.
+    C, tol, max_iter : float, float, int
+        Inverse L2 penalty, L-BFGS-B's ``pgtol`` (scikit-learn's ``tol``), iteration limit.
 
     Examples
     --------
@@ -452,31 +385,10 @@ _LR_DEFAULTS = {"class_weight": None, "dual": False, "fit_intercept": True, "sol
                 "warm_start": False}
 
 
-def logistic_spec(classifier: Any) -> LogisticSpec | None:
-    """The :class:`LogisticSpec` of a classifier a batched fit reproduces exactly, or None.
-
-    Recognised: None (the default :func:`epsaudit.audits.scorers.logistic_regression`), a binary
-    ``LogisticRegression`` with the L2 penalty, ``solver="lbfgs"``, an intercept, no class
-    weights and no warm start (:func:`epsaudit.audits.scorers.paper_logistic_regression`), and a
-    two-step pipeline of a default ``StandardScaler`` and such a regression.
-
-    Parameters
-    ----------
-    classifier : scikit-learn estimator or None
-
-    Returns
-    -------
-    LogisticSpec or None
-        None for any other estimator (it is then fitted pair by pair with scikit-learn).
-
-    Examples
-    --------
-    >>> from epsaudit.audits.scorers import paper_logistic_regression, shrinkage_lda
-    >>> logistic_spec(None)
-    LogisticSpec(standardize=True, C=1.0, tol=0.0001, max_iter=1000)
-    >>> logistic_spec(paper_logistic_regression()).standardize, logistic_spec(shrinkage_lda())
-    (False, None)
-    """
+def _logistic_spec(classifier: Any) -> LogisticSpec | None:
+    """The spec of a classifier a batched fit reproduces, else None: None (the default logistic regression),
+    a binary L2 ``LogisticRegression`` (lbfgs, intercept, no class weights or warm start), or one after a default
+    ``StandardScaler`` in a two-step pipeline."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import StandardScaler
@@ -507,11 +419,10 @@ def logistic_spec(classifier: Any) -> LogisticSpec | None:
     return LogisticSpec(standardize=standardize, C=float(C), tol=float(tol), max_iter=int(max_iter))
 
 
-#: The ways the learned tests can be fitted: ``"auto"`` (batched where :func:`logistic_spec` recognises
-#: the classifier, else scikit-learn pair by pair), ``"batched"`` (required), ``"sklearn"`` (the reference).
+#: ``"auto"`` (batched where :func:`_logistic_spec` recognises the classifier, else scikit-learn pair by pair),
+#: ``"batched"`` (required), ``"sklearn"`` (the reference).
 SOLVERS = ("auto", "batched", "sklearn")
-#: The one switch: the solver outside any :func:`use_solver` block (``"auto"`` unless set), e.g.
-#: ``EPSAUDIT_SOLVER=sklearn make book`` runs every learned test with scikit-learn's own fits.
+#: The solver outside any :func:`_use_solver` block (``"auto"`` unless set), e.g. ``EPSAUDIT_SOLVER=sklearn make book``.
 SOLVER_ENV = "EPSAUDIT_SOLVER"
 
 
@@ -526,26 +437,8 @@ _SOLVER: ContextVar[str] = ContextVar("epsaudit_logistic_solver", default=_defau
 
 
 @contextmanager
-def use_solver(solver: str) -> Iterator[None]:
-    """Within the block, routes called with ``solver=None`` fit their logistic regressions with ``solver``.
-
-    Parameters
-    ----------
-    solver : {"auto", "batched", "sklearn"}
-        ``"sklearn"`` runs every fit with scikit-learn itself, pair by pair (the reference the
-        batched fits reproduce); ``"auto"`` is the default outside any block.
-
-    Raises
-    ------
-    ValueError
-        An unknown solver.
-
-    Examples
-    --------
-    >>> with use_solver("sklearn"):
-    ...     current_solver()
-    'sklearn'
-    """
+def _use_solver(solver: str) -> Iterator[None]:
+    """Within the block, routes called with ``solver=None`` fit with ``solver``; ValueError if it is unknown."""
     token = _SOLVER.set(_check_solver(solver))
     try:
         yield
@@ -554,7 +447,7 @@ def use_solver(solver: str) -> Iterator[None]:
 
 
 def current_solver() -> str:
-    """The solver routes use when called with ``solver=None`` (see :func:`use_solver`).
+    """The solver routes use when called with ``solver=None`` (``$EPSAUDIT_SOLVER``, or set by a block).
 
     Examples
     --------
@@ -578,6 +471,7 @@ def resolve_solver(solver: str | None, classifier: Any) -> LogisticSpec | None:
     solver : {"auto", "batched", "sklearn"} or None
         None: :func:`current_solver`.
     classifier : scikit-learn estimator or None
+        None: the default :func:`epsaudit.audits.scorers.logistic_regression`.
 
     Returns
     -------
@@ -586,8 +480,7 @@ def resolve_solver(solver: str | None, classifier: Any) -> LogisticSpec | None:
     Raises
     ------
     ValueError
-        An unknown solver, or ``"batched"`` with a classifier :func:`logistic_spec` does not
-        recognise.
+        An unknown solver, or ``"batched"`` with a classifier :func:`_logistic_spec` does not recognise.
 
     Examples
     --------
@@ -597,7 +490,7 @@ def resolve_solver(solver: str | None, classifier: Any) -> LogisticSpec | None:
     solver = current_solver() if solver is None else _check_solver(solver)
     if solver == "sklearn":
         return None
-    spec = logistic_spec(classifier)
+    spec = _logistic_spec(classifier)
     if spec is None and solver == "batched":
         raise ValueError(f"solver='batched' fits only scikit-learn's binary L2 logistic regression (lbfgs, with an "
                          f"intercept), optionally after a default StandardScaler; got {classifier!r}: use "
@@ -605,7 +498,6 @@ def resolve_solver(solver: str | None, classifier: Any) -> LogisticSpec | None:
     return spec
 
 
-# -------------------------------------------------------------------------------------------------
 # the objective of one chunk of fits: pairs of rows (P, N, d), K fits per pair
 
 
@@ -649,6 +541,15 @@ def _rows_times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     for i in range(0, a.shape[1], 4):
         np.matmul(a[:, i: i + 4], b, out=out[:, i: i + 4])
     return out
+
+
+def _decision(coef: np.ndarray, xc: np.ndarray, mu: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``((x - mean) / scale) @ w + b`` (P, K, N) from centred rows ``xc``, the scaling folded into ``w``."""
+    w, b = coef[..., :-1], coef[..., -1]
+    v = w / scale
+    z = np.matmul(v, xc.transpose(0, 2, 1))
+    z += (b - np.einsum("pkd,pkd->pk", mu, v))[..., None]
+    return z
 
 
 class _Chunk:
@@ -704,13 +605,9 @@ class _Chunk:
         """Objective and gradient of every fit of ``pairs`` (all pairs when None) at ``coef`` (P, K, d + 1)."""
         sel = slice(None) if pairs is None else pairs
         xc, mu, sc, l2, m, n = self.xc[sel], self.mu[sel], self.scale[sel], self.l2[sel], self.mask[sel], self.n[sel]
-        w, b = coef[..., :-1], coef[..., -1]
-        v = w / sc
-        if coef.any():
-            z = np.matmul(v, xc.transpose(0, 2, 1))
-            z += (b - np.einsum("pkd,pkd->pk", mu, v))[..., None]
-        else:  # the start, zero coefficients: every decision value is 0
-            z = np.zeros(m.shape)
+        w = coef[..., :-1]
+        # at the start, zero coefficients, every decision value is 0
+        z = _decision(coef, xc, mu, sc) if coef.any() else np.zeros(m.shape)
         loss, grad = _loss_grad(z, self.sign[sel][:, None, :])
         f = (loss * m).sum(-1) / n + 0.5 * l2 * np.einsum("pkd,pkd->pk", w, w)
         gp = grad * m / n[..., None]
@@ -719,7 +616,6 @@ class _Chunk:
         return f, np.concatenate([gw, sg[..., None]], axis=-1)
 
 
-# -------------------------------------------------------------------------------------------------
 # the public entry point
 
 
@@ -730,21 +626,17 @@ class Design:
     Attributes
     ----------
     x : numpy.ndarray, shape (N, d), or tuple of them
-        All rows (float64, finite), or their blocks in order (e.g. the rows of identity A, then of
-        B: they are copied into the batch without being stacked first).
+        All rows (float64, finite), or their blocks in order (copied into the batch without stacking).
     y : numpy.ndarray, shape (N,)
-        Labels in {0, 1} (1 = identity A); only those of training rows matter.
+        Labels in {0, 1} (1 = identity A).
     train : numpy.ndarray of bool, shape (K, N)
         Training rows of each of the ``K`` fits (each with both labels).
     score_rows : tuple of K tuples of index arrays
-        For each fit, the groups of rows it scores, each group in one call (as scikit-learn would
-        score them: the test fold, or the development and test rows of each identity).
+        Per fit, the groups of rows it scores, each in one call (the test fold, or each identity's rows).
 
     Examples
     --------
     >>> x = np.array([[0.0], [1.0], [2.0], [3.0]])
-    >>> Design(x, np.array([0, 0, 1, 1]), np.ones((1, 4), bool), ((np.arange(4),),)).train.shape
-    (1, 4)
     >>> Design((x[:2], x[2:]), np.array([0, 0, 1, 1]), np.ones((1, 4), bool), ((np.arange(4),),)).rows.shape
     (4, 1)
     """
@@ -786,18 +678,10 @@ def _chunks(designs: Sequence[Design]) -> list[list[int]]:
 
 
 def _final_scores(chunk: _Chunk, coef: np.ndarray) -> np.ndarray:
-    """``predict_proba(rows)[:, 1]`` of every fit of the chunk for all its rows, shape (P, K, N).
-
-    The decision function of the standardised rows, ``((x - mean) / scale) @ w + b``, evaluated as
-    the objective evaluates it (centred rows, the scaling folded into ``w``): the same scores as
-    scikit-learn's to rounding.
-    """
+    """``predict_proba(rows)[:, 1]`` of every fit of the chunk for all its rows (P, K, N), as the objective sees them."""
     from scipy.special import expit
 
-    w, b = coef[..., :-1], coef[..., -1]
-    v = w / chunk.scale
-    z = np.matmul(v, chunk.xc.transpose(0, 2, 1))
-    z += (b - np.einsum("pkd,pkd->pk", chunk.mu, v))[..., None]
+    z = _decision(coef, chunk.xc, chunk.mu, chunk.scale)
     return expit(z, out=z)
 
 
@@ -817,14 +701,14 @@ def _solve_chunk(designs: Sequence[Design], spec: LogisticSpec) -> list[tuple[li
     whole = copy.copy(chunk)  # the solver compacts the chunk's arrays as fits finish
     # a fit past MAX_ITERATIONS is refitted by scikit-learn whatever it does next: stop it there
     max_iter = min(spec.max_iter, MAX_ITERATIONS + 1)
-    solver = BatchLBFGSB(chunk, tol=spec.tol, max_iter=max_iter)
+    solver = _BatchLBFGSB(chunk, tol=spec.tol, max_iter=max_iter)
     solver.run()
     final = _final_scores(whole, solver.coef_out)  # before another chunk reuses the work arrays
     if not spec.standardize or np.max(np.abs(whole.mean) / whole.scale) > OFFSET:
         # raw features, or features far from zero relative to their spread: their offsets can make a fit
         # sensitive to rounding (scikit-learn's own result then depends on its summation order). Fit again on
         # uncentred rows, as scikit-learn computes, and leave the fits whose two runs differ to scikit-learn.
-        again = BatchLBFGSB(_Chunk(rows, spec, centred=False), tol=spec.tol, max_iter=max_iter)
+        again = _BatchLBFGSB(_Chunk(rows, spec, centred=False), tol=spec.tol, max_iter=max_iter)
         again.run()
         gap = np.abs(again.coef_out - solver.coef_out).max(-1)
         size = np.abs(solver.coef_out).max(-1)
@@ -853,7 +737,7 @@ def batched_scores(designs: Sequence[Design], spec: LogisticSpec, *, n_jobs: int
     designs : sequence of Design
         All with the same number of fits ``K`` and dimension ``d``.
     spec : LogisticSpec
-        The estimator reproduced (:func:`logistic_spec`).
+        The estimator reproduced (:func:`resolve_solver`).
     n_jobs : int, default=None
         joblib threads over chunks of designs; the numbers do not depend on it.
     progress : bool, default=False
@@ -864,9 +748,9 @@ def batched_scores(designs: Sequence[Design], spec: LogisticSpec, *, n_jobs: int
     Returns
     -------
     list
-        Per design ``(scores, convergence_warnings, refits)``: ``scores[k][j]`` the scores (shape
-        ``(len(group),)``, probability of label 1) of the ``j``-th group of ``score_rows[k]`` under fit
-        ``k``; the ConvergenceWarnings of its scikit-learn refits; how many fits were refitted.
+        Per design ``(scores, convergence_warnings, refits)``: ``scores[k][j]`` the probabilities of label 1 of
+        the ``j``-th group of ``score_rows[k]`` under fit ``k``; the ConvergenceWarnings of its scikit-learn
+        refits; how many fits were refitted.
 
     Raises
     ------
@@ -875,9 +759,8 @@ def batched_scores(designs: Sequence[Design], spec: LogisticSpec, *, n_jobs: int
 
     References
     ----------
-    *Picture the Epsilon*, Section IV ("ROC-HT configuration"): the logistic regression of the
-    learned tests. Zhu, Byrd, Lu and Nocedal (1997), L-BFGS-B (ACM TOMS 23); Morales and Nocedal
-    (2011), its version 3.0 (ACM TOMS 38): the optimiser reproduced.
+    *Picture the Epsilon*, Section IV ("ROC-HT configuration"). Zhu, Byrd, Lu and Nocedal (1997), L-BFGS-B
+    (ACM TOMS 23); Morales and Nocedal (2011), its version 3.0 (ACM TOMS 38); More and Thuente (1994) (ACM TOMS 20).
 
     Examples
     --------
@@ -885,8 +768,8 @@ def batched_scores(designs: Sequence[Design], spec: LogisticSpec, *, n_jobs: int
     >>> x = np.vstack([rng.normal(1.0, 1.0, (20, 3)), rng.normal(size=(20, 3))])
     >>> y = np.r_[np.ones(20, int), np.zeros(20, int)]
     >>> design = Design(x, y, np.ones((1, 40), bool), ((np.arange(40),),))
-    >>> (scores,), warned, refits = batched_scores([design], logistic_spec(None))[0]
-    >>> reference = logistic_spec(None).estimator().fit(x, y).predict_proba(x)[:, 1]
+    >>> (scores,), warned, refits = batched_scores([design], _logistic_spec(None))[0]
+    >>> reference = _logistic_spec(None).estimator().fit(x, y).predict_proba(x)[:, 1]
     >>> bool(np.abs(scores[0] - reference).max() < 1e-12), warned
     (True, 0)
     """
