@@ -1,34 +1,27 @@
 """Many small logistic regressions at once, each fitted the way scikit-learn fits it.
 
-ROC-HT fits one logistic regression per fold and pair (out-of-fold scores and the development-only ranking of
-*Picture the Epsilon*, Section IV) and one per certified pair (the reserved test). At these sizes (tens to hundreds
-of rows) scikit-learn's input checks and the Python side of ``scipy.optimize.minimize`` cost as much as the
-arithmetic; :func:`batched_scores` runs the same computation on a batch of fits in lock-step with numpy arrays:
+ROC-HT fits one logistic regression per fold and pair (out-of-fold scores, the development-only ranking of
+*Picture the Epsilon*, Section IV) and one per certified pair (the reserved test). At tens to hundreds of rows,
+scikit-learn's input checks and ``scipy.optimize.minimize`` cost as much as the arithmetic; :func:`batched_scores`
+runs the same computation on a batch of fits in lock-step: each fit's own ``StandardScaler`` statistics (population
+variance; near-constant features get scale 1 by scikit-learn's rule), the objective of ``LogisticRegression(C,
+solver="lbfgs")`` (mean log-loss by scikit-learn's piecewise formula plus ``||w||^2 / (2 C n)``, intercept
+unpenalised), scipy's L-BFGS-B 3.0 (Zhu, Byrd, Lu and Nocedal; Morales and Nocedal) as ``minimize`` runs it without
+bounds (:class:`_BatchLBFGSB`: from zero, first step ``1 / ||g||`` along ``-g``, then the two-loop recursion with
+``H0 = I / theta``, ``theta = y'y / s'y``, which equals the subspace minimisation without bounds; MINPACK-2's
+More-Thuente line search; the constants below), stopped by ``max |g| <= tol``, a relative reduction ``<= 64 eps``
+or ``max_iter``, and ``expit`` of the decision function as the scores.
 
-* the same model: with standardisation, each fit's ``StandardScaler`` statistics of its own training rows
-  (population variance; near-constant features get scale 1 by scikit-learn's rule), then the objective of
-  ``LogisticRegression(C, solver="lbfgs")``: the mean log-loss (scikit-learn's piecewise formula) plus
-  ``||w||^2 / (2 C n)``, intercept unpenalised;
-* the same optimiser (:class:`_BatchLBFGSB`): scipy's C translation of L-BFGS-B 3.0 (Zhu, Byrd, Lu and Nocedal;
-  Morales and Nocedal) as ``minimize(method="L-BFGS-B")`` runs it without bounds: from zero, first direction
-  ``-g`` with step ``1 / ||g||``, then the limited-memory quasi-Newton direction (memory 10, ``H0 = I / theta``,
-  ``theta = y'y / s'y`` of the latest pair; here by the two-loop recursion, which equals the subspace
-  minimisation without bounds), MINPACK-2's More-Thuente line search (``ftol = 1e-3``, ``gtol = 0.9``,
-  ``xtol = 0.1``), stopped by ``max |g| <= tol``, ``(f_k - f_k+1) / max(|f_k|, |f_k+1|, 1) <= 64 eps`` or
-  ``max_iter`` iterations;
-* the same scores: ``expit`` of the decision function of the standardised rows.
-
-Each fit thus follows scikit-learn's iterates up to rounding and its scores agree to about 1e-12 -- which matters:
-at ``tol = 1e-4`` L-BFGS stops after ~10-30 iterations, well before the optimum, and the out-of-fold ROC compares
-scores of different folds' models (an exactly converged fit changes the AUCs of 94 of 200 pairs of
-``dlib_large_dp-pix.csv``). A fit that leaves the common path is refitted with scikit-learn itself: a line search
-ending in a warning or needing more than 20 evaluations, a skipped quasi-Newton update, more than
-:data:`MAX_ITERATIONS` iterations, a branch that does not occur in these regressions, any stopping or line-search
-test decided within 1e-9 (relative) of its threshold. Where features sit far from zero relative to their spread
-(always without standardisation) every fit is run twice, on centred and on raw rows, and one whose runs differ by
-more than 1e-9 is refitted too (scikit-learn's own result depends on its rounding there). On the 12 committed
-condition tables: the same AUCs, values and certificates as per-pair fits (``tests/test_batch_logistic.py``);
-``EPSAUDIT_SOLVER=sklearn`` (or ``solver="sklearn"``) fits every pair with scikit-learn.
+Each fit thus follows scikit-learn's iterates up to rounding (scores agree to about 1e-12). This matters: at ``tol =
+1e-4`` L-BFGS stops after ~10-30 iterations, well before the optimum, and the out-of-fold ROC compares scores of
+different folds' models (exactly converged fits change the AUCs of 94 of 200 pairs of ``dlib_large_dp-pix.csv``).
+A fit that leaves the common path is refitted with scikit-learn: a line search ending in a warning or needing more
+than 20 evaluations, a skipped update, more than :data:`MAX_ITERATIONS` iterations, a branch that does not occur in
+these regressions, a stopping or line-search test decided within 1e-9 (relative) of its threshold. Where features
+sit far from zero relative to their spread (always without standardisation) every fit runs twice, on centred and
+raw rows, and one whose runs differ by more than 1e-9 is refitted too. On the 12 committed condition tables: the same
+AUCs, values and certificates as per-pair fits (``tests/test_batch_logistic.py``); ``EPSAUDIT_SOLVER=sklearn`` (or
+``solver="sklearn"``) fits every pair with scikit-learn.
 """
 
 from __future__ import annotations
@@ -381,8 +374,7 @@ class LogisticSpec:
         return make_pipeline(StandardScaler(), lr) if self.standardize else lr
 
 
-_LR_DEFAULTS = {"class_weight": None, "dual": False, "fit_intercept": True, "solver": "lbfgs",
-                "warm_start": False}
+_LR_DEFAULTS = {"class_weight": None, "dual": False, "fit_intercept": True, "solver": "lbfgs", "warm_start": False}
 
 
 def _logistic_spec(classifier: Any) -> LogisticSpec | None:
@@ -678,7 +670,7 @@ def _chunks(designs: Sequence[Design]) -> list[list[int]]:
 
 
 def _final_scores(chunk: _Chunk, coef: np.ndarray) -> np.ndarray:
-    """``predict_proba(rows)[:, 1]`` of every fit of the chunk for all its rows (P, K, N), as the objective sees them."""
+    """``predict_proba(rows)[:, 1]`` of every fit of the chunk for all its rows (P, K, N), as the objective sees it."""
     from scipy.special import expit
 
     z = _decision(coef, chunk.xc, chunk.mu, chunk.scale)
