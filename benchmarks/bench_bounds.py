@@ -7,7 +7,8 @@ the joint bounds' per-input caches and their tail-structure cache are cleared be
 Clopper-Pearson bounds of every count per size and level stay cached, as in an audit of many pairs;
 the "cold" columns clear those too, the first call at a new size and level).
 
-Also times the planner (``required_test_size``) on a few targets, and with ``--invariants`` scans
+Also times the planner (``required_test_size``) on a few targets and ``epsaudit plan`` as typed (a new
+process, numba's cache warm), and with ``--invariants`` scans
 random outcomes for the order of claims (joint >= split, non-increasing in alpha and delta).
 
     python benchmarks/bench_bounds.py [--repeats 7] [--invariants]
@@ -17,6 +18,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -78,6 +81,26 @@ def planner_table() -> list[dict]:
     return rows
 
 
+PLAN_TARGETS = ("--epsilon 3", "--epsilon 6 --family 40", "--epsilon 2.5 --tpr 0.9 --fpr 0.05",
+                "--epsilon 1 --tpr 0.7 --fpr 0.2", "--epsilon 1.1 --tpr 0.7 --fpr 0.2 --family 40",
+                "--epsilon 3 --tpr 0.98 --fpr 0.02 --sequential", "--epsilon 2 --tpr 0.9 --fpr 0.1 --sequential",
+                "--epsilon 1.1 --tpr 0.7 --fpr 0.2 --family 40 --sequential")
+
+
+def plan_table(split_ms: float) -> list[dict]:
+    """Wall seconds of ``epsaudit plan`` as a user types it (a new process, after one warm-up run that fills
+    numba's on-disk cache), and as a ratio to one split bound measured in this run."""
+    rows = []
+    for target in PLAN_TARGETS:
+        command = [sys.executable, "-m", "epsaudit", "plan", *target.split()]
+        subprocess.run(command, capture_output=True, check=True)
+        t0 = time.perf_counter()
+        subprocess.run(command, capture_output=True, check=True)
+        wall = time.perf_counter() - t0
+        rows.append({"target": target, "wall_s": wall, "ratio": 1e3 * wall / split_ms})
+    return rows
+
+
 def invariants(seed: int = 26) -> list[tuple]:
     """Random outcomes where the joint bound is below the split one or rises as alpha falls."""
     rng = np.random.default_rng(seed)
@@ -107,13 +130,18 @@ def main() -> None:
           "ratio to the split bound in this run (wall); cold: with the per-size bounds cleared too (wall)")
     print(f"{'n':>5} {'errors':>6} {'split':>15} {'joint_epsilon':>17} {'ratio':>6} {'cold':>8} "
           f"{'joint_mu':>17} {'ratio':>6} {'cold':>8}")
-    for r in timing_table(args.repeats):
+    table = timing_table(args.repeats)
+    for r in table:
         (sw, sc), (ew, ec), (mw, mc) = r["split"], r["joint_epsilon"], r["joint_mu"]
         print(f"{r['n']:>5} {r['errors']:>6} {sw:>7.3f} ({sc:>5.3f}) {ew:>8.3f} ({ec:>6.3f}) {ew / sw:>6.0f} "
               f"{r['joint_epsilon cold'][0]:>8.3f} {mw:>8.3f} ({mc:>6.3f}) {mw / sw:>6.0f} {r['joint_mu cold'][0]:>8.3f}")
     print("\nPlanner (required_test_size), seconds")
     for r in planner_table():
         print(f"  {r['target']:<40} {r['bound']:<16} n = {r['n']:>6}  wall {r['wall_s']:6.2f}  cpu {r['cpu_s']:6.2f}")
+    split_ms = statistics.median(r["split"][0] for r in table)
+    print(f"\nepsaudit plan, wall seconds of a new process (second run), ratio to one split bound ({split_ms:.3f} ms)")
+    for r in plan_table(split_ms):
+        print(f"  {r['target']:<62} {r['wall_s']:6.2f} s  {r['ratio']:>8.0f}")
     if args.invariants:
         found = invariants()
         print(f"\nOrder-of-claims scan: {len(found)} finding(s)")

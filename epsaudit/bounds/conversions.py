@@ -8,7 +8,7 @@ Soc. B 84(1), Section 2). Definitions: the book's methods chapter, sections 'MMD
 from __future__ import annotations
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .binomial import roc_point_epsilon
 
@@ -212,7 +212,7 @@ def gaussian_tradeoff(fpr, mu):
     if np.any(~(mu >= 0)):
         raise ValueError(f"mu must be >= 0, got {mu}")
     with np.errstate(invalid="ignore"):
-        out = special.ndtr(stats.norm.isf(fpr) - mu)
+        out = special.ndtr(-special.ndtri(fpr) - mu)
     out = np.where(fpr >= 1, 0.0, np.where(fpr <= 0, np.where(np.isinf(mu), 0.0, 1.0), out))
     return out[()] if out.ndim == 0 else out
 
@@ -248,7 +248,7 @@ def tradeoff_mu(fpr_upper, fnr_upper):
     """
     fpr, fnr = _check_rates(fpr_upper, fnr_upper)
     with np.errstate(invalid="ignore"):
-        mu = stats.norm.isf(fpr) - stats.norm.ppf(fnr)
+        mu = -special.ndtri(fpr) - special.ndtri(fnr)  # norm.isf(fpr) - norm.ppf(fnr)
     out = np.where(fpr + fnr >= 1.0, 0.0, np.maximum(mu, 0.0))
     return out[()] if out.ndim == 0 else out
 

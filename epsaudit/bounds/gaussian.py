@@ -7,7 +7,13 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize, special
+from scipy import special
+
+
+def _brentq(*args, **kwargs):
+    from scipy.optimize import brentq  # loaded on first use: the command line stays quick to start
+
+    return brentq(*args, **kwargs)
 
 
 def _gaussian_delta(epsilon, mu):
@@ -67,7 +73,7 @@ def gaussian_epsilon(mu, delta: float = 1e-5):
         hi = 1.0
         while _gaussian_delta(hi, m) > delta:
             hi *= 2.0
-        out[idx] = optimize.brentq(lambda e: _gaussian_delta(e, m) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12)
+        out[idx] = _brentq(lambda e: _gaussian_delta(e, m) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12)
     return out[()] if out.ndim == 0 else out
 
 
@@ -108,4 +114,4 @@ def gaussian_mu_for_epsilon(epsilon: float, delta: float = 1e-5) -> float:
     hi = 1.0
     while _gaussian_delta(epsilon, hi) < delta:
         hi *= 2.0
-    return float(optimize.brentq(lambda m: _gaussian_delta(epsilon, m) - delta, 1e-12, hi, xtol=1e-13, rtol=1e-13))
+    return float(_brentq(lambda m: _gaussian_delta(epsilon, m) - delta, 1e-12, hi, xtol=1e-13, rtol=1e-13))
