@@ -197,10 +197,11 @@ def usable_methods(peers: list[dict], quick: bool) -> list[str]:
 
 
 def _clear_caches() -> None:
-    """Forget the joint bound's per-count cache so that every timed call computes."""
+    """Forget the joint bound's per-count caches (results and tails) so that every timed call computes; the
+    Clopper-Pearson bounds of every count per size and level stay cached, as in an audit of many pairs."""
     from epsaudit.bounds import joint
 
-    for name in ("_joint_dp", "_joint_gdp"):
+    for name in ("_joint_dp", "_joint_gdp", "_tail"):
         fn = getattr(joint, name, None)
         if hasattr(fn, "cache_clear"):
             fn.cache_clear()
