@@ -61,6 +61,25 @@ def _right(b, n, lp, l1p, lc):
 
 
 @njit(cache=True, nogil=True)
+def _outside(total, a, b, c, top, y_lo, below, work, linear, l0, n_neg, lp, l1p, lcx):
+    """``total`` plus the bounds on the FP counts outside the window ``a .. b`` (CDF factors at most 1 below
+    it, at most the one at ``b + 1`` above it; ``work`` holds the window's CDFs, scaled by ``e^l0`` when
+    ``linear``, else their logs), plus the allowance for rounding."""
+    if a > 0:
+        total = _logaddexp(total, _left(a, n_neg, lp, l1p, lcx))
+    if b < c.size - 1:
+        c_next = c[b + 1]
+        if c_next > top:
+            cdf_next = 0.0
+        elif c_next >= y_lo:
+            cdf_next = min(math.log(work[c_next - y_lo]) + l0, 0.0) if linear else work[c_next - y_lo]
+        else:
+            cdf_next = below
+        total = _logaddexp(total, _right(b, n_neg, lp, l1p, lcx) + cdf_next)
+    return min(total + 1e-10, 0.0)
+
+
+@njit(cache=True, nogil=True)
 def _window(lp, l1p, lq, l1q, c, n_neg, n_pos, window_sd):
     """FP counts ``a .. b`` and FN counts ``y_lo .. top`` summed at one point (the rest bounded)."""
     K = c.size
@@ -140,18 +159,7 @@ def _one_fast(lp, l1p, lq, l1q, c, n_neg, n_pos, lcx, lcy, window_sd, work):
     if s < 1e-200:
         return np.nan
     total = math.log(s * (1 + 1e-12) + (b + 1 - a) * 1e-322) + lx0 + log_f
-    if a > 0:  # FP counts below the window (their CDF factors at most 1)
-        total = _logaddexp(total, _left(a, n_neg, lp, l1p, lcx))
-    if b < K - 1:  # FP counts above it (CDF factors at most the one at b + 1)
-        c_next = c[b + 1]
-        if c_next > top:
-            cdf_next = 0.0
-        elif c_next >= y_lo:
-            cdf_next = min(math.log(work[c_next - y_lo]) + l0, 0.0)
-        else:
-            cdf_next = below
-        total = _logaddexp(total, _right(b, n_neg, lp, l1p, lcx) + cdf_next)
-    return min(total + 1e-10, 0.0)
+    return _outside(total, a, b, c, top, y_lo, below, work, True, l0, n_neg, lp, l1p, lcx)
 
 
 @njit(cache=True, nogil=True)
@@ -197,18 +205,7 @@ def _one(lp, l1p, lq, l1q, c, n_neg, n_pos, lcx, lcy, window_sd, work):
         cdf = 0.0 if c[x] > top else work[c[x] - y_lo]
         s += math.exp(lcx[x] + x * lp + (n_neg - x) * l1p + cdf - m_t)
     total = math.log(s * (1 + 1e-12) + (b + 1 - a) * 1e-322) + m_t
-    if a > 0:  # FP counts below the window (their CDF factors at most 1)
-        total = _logaddexp(total, _left(a, n_neg, lp, l1p, lcx))
-    if b < K - 1:  # FP counts above it (CDF factors at most the one at b + 1)
-        c_next = c[b + 1]
-        if c_next > top:
-            cdf_next = 0.0
-        elif c_next >= y_lo:
-            cdf_next = work[c_next - y_lo]
-        else:
-            cdf_next = below
-        total = _logaddexp(total, _right(b, n_neg, lp, l1p, lcx) + cdf_next)
-    return min(total + 1e-10, 0.0)
+    return _outside(total, a, b, c, top, y_lo, below, work, False, 0.0, n_neg, lp, l1p, lcx)
 
 
 _LOG_SQRT_2PI = 0.9189385332046728
