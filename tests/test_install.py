@@ -1,6 +1,6 @@
 """The package others install: `pip install .` alone gives a working `epsaudit` command.
 
-The core needs numpy, scipy, scikit-learn, pandas, joblib and tqdm only; the face pipeline
+The core needs numpy, scipy, numba, scikit-learn, pandas, joblib and tqdm only; the face pipeline
 (`[faces]`: dlib, OpenCV, ONNX) and the book (`[book]`: jupyter-book, papermill, matplotlib) are
 extras. This test builds a fresh virtual environment, installs the repository without extras
 (with the lock file as constraints, so no newer release is resolved) and audits a committed table.
