@@ -279,7 +279,7 @@ def cells(kind, theta, delta, left, right, c, n_neg, n_pos, lcx, lcy, window_sd)
     See Also
     --------
     at_thetas : values at points, each with its own parameter.
-    proves : the branch-and-bound that decides the p-value against a level.
+    search : the branch-and-bound that bounds the supremum or decides it against a level.
 
     Examples
     --------
@@ -344,7 +344,7 @@ def estimated_root(kind, log_alpha, theta, lo, hi, s, grid, newton, delta, c, n_
 
     See Also
     --------
-    proves : the proven check of the root's candidate.
+    search : the proven check of the root's candidate.
 
     Examples
     --------
@@ -412,17 +412,33 @@ def estimated_root(kind, log_alpha, theta, lo, hi, s, grid, newton, delta, c, n_
 
 
 @njit(cache=True, nogil=True)
-def proves(kind, theta, delta, grid, log_alpha, budget_small, budget_large, rtol, split, max_rounds,
+def search(kind, theta, delta, grid, hint, log_alpha, decide, budget_small, budget_large, rtol, split, max_rounds,
            c, n_neg, n_pos, lcx, lcy, window_sd):
-    """Whether the tail's supremum along the boundary is proven at most ``log_alpha`` within ``rtol``
-    (``joint._Boundary.proves``), for two cell budgets (small first); ``grid`` the first cells' ends, the
-    tail's arguments as :func:`cells`.
+    """The branch-and-bound on the tail's supremum along the boundary: a decision or a proven limit.
 
-    A branch-and-bound over cells of positions: on a cell the tail is at most its value at (FPR of the
-    left end, FNR of the right end). A cell is closed when its limit is within the tolerance of the
-    best value found (refining it cannot raise the supremum's limit by more) or when its limit plus
-    the tolerance is at most ``log_alpha`` (refining it cannot change the answer). The answer is no as
-    soon as the best value plus the tolerance exceeds ``log_alpha``, yes when no cell is open.
+    On a cell of positions the tail is at most its value at (FPR of the left end, FNR of the right end).
+    A cell is closed when its limit is within the tolerance ``rtol`` of the best value found (refining
+    it cannot raise the supremum's limit by more), and when deciding also when its limit is at most
+    ``log_alpha`` (refining it cannot change the answer).
+
+    ``decide`` False: ``joint._Boundary.sup_upper``, the proven limit (every open cell cut into ``split``,
+    stopping at ``budget_large`` open cells with the cells' limits). ``decide`` True: whether the
+    supremum is proven at most ``log_alpha`` for either cell budget (small first), each open cell cut
+    into as many sub-cells as its excess over its ends' values asks for (2 to 16); no as soon as the
+    best value plus the tolerance exceeds ``log_alpha`` (every limit is at least that), yes when no
+    cell is open or the open cells' limits are below it. ``grid`` holds the first cells' ends; the
+    tail's arguments as :func:`cells`. ``grid``: an even grid of positions, to which cells that shrink
+    geometrically towards ``hint`` (the expected maximum; NaN: none) are added.
+
+    Returns
+    -------
+    proven : bool
+        The decision (``decide``), else whether the limit is at most ``log_alpha``.
+    limit : float
+        The proven limit (``decide`` False), else the largest limit of the last cells or the tolerance
+        above the best value.
+    s_best, v_best : float
+        The position of the largest value found and that value.
 
     See Also
     --------
@@ -433,55 +449,195 @@ def proves(kind, theta, delta, grid, log_alpha, budget_small, budget_large, rtol
     >>> import numpy as np
     >>> c, lc = np.array([0]), np.zeros(1)
     >>> root = float(np.log(0.05 ** (1 / 20) / (1 - 0.05 ** (1 / 20))))
-    >>> [proves(0, root + d, 0.0, np.linspace(-1, 1, 17), np.log(0.05), 512, 4096, 1e-4, 8, 60, c, 10, 10, lc, lc, 9.0)
-    ...  for d in (-1e-3, 1e-3)]
+    >>> [search(0, root + d, 0.0, np.linspace(-1, 1, 17), 0.0, np.log(0.05), True, 512, 4096, 1e-4, 8, 60,
+    ...         c, 10, 10, lc, lc, 9.0)[0] for d in (-1e-3, 1e-3)]
     [True, False]
     """
     slack = math.log1p(rtol)
     work = np.empty(c[0] + 2)
+    if hint == hint:  # cells that shrink geometrically towards the expected maximum
+        steps = (2.0 / (grid.size - 1)) * 8.0 ** -np.arange(1.0, 9.0)
+        grid = np.unique(np.minimum(np.maximum(np.concatenate((grid, hint - steps, hint + steps, np.array([hint]))),
+                                               -1.0), 1.0))
     m = grid.size
     coords = np.empty((m, 4))
     for i in range(m):
         coords[i, 0], coords[i, 1], coords[i, 2], coords[i, 3] = _point(kind, theta, delta, grid[i])
-    best = -np.inf
+    best, s_best = -np.inf, grid[0]
+    vals = np.empty(m)
     for i in range(m):
-        best = max(best, _at(coords[i, 0], coords[i, 1], coords[i, 2], coords[i, 3], c, n_neg, n_pos, lcx, lcy,
-                             window_sd, work))
+        vals[i] = _at(coords[i, 0], coords[i, 1], coords[i, 2], coords[i, 3], c, n_neg, n_pos, lcx, lcy, window_sd,
+                      work)
+        if vals[i] > best:
+            best, s_best = vals[i], grid[i]
     left, right = grid[:-1].copy(), grid[1:].copy()
+    v_left, v_right = vals[:-1].copy(), vals[1:].copy()
     ub = np.empty(m - 1)
     for i in range(m - 1):
         ub[i] = _at(coords[i, 0], coords[i, 1], coords[i + 1, 2], coords[i + 1, 3], c, n_neg, n_pos, lcx, lcy,
                     window_sd, work)
     budgets = np.array([budget_small, budget_large])
     first = 0
-    frac = np.linspace(0.0, 1.0, split + 1)
-    pc = np.empty((split + 1, 4))
+    pc = np.empty((17, 4))
+    pv = np.empty(17)
     for _ in range(max_rounds):
-        if best + slack > log_alpha:
-            return False
-        open_ = (ub > best + slack) & (ub + slack + 1e-9 > log_alpha)
+        if decide and best + slack > log_alpha:
+            return False, best + slack, s_best, best
+        open_ = ub > best + slack
+        if decide:
+            open_ &= ub + 1e-9 > log_alpha
         n_open = open_.sum()
-        if n_open == 0:
-            return True
         top = ub.max()
-        while first < 2 and n_open > budgets[first]:  # that run stops here with the cells' limits
-            if top <= log_alpha:
-                return True
-            first += 1
-        if first == 2:
-            return False
-        lo_c, hi_c = left[open_], right[open_]
-        left, right, ub = np.empty(n_open * split), np.empty(n_open * split), np.empty(n_open * split)
+        if n_open == 0:
+            limit = best + slack if not decide else max(best + slack, top)
+            return limit <= log_alpha or decide, limit, s_best, best
+        if decide:
+            while first < 2 and n_open > budgets[first]:  # that run stops here with the cells' limits
+                if top <= log_alpha:
+                    return True, top, s_best, best
+                first += 1
+            if first == 2:
+                return False, top, s_best, best
+        elif n_open > budget_large:  # a flat top: stop refining and take the (valid) cell limits
+            limit = max(best + slack, top)
+            return limit <= log_alpha, limit, s_best, best
+        idx = np.flatnonzero(open_)
+        parts = np.empty(n_open, np.int64)
         for i in range(n_open):
-            w = hi_c[i] - lo_c[i]
-            for j in range(split + 1):  # each point's coordinates once
-                pc[j, 0], pc[j, 1], pc[j, 2], pc[j, 3] = _point(kind, theta, delta, lo_c[i] + w * frac[j])
-            for j in range(1, split):
-                best = max(best, _at(pc[j, 0], pc[j, 1], pc[j, 2], pc[j, 3], c, n_neg, n_pos, lcx, lcy, window_sd,
-                                     work))
-            for j in range(split):
-                k = i * split + j
-                left[k], right[k] = lo_c[i] + w * frac[j], lo_c[i] + w * frac[j + 1]
-                ub[k] = _at(pc[j, 0], pc[j, 1], pc[j + 1, 2], pc[j + 1, 3], c, n_neg, n_pos, lcx, lcy, window_sd,
-                            work)
-    return max(best + slack, ub.max()) <= log_alpha
+            k = idx[i]
+            if decide:  # the limit's excess shrinks about in proportion to the cell: cut to fit the room
+                end = max(v_left[k], v_right[k])
+                room = log_alpha - 1e-9 - end
+                parts[i] = min(max(int(math.ceil(1.25 * (ub[k] - end) / room)), 2), 16) if room > 0 else 16
+            else:
+                parts[i] = split
+        total = parts.sum()
+        new_l, new_r, new_ub = np.empty(total), np.empty(total), np.empty(total)
+        new_vl, new_vr = np.empty(total), np.empty(total)
+        out = 0
+        for i in range(n_open):
+            k, cuts = idx[i], parts[i]
+            lo, w = left[k], right[k] - left[k]
+            for j in range(cuts + 1):  # each point's coordinates once
+                s = lo + w * (j / cuts)
+                pc[j, 0], pc[j, 1], pc[j, 2], pc[j, 3] = _point(kind, theta, delta, s)
+            pv[0], pv[cuts] = v_left[k], v_right[k]
+            for j in range(1, cuts):
+                pv[j] = _at(pc[j, 0], pc[j, 1], pc[j, 2], pc[j, 3], c, n_neg, n_pos, lcx, lcy, window_sd, work)
+                if pv[j] > best:
+                    best, s_best = pv[j], lo + w * (j / cuts)
+            for j in range(cuts):
+                new_l[out], new_r[out] = lo + w * (j / cuts), lo + w * ((j + 1) / cuts)
+                new_vl[out], new_vr[out] = pv[j], pv[j + 1]
+                new_ub[out] = _at(pc[j, 0], pc[j, 1], pc[j + 1, 2], pc[j + 1, 3], c, n_neg, n_pos, lcx, lcy,
+                                  window_sd, work)
+                out += 1
+        left, right, ub, v_left, v_right = new_l, new_r, new_ub, new_vl, new_vr
+    limit = max(best + slack, ub.max())  # not converged: the cells' limits (valid)
+    return limit <= log_alpha, limit, s_best, best
+
+
+@njit(cache=True, nogil=True)
+def _log_less(l1, delta):
+    """``log(e^l1 - delta)``: ``-inf`` at 0, NaN below 0 (as numpy's)."""
+    if delta > 0 and l1 < math.log(delta) + 1e-12:  # near or below 0: exactly
+        d = math.exp(l1) - delta
+        return math.log(d) if d > 0 else (-np.inf if d == 0 else np.nan)
+    return math.log(math.exp(l1) - delta) if delta > 0 else l1
+
+
+@njit(cache=True, nogil=True)
+def _count_row(lu, l1u, lv0, l1v0, delta, t):
+    """How many FP counts ``x`` have ``T(x, 0) >= t`` (``joint._statistic`` at ``delta``; NaN counts as less)."""
+    first_log = _log_less(l1v0, delta)  # log(1 - v_0 - delta)
+    if first_log != first_log:
+        return 0
+    count = 0
+    for x in range(lu.size):
+        if delta > 0 and l1u[x] < math.log(delta) + 1e-12 and _log_less(l1u[x], delta) != _log_less(l1u[x], delta):
+            continue  # log(1 - u_x - delta) is NaN: so is the statistic
+        if first_log - lu[x] >= t or _log_less(l1u[x], delta) - lv0 >= t:
+            count += 1
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _count_at_least(a, upto, v):
+    """How many of the non-increasing ``a[0 .. upto]`` are at least ``v``."""
+    lo, hi = 0, upto + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] >= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def _count_at_most(a, upto, v):
+    """How many of the non-decreasing ``a[0 .. upto]`` are at most ``v`` (all of them for NaN ``v``)."""
+    if v != v:
+        return upto + 1
+    lo, hi = 0, upto + 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if a[mid] <= v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True, nogil=True)
+def dp_staircase(t, delta, lu, l1u, lv, l1v, fp, fn):
+    """The (epsilon, delta)-DP tail's staircase ``c`` from every count's Clopper-Pearson bounds.
+
+    ``c[x]`` is the largest FN count with ``T(x, FN) >= t`` (the ordering at ``delta``), the counts
+    limited as ``joint._Tail`` describes, the observed outcome ``(fp, fn)`` put in, made non-increasing,
+    and cut where it falls below 0.
+
+    Parameters
+    ----------
+    t : float
+        The observed statistic less its tie allowance.
+    delta : float
+        The delta of the ordering.
+    lu, l1u, lv, l1v : numpy.ndarray of float, shapes (n_neg + 1,) and (n_pos + 1,)
+        ``log u``, ``log(1 - u)`` for every FP count and ``log v``, ``log(1 - v)`` for every FN count.
+    fp, fn : int
+        The observed counts.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (K,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> lu = np.log(np.array([0.1, 0.5, 0.9])); l1u = np.log1p(-np.exp(lu))
+    >>> dp_staircase(1.0, 0.0, lu, l1u, lu, l1u, 0, 0), dp_staircase(1.0, 0.0, lu, l1u, lu, l1u, 1, 1)
+    (array([1, 0]), array([1, 1]))
+    """
+    n_neg, n_pos = lu.size - 1, lv.size - 1
+    # counted, not bisected: at tiny levels the bounds need not be monotone in the count
+    K = max(_count_row(lu, l1u, lv[0], l1v[0], delta, t) - 1, fp) + 1
+    C = max(_count_row(lv, l1v, lu[0], l1u[0], delta, t) - 1, fn, 0)  # T is symmetric in the two sides
+    c = np.empty(K, np.int64)
+    for x in range(K):
+        # T(x, y) >= t  iff  log(1 - v_y - delta) >= t + log u_x  or  log v_y <= log(1 - u_x - delta) - t
+        if delta > 0:
+            first = _count_at_least(l1v, C, math.log(delta + math.exp(t + lu[x]))) - 1
+            second = _count_at_most(lv, C, _log_less(l1u[x], delta) - t) - 1
+        else:
+            first = _count_at_least(l1v, C, t + lu[x]) - 1
+            second = _count_at_most(lv, C, l1u[x] - t) - 1
+        c[x] = min(max(first, second), C)
+    if fp < K:
+        c[fp] = max(c[fp], fn)  # the observed outcome always belongs to its own tail
+    for x in range(K - 2, -1, -1):  # a lower set: c non-increasing (only ever enlarged)
+        c[x] = max(c[x], c[x + 1])
+    k = 0
+    while k < K and c[k] >= 0:
+        k += 1
+    return c[:k].copy()

@@ -117,9 +117,10 @@ def _kernel():
     """The compiled tail (imported on first use: numba loads only when a joint bound is computed)."""
     from types import SimpleNamespace
 
-    from ._joint_kernel import at_thetas, cells, estimated_root, proves
+    from ._joint_kernel import at_thetas, cells, dp_staircase, estimated_root, search
 
-    return SimpleNamespace(at_thetas=at_thetas, cells=cells, estimated_root=estimated_root, proves=proves)
+    return SimpleNamespace(at_thetas=at_thetas, cells=cells, dp_staircase=dp_staircase, estimated_root=estimated_root,
+                           search=search)
 
 # Relative slack on the observed statistic so that floating-point ties count as at least as extreme.
 _TIE = 1e-9
@@ -136,8 +137,11 @@ _FULL = 20000  # tests up to this size keep every count's Clopper-Pearson bound 
 _MIN_ALPHA = 1e-300
 _GRID_POINTS = np.linspace(-1.0, 1.0, _GRID)
 _STENCIL = np.linspace(-1.0, 1.0, 9)
-_LOOK_POINTS = np.linspace(-1.0, 1.0, 129)
-_NEAR = np.concatenate([-np.geomspace(1e-4, 0.1, 12), np.geomspace(1e-4, 0.1, 12)])
+_NEAR = np.concatenate([-np.geomspace(1e-4, 0.1, 12), np.geomspace(1e-4, 0.1, 12), [0.0]])
+# a look along the whole boundary after the root's estimate, for tails whose sums are cheap (small tests, where
+# the tail can have several local maxima) and for mu-GDP; for large (epsilon, delta)-DP tails a maximum the
+# estimate missed fails the proven check instead, which restarts the search from it
+_LOOK, _LOOK_COUNTS = np.linspace(-1.0, 1.0, 129), 600
 _NEWTON = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0, 0.0])  # stencil, step in theta, corner
 _LOG_HALF = -0.6931471805599453
 _NUMBERS = (int, float, np.integer, np.floating)
@@ -249,6 +253,15 @@ def _side(n: int, half: float) -> tuple[np.ndarray, np.ndarray]:
     return out
 
 
+@lru_cache(maxsize=512)
+def _log_binomial_coefficients(n: int) -> np.ndarray:
+    """``log C(n, k)`` for k = 0 .. n (cached per size)."""
+    k = np.arange(n + 1, dtype=float)
+    out = special.gammaln(n + 1.0) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
+    out.flags.writeable = False
+    return out
+
+
 def _z(log_p):
     """``Phi^-1(p)`` from ``log p``, accurate at both ends (``-inf`` at p = 0, ``inf`` at p = 1)."""
     log_p = np.asarray(log_p, dtype=float)
@@ -278,6 +291,19 @@ def _statistic(kind: str, log_u, log_1mu, log_v, log_1mv, delta: float = 0.0):
         else:
             t = _z(log_1mv) - _z(log_u)
     return np.where(np.isnan(t), -np.inf, t)
+
+
+def _dp_statistic(log_u: float, log_1mu: float, log_v: float, log_1mv: float, delta: float) -> float:
+    """:func:`_statistic` for (epsilon, delta)-DP at one outcome, in scalar arithmetic."""
+    terms = []
+    for log_num, log_den in ((log_1mv, log_u), (log_1mu, log_v)):
+        if delta > 0:
+            num = math.exp(log_num) - delta
+            if num < 0:  # numpy's NaN, which its maximum propagates
+                return -math.inf
+            log_num = math.log(num) if num > 0 else -math.inf
+        terms.append(log_num - log_den)
+    return max(terms)
 
 
 def _split_dp(obs, delta: float) -> float:
@@ -333,7 +359,8 @@ class _Tail:
             neg0 = [float(v) for v in log_clopper_pearson_upper(0, n_neg, half)]
             pos0 = [float(v) for v in log_clopper_pearson_upper(0, n_pos, half)]
         self.obs = (lu_o, l1u_o, lv_o, l1v_o)
-        self.t_obs = float(_statistic(kind, lu_o, l1u_o, lv_o, l1v_o, order_delta))
+        self.t_obs = _dp_statistic(lu_o, l1u_o, lv_o, l1v_o, order_delta) if kind == "dp" else float(
+            _statistic(kind, lu_o, l1u_o, lv_o, l1v_o, order_delta))
         self.K = 0
         if not np.isfinite(self.t_obs):
             return
@@ -347,7 +374,9 @@ class _Tail:
             lv, l1v = (float(v) for v in log_clopper_pearson_upper(y, n_pos, half))
             return float(_statistic(kind, *neg0, lv, l1v, order_delta))
 
-        if full:
+        if full and kind == "dp":
+            c = _kernel().dp_staircase(t, order_delta, lu_all, l1u_all, lv_all, l1v_all, fp, fn)
+        elif full:
             K = max(int(np.count_nonzero(_statistic(kind, lu_all, l1u_all, *pos0, order_delta) >= t)) - 1, fp) + 1
             C = max(int(np.count_nonzero(_statistic(kind, *neg0, lv_all, l1v_all, order_delta) >= t)) - 1, fn, 0)
             c = self._staircase(kind, t, lu_all[:K], l1u_all[:K], lv_all[:C + 1], l1v_all[:C + 1], order_delta)
@@ -365,17 +394,19 @@ class _Tail:
             c = np.zeros(K, dtype=np.intp)
             c[:inner_x] = self._staircase(kind, t, lu, l1u, lv, l1v, order_delta)
             c[0] = C
-        c = np.minimum(c, C)
-        if fp < K:
-            c[fp] = max(c[fp], fn)  # the observed outcome always belongs to its own tail
-        c = np.maximum.accumulate(c[::-1])[::-1]  # a lower set: c non-increasing (only ever enlarged)
-        self.K = int(np.count_nonzero(c >= 0))
-        self.c = c[:self.K].astype(np.intp)
+        if not (full and kind == "dp"):
+            c = np.minimum(c, C)
+            if fp < K:
+                c[fp] = max(c[fp], fn)  # the observed outcome always belongs to its own tail
+            c = np.maximum.accumulate(c[::-1])[::-1]  # a lower set: c non-increasing (only ever enlarged)
+            c = c[:int(np.count_nonzero(c >= 0))]
+        self.K = int(c.size)
+        if self.K == 0:
+            return
+        self.c = c.astype(np.int64)
         self.C = int(self.c[0])
-        self.x = np.arange(self.K, dtype=float)
-        self.y = np.arange(self.C + 1, dtype=float)
-        self.lcx = special.gammaln(n_neg + 1.0) - special.gammaln(self.x + 1) - special.gammaln(n_neg - self.x + 1)
-        self.lcy = special.gammaln(n_pos + 1.0) - special.gammaln(self.y + 1) - special.gammaln(n_pos - self.y + 1)
+        # log binomial coefficients of every count of each side (the kernel reads those of the tail's counts)
+        self.lcx, self.lcy = _log_binomial_coefficients(n_neg), _log_binomial_coefficients(n_pos)
         self.zero = self.K == 1 and self.C == 0  # only the zero-error outcome
         # binomial terms beyond this many standard deviations are bounded, not summed (relative to alpha)
         self.window_sd = float(np.sqrt(2 * (abs(np.log(alpha)) + 40)))
@@ -417,15 +448,6 @@ def _tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: float, ord
 
 
 
-def _start_grid(hint: float | None) -> np.ndarray:
-    """The first cells of a branch-and-bound along the boundary (positions in [-1, 1]): an even grid,
-    and cells that shrink geometrically towards the expected maximum ``hint``."""
-    grid = np.linspace(-1.0, 1.0, _GRID)
-    if hint is None:
-        return grid
-    steps = (2.0 / (_GRID - 1)) * 8.0 ** -np.arange(1, 9)
-    return np.unique(np.clip(np.concatenate([grid, hint - steps, hint + steps, [hint]]), -1.0, 1.0))
-
 class _Boundary:
     """The tail's log-probability along the lower boundary of one null family (``kind``, ``delta``)."""
 
@@ -438,21 +460,6 @@ class _Boundary:
         s = np.asarray(s, dtype=float)
         theta = np.broadcast_to(np.asarray(theta, dtype=float), s.shape)
         return _kernel().at_thetas(self.code, np.ascontiguousarray(theta), self.delta, s, *self.tail.args)
-
-    def cell_limits(self, theta: float, left, right):
-        """On each cell [left, right] of positions the tail is at most its value at this corner."""
-        return _kernel().cells(self.code, float(theta), self.delta, np.asarray(left, dtype=float),
-                               np.asarray(right, dtype=float), *self.tail.args)
-
-    def both(self, theta: float, s_points, left, right):
-        """Values at points and limits on cells in one evaluation."""
-        out = self.cell_limits(theta, np.concatenate([s_points, left]), np.concatenate([s_points, right]))
-        m = len(s_points)
-        return out[:m], out[m:]
-
-    def refine(self, theta: float, pts):
-        """Values at the inner points of each row of ``pts`` and limits on the cells between them."""
-        return self.both(theta, pts[:, 1:-1].ravel(), pts[:, :-1].ravel(), pts[:, 1:].ravel())
 
     def maximum(self, theta: float, start: float | None = None, width: float = 1.0 / 64) -> tuple[float, float, float]:
         """A point of the boundary near the tail's maximum, the log-tail there (a lower limit on the
@@ -495,42 +502,38 @@ class _Boundary:
                 break
         return s_best, v_best, h
 
-    def sup_upper(self, theta: float, hint: float | None = None, rtol: float = _SUP_RTOL,
-                  max_cells: int = _MAX_CELLS) -> float:
-        """A proven upper limit on log of the supremum of the tail along the boundary (within ``rtol``).
+    def _search(self, theta: float, hint: float | None, log_alpha: float, decide: bool, budgets):
+        return _kernel().search(self.code, float(theta), self.delta, _GRID_POINTS, np.nan if hint is None else float(hint),
+                                float(log_alpha), decide,
+                                min(budgets), max(budgets), _SUP_RTOL, _SPLIT, _MAX_ROUNDS, *self.tail.args)
+
+    def sup_upper(self, theta: float, hint: float | None = None, max_cells: int = _MAX_CELLS) -> float:
+        """A proven upper limit on log of the supremum of the tail along the boundary (within ``_SUP_RTOL``).
 
         Branch and bound: both coordinates fall along the boundary (FPR rises, FNR falls), so on a cell
-        of positions the tail is at most its value at (FPR at its left end, FNR at its right end).
+        of positions the tail is at most its value at (FPR at its left end, FNR at its right end); every
+        open cell is cut in ``_SPLIT``, until no cell's limit exceeds the best value by the tolerance or
+        more than ``max_cells`` are open (then the cells' limits, valid and a little looser).
         """
-        grid = _start_grid(hint)
-        left, right = grid[:-1], grid[1:]
-        values, ub = self.both(theta, grid, left, right)
-        best = float(values.max())
-        slack = np.log1p(rtol)
-        for _ in range(_MAX_ROUNDS):
-            open_ = ub > best + slack
-            if not open_.any():
-                return best + slack
-            if open_.sum() > max_cells:  # a flat top: stop refining and take the (valid) cell limits
-                return float(max(best + slack, ub.max()))
-            left, right = left[open_], right[open_]
-            pts = left[:, None] + (right - left)[:, None] * np.linspace(0.0, 1.0, _SPLIT + 1)[None, :]
-            left, right = pts[:, :-1].ravel(), pts[:, 1:].ravel()
-            values, ub = self.refine(theta, pts)
-            best = max(best, float(values.max()))
-        return float(max(best + slack, ub.max()))  # not converged: the cells' limits (valid)
+        return float(self._search(theta, hint, 0.0, False, (max_cells,))[1])
+
+    def decide(self, theta: float, hint: float | None, log_alpha: float,
+               budgets=(_MAX_CELLS,)) -> tuple[bool, float, float]:
+        """Whether the supremum of the tail is proven at most ``log_alpha``; the largest value found and
+        its position.
+
+        The branch-and-bound of :meth:`sup_upper` for every budget at once (a smaller budget's run is
+        the larger one's until it stops), which also closes a cell whose limit is at most ``log_alpha``
+        and cuts each open cell to fit its limit's excess: yes wherever ``sup_upper`` proves the level
+        for a budget of ``budgets``, and no as soon as the best value found plus the tolerance exceeds
+        ``log_alpha``.
+        """
+        proven, _, s_best, v_best = self._search(theta, hint, log_alpha, True, budgets)
+        return bool(proven), float(s_best), float(v_best)
 
     def proves(self, theta: float, hint: float | None, log_alpha: float, budgets=(_MAX_CELLS,)) -> bool:
-        """Whether ``sup_upper(theta, hint, max_cells=b) <= log_alpha`` for some ``b`` of ``budgets``.
-
-        The same refinement as :meth:`sup_upper`, run once for every budget (a smaller budget's run is
-        the larger one's until it stops), and stopped as soon as the answer is known: no when the best
-        value found plus the tolerance exceeds ``log_alpha`` (every run returns at least that), yes when
-        it has converged or when the open cells' limits plus the tolerance are below it (every run
-        returns at most that: a sub-cell's limit is at most its cell's).
-        """
-        return bool(_kernel().proves(self.code, float(theta), self.delta, _start_grid(hint), float(log_alpha),
-                                     min(budgets), max(budgets), _SUP_RTOL, _SPLIT, _MAX_ROUNDS, *self.tail.args))
+        """:meth:`decide`'s answer alone."""
+        return self.decide(theta, hint, log_alpha, budgets)[0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -612,30 +615,34 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
     guess = _split_dp(tail.obs, delta) if kind == "dp" else tail.t_obs
     guess = min(max(guess, 0.0), hi)
     theta, lo, top, start, found = guess, 0.0, hi * (1 + 1e-12) + 1e-12, None, None
+    step = 2 * _SUP_RTOL / max(abs(log_alpha), 1.0)
+    whole = _LOOK if kind == "gdp" or tail.K + tail.C <= _LOOK_COUNTS else _LOOK[:0]
     for _ in range(4):
         settled, theta_est, s_hint = _estimated_root(bnd, log_alpha, theta, lo, top, start)
-        # a look along the whole boundary and around the maximum found: a higher maximum elsewhere?
-        look = np.concatenate([_LOOK_POINTS, np.clip(s_hint + _NEAR, -1.0, 1.0), [s_hint]])
+        # a look around the maximum found (and along the whole boundary): a higher maximum?
+        look = np.concatenate([whole, np.clip(s_hint + _NEAR, -1.0, 1.0)])
         v = bnd.values(theta_est, look)
         j = int(np.argmax(v))
         if v[j] - log_alpha > 1e-10:  # yes: the root lies below, start again from there
             found, theta, top, start = (theta_est, s_hint), theta_est, theta_est, float(look[j])
             continue
-        if settled and v[j] - log_alpha >= -1e-3 * max(1.0, abs(log_alpha)):
-            found = (theta_est, s_hint)
-            break
-        # the steps did not settle, or stopped well short (their bracket closed where a misfitted parabola
-        # put the maximum above alpha): the root lies above, start again from there
-        found, theta, lo, start = None, theta_est, theta_est, float(look[j])
-    if found is not None:
-        theta_est, s_hint = found
+        if not settled or v[j] - log_alpha < -1e-3 * max(1.0, abs(log_alpha)):
+            # the steps did not settle, or stopped well short (their bracket closed where a misfitted
+            # parabola put the maximum above alpha): the root lies above, start again from there
+            found, theta, lo, start = None, theta_est, theta_est, float(look[j])
+            continue
+        found = (theta_est, s_hint)
         # the estimate sits within rounding of the supremum, so its root is (to rounding) the exact
         # one: step down by the proven limit's tolerance (the log p-value rises at least |log alpha|
-        # per unit here) and verify with the proven limit
-        step = 2 * _SUP_RTOL / max(abs(log_alpha), 1.0) + 1e-7 * max(1.0, theta_est)
-        candidate = max(0.0, theta_est - step)
-        if bnd.proves(candidate, s_hint, log_alpha, (_MAX_CELLS, 8 * _MAX_CELLS)):  # a flat top: finer cells
+        # per unit here) and verify with the proven limit (a flat top: finer cells)
+        candidate = max(0.0, theta_est - step - 1e-7 * max(1.0, theta_est))
+        proven_, s_best, v_best = bnd.decide(candidate, s_hint, log_alpha, (_MAX_CELLS, 8 * _MAX_CELLS))
+        if proven_:
             return float(candidate)
+        if v_best - log_alpha <= 1e-10:  # no higher maximum: the proven limit is looser than the step
+            break
+        # a maximum elsewhere on the boundary, above alpha: the root lies below, start again from there
+        theta, top, start = candidate, candidate, s_best
     # the estimate missed the maximum, or the proven limit is looser than its step: a root search on
     # the proven limit itself (regula falsi, Illinois-weighted, with bisection as its guard)
     def proven(theta: float) -> float:
@@ -644,6 +651,7 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
     hi_t, g_hi = hi * (1 + 1e-12) + 1e-12, None
     lo_t = 0.0
     if found is not None:
+        candidate = max(0.0, found[0] - step - 1e-7 * max(1.0, found[0]))
         hi_t, g_hi = candidate, proven(candidate)
         if g_hi <= 0:
             return float(candidate)
