@@ -18,6 +18,8 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 KERNEL  := epsaudit
 LOCK    := requirements-lock.txt
+# The joint bound's kernel compiled ahead of time (a C compiler needed; without one, numba compiles it on first use)
+KERNEL_AOT := $(VENV)/.kernel-aot
 
 NB_SOURCES  := $(sort $(wildcard notebooks/*.py))
 NB_EXECUTED := $(patsubst notebooks/%.py,book/executed/%.ipynb,$(NB_SOURCES))
@@ -43,7 +45,7 @@ help:
 # ---------------------------------------------------------------------------------------------
 # Environment
 
-venv: $(STAMP) data-link
+venv: $(STAMP) $(KERNEL_AOT) data-link
 
 $(STAMP): pyproject.toml $(LOCK)
 	@if [ ! -x $(BIN)/python ]; then \
@@ -54,6 +56,11 @@ $(STAMP): pyproject.toml $(LOCK)
 	fi
 	$(BIN)/python -m pip install --quiet -c $(LOCK) -e ".[all]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (epsaudit)" >/dev/null
+	@touch $@
+
+$(KERNEL_AOT): $(STAMP) epsaudit/bounds/_joint_kernel.py epsaudit/bounds/_build_kernel.py
+	@$(BIN)/python -m epsaudit.bounds._build_kernel || \
+		echo "the joint kernel was not compiled ahead of time (no C compiler?): numba compiles it on first use" >&2
 	@touch $@
 
 # Link data/lfw -> ../../shared/data/lfw when the shared copy exists and nothing is there yet.

@@ -62,3 +62,52 @@ def test_proves_decides_as_the_proven_limit(kind, case):
                 assert proven
             if proven:
                 assert on_grid <= level
+
+
+def test_kernel_compiled_ahead_of_time_computes_what_numba_does(monkeypatch):
+    """``make venv`` compiles the kernel ahead of time (``epsaudit.bounds._build_kernel``); it returns numba's
+    values bit for bit, and it is used only while it was built from the current source (CI must build it)."""
+    import os
+
+    from epsaudit.bounds import _build_kernel
+    from epsaudit.bounds import _joint_kernel as jit  # noqa: the compiled kernels themselves are under test
+
+    if not _build_kernel.built():
+        if os.environ.get("CI"):
+            pytest.fail("the joint kernel was not compiled ahead of time (make venv builds it; a C compiler is needed)")
+        pytest.skip("the joint kernel was not compiled ahead of time here")
+    from epsaudit.bounds import _joint_kernel_aot as aot
+
+    s, grid = np.linspace(-1.0, 1.0, 101), np.linspace(-1.0, 1.0, 17)
+    newton = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0, 0.0])
+    for kind, code, case in (("dp", 0, (50, 1000, 50, 1000)), ("gdp", 1, (15, 300, 15, 300)), ("dp", 0, (3, 30, 1, 30))):
+        tail = joint._tail(kind, *case, 0.05)
+        args = tail.args
+        for theta in (1.5, 2.5):
+            th = np.full(s.size, theta)
+            assert np.array_equal(aot.at_thetas(code, th, 1e-5, s, *args), jit.at_thetas(code, th, 1e-5, s, *args))
+            assert np.array_equal(aot.cells(code, theta, 1e-5, s[:-1], s[1:], *args),
+                                  jit.cells(code, theta, 1e-5, s[:-1], s[1:], *args))
+            for decide in (True, False):
+                call = (code, theta, 1e-5, grid, 0.01, np.log(0.05), decide, 512, 4096, 1e-4, 8, 60, *args)
+                assert aot.search(*call) == jit.search(*call)
+        call = (code, np.log(0.05), 1.0, 0.0, 10.0, np.nan, grid, newton, 1e-5, *args)
+        assert aot.estimated_root(*call) == jit.estimated_root(*call)
+    lu, l1u = joint._side(300, 0.025)
+    for delta in (0.0, 1e-5, 0.3):
+        assert np.array_equal(aot.dp_staircase(1.0, delta, lu, l1u, lu, l1u, 15, 20),
+                              jit.dp_staircase(1.0, delta, lu, l1u, lu, l1u, 15, 20))
+    # used while built from the current source, else numba's
+    joint._kernel.cache_clear()
+    try:
+        assert joint._kernel().search is aot.search
+        monkeypatch.setattr(_build_kernel, "source_hash", lambda: "edited since")
+        joint._kernel.cache_clear()
+        assert joint._kernel().search is jit.search
+        monkeypatch.undo()
+        monkeypatch.setenv("EPSAUDIT_KERNEL", "jit")
+        joint._kernel.cache_clear()
+        assert joint._kernel().search is jit.search
+    finally:
+        monkeypatch.undo()
+        joint._kernel.cache_clear()

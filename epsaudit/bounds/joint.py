@@ -75,17 +75,20 @@ limit, and the certificate uses that limit (it is valid, never optimistic, and w
 **Computation.** The tail's probability at a point of the boundary sums the binomial terms within a
 window of each binomial's bulk, bounds those beyond it by a geometric series from the window's edge
 and underflow by the smallest doubles, and adds a relative ``1e-10`` against rounding: a proven upper
-limit. It is compiled (:mod:`epsaudit.bounds._joint_kernel`, numba): the terms by recurrence from the
+limit. It is compiled (:mod:`epsaudit.bounds._joint_kernel`; by numba, or ahead of time by
+:mod:`epsaudit.bounds._build_kernel`): the terms by recurrence from the
 largest, scaled, or in log space where a scaled sum could underflow, so levels down to
-``alpha = 1e-300`` keep their relative accuracy (smaller levels are refused). The Clopper-Pearson
-bounds come from the beta quantile of their own tail. The root in eps is found on an *estimate* of
-the supremum (Newton steps: a three-point parabola along the boundary, the envelope theorem for the
-derivative in eps; restarted where a look along the whole boundary finds a higher maximum, or where
-the steps stopped short of alpha), moved down by the proven limit's tolerance and then *verified*
-with the proven limit (if the check fails, a bisection on the proven limit decides), so the speed
-never costs validity. The check is one branch-and-bound for both of its cell budgets that stops as
-soon as its answer is known, closing a cell once its limit is within the tolerance of the best value
-or of the level. The tail's structure depends on the counts and alpha only and is cached, as are
+``alpha = 1e-300`` keep their relative accuracy (smaller levels are refused). Each Clopper-Pearson
+bound ``u`` comes from the beta quantile of its own tail, and ``1 - u`` too where ``u > 1/2``. The root
+in eps is found on an *estimate* of the supremum (Newton steps: a three-point parabola along the
+boundary, the envelope theorem for the derivative in eps; restarted where a look around the maximum
+found -- for small tests and mu-GDP also along the whole boundary -- or the proven check finds a higher
+value, or where the steps stopped short of alpha), moved down by the proven limit's tolerance and then
+*verified* with the proven limit (if the check fails, a bisection on the proven limit decides), so the
+speed never costs validity. The check is one branch-and-bound for both of its cell budgets that stops
+as soon as its answer is known, closing a cell once its limit is within the tolerance of the best
+value or at most the level, and cutting each open cell into as many parts (2 to 16) as its limit's
+excess over the level asks for. The tail's structure depends on the counts and alpha only and is cached, as are
 every count's Clopper-Pearson bounds per size and level (tests of up to 20,000 rows).
 
 With zero errors and ``n`` rows per side the tail is the zero-error outcome alone, its probability
@@ -114,13 +117,27 @@ __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue", "joint_rejection_region"
 
 @lru_cache(maxsize=1)
 def _kernel():
-    """The compiled tail (imported on first use: numba loads only when a joint bound is computed)."""
+    """The compiled tail: the extension built ahead of time from the current source when there is one
+    (:mod:`epsaudit.bounds._build_kernel`), else numba's (imported on first use). ``EPSAUDIT_KERNEL=jit``
+    forces numba's."""
+    import os
     from types import SimpleNamespace
 
+    from ._build_kernel import built
+
+    if os.environ.get("EPSAUDIT_KERNEL", "").lower() != "jit" and built():
+        try:
+            from ._joint_kernel_aot import at_thetas, cells, dp_staircase, estimated_root, search
+        except ImportError:
+            pass
+        else:
+            return SimpleNamespace(at_thetas=at_thetas, cells=cells, dp_staircase=dp_staircase,
+                                   estimated_root=estimated_root, search=search)
     from ._joint_kernel import at_thetas, cells, dp_staircase, estimated_root, search
 
     return SimpleNamespace(at_thetas=at_thetas, cells=cells, dp_staircase=dp_staircase, estimated_root=estimated_root,
                            search=search)
+
 
 # Relative slack on the observed statistic so that floating-point ties count as at least as extreme.
 _TIE = 1e-9
@@ -204,9 +221,9 @@ def _apply(scalar, fp, n_neg, fn, n_pos, alpha, delta):
 def log_clopper_pearson_upper(k, n: int, half: float):
     """``log u`` and ``log(1 - u)``, ``u`` the one-sided Clopper-Pearson upper bound on an error rate.
 
-    ``u`` is the bound at level ``half`` from ``k`` errors among ``n`` (``u = 1`` at ``k = n``). Each
-    logarithm comes from the beta quantile of its own tail, so that tiny levels keep their relative
-    accuracy.
+    ``u`` is the bound at level ``half`` from ``k`` errors among ``n`` (``u = 1`` at ``k = n``). The
+    smaller of ``u`` and ``1 - u`` comes from the beta quantile of its own tail and the other from it, so
+    that tiny levels keep their relative accuracy.
 
     Parameters
     ----------
@@ -236,12 +253,18 @@ def log_clopper_pearson_upper(k, n: int, half: float):
     (0.095034, 0.904966)
     """
     k = np.asarray(k, dtype=float)
+    shape, k = k.shape, k.ravel()
     inside = k < n
     a, b = k + 1, np.where(inside, n - k, 1.0)
+    u = special.betainccinv(a, b, half)
     with np.errstate(divide="ignore"):
-        log_u = np.where(inside, np.log(special.betainccinv(a, b, half)), 0.0)
-        log_1mu = np.where(inside, np.log(special.betaincinv(b, a, half)), -np.inf)
-    return log_u, log_1mu
+        log_u, log_1mu = np.log(u), np.log1p(-u)  # accurate while u <= 1/2
+        high = inside & (u > 0.5)
+        if high.any():  # 1 - u from its own tail, and log u from it
+            w = special.betaincinv(b[high], a[high], half)
+            log_1mu[high], log_u[high] = np.log(w), np.log1p(-w)
+    log_u, log_1mu = np.where(inside, log_u, 0.0), np.where(inside, log_1mu, -np.inf)
+    return log_u.reshape(shape), log_1mu.reshape(shape)
 
 
 @lru_cache(maxsize=512)
