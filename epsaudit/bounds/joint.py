@@ -229,9 +229,9 @@ def log_clopper_pearson_upper(k, n: int, half: float):
     ----------
     k : array_like of int
         Errors, ``0 <= k <= n`` (neither checked nor rounded here).
-    n : int
-        Rows tested.
-    half : float
+    n : int or array_like of int
+        Rows tested (broadcast with ``k`` and ``half``).
+    half : float or array_like
         One-sided level in (0, 1) (``alpha / 2`` for a split certificate at ``alpha``).
 
     Returns
@@ -252,8 +252,8 @@ def log_clopper_pearson_upper(k, n: int, half: float):
     >>> round(float(np.exp(log_u)), 6), round(float(np.exp(log_1mu)), 6)  # 1 - 0.05 ** (1 / 30), 0.05 ** (1 / 30)
     (0.095034, 0.904966)
     """
-    k = np.asarray(k, dtype=float)
-    shape, k = k.shape, k.ravel()
+    k, n, half = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (k, n, half)))
+    shape, k, n, half = k.shape, k.ravel(), n.ravel(), half.ravel()
     inside = k < n
     a, b = k + 1, np.where(inside, n - k, 1.0)
     u = special.betainccinv(a, b, half)
@@ -261,7 +261,7 @@ def log_clopper_pearson_upper(k, n: int, half: float):
         log_u, log_1mu = np.log(u), np.log1p(-u)  # accurate while u <= 1/2
         high = inside & (u > 0.5)
         if high.any():  # 1 - u from its own tail, and log u from it
-            w = special.betaincinv(b[high], a[high], half)
+            w = special.betaincinv(b[high], a[high], half[high])
             log_1mu[high], log_u[high] = np.log(w), np.log1p(-w)
     log_u, log_1mu = np.where(inside, log_u, 0.0), np.where(inside, log_1mu, -np.inf)
     return log_u.reshape(shape), log_1mu.reshape(shape)
