@@ -18,7 +18,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 KERNEL  := epsaudit
 LOCK    := requirements-lock.txt
-# The joint bound's kernel compiled ahead of time (a C compiler needed; without one, numba compiles it on first use)
+# The compiled kernels built ahead of time (a C compiler needed; without one, numba compiles them on first use)
 KERNEL_AOT := $(VENV)/.kernel-aot
 
 NB_SOURCES  := $(sort $(wildcard notebooks/*.py))
@@ -58,9 +58,9 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (epsaudit)" >/dev/null
 	@touch $@
 
-$(KERNEL_AOT): $(STAMP) epsaudit/bounds/_joint_kernel.py epsaudit/bounds/_build_kernel.py
+$(KERNEL_AOT): $(STAMP) epsaudit/bounds/_joint_kernel.py epsaudit/bounds/_sequential_kernel.py epsaudit/bounds/_build_kernel.py
 	@$(BIN)/python -m epsaudit.bounds._build_kernel || \
-		echo "the joint kernel was not compiled ahead of time (no C compiler?): numba compiles it on first use" >&2
+		echo "the kernels were not compiled ahead of time (no C compiler?): numba compiles them on first use" >&2
 	@touch $@
 
 # Link data/lfw -> ../../shared/data/lfw when the shared copy exists and nothing is there yet.

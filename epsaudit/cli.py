@@ -16,6 +16,7 @@ import argparse
 import csv
 import io
 import json
+import math
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -368,15 +369,21 @@ def _sequential_plan_text(epsilon: float, alpha: float, delta: float, tpr: float
              f"of B) with zero errors; the fixed-size joint test needs {n} + {n} rows, fixed in advance"]
     off = (2 * fpr, 2 * fnr) if fpr or fnr else (0.01, 0.01)
     for label, (p, q) in (("at the planned rates", (fpr, fnr)), ("if the rates are off", off)):
+        p, q = min(p, 1.0), min(q, 1.0)
         power = fixed_size_power(n, epsilon, alpha, p, q, delta, runs=runs, seed=seed)
-        stop = sequential_stopping_rows(epsilon, alpha, min(p, 1.0), min(q, 1.0), delta, prior, runs=runs,
-                                        max_rows=max(50 * n, 2000), seed=seed)
+        head = f"  {label} (FPR {p:.3g}, FNR {q:.3g}): the fixed size certifies with probability {power:.0%}; "
+        k = math.exp(epsilon)
+        if 1 - q <= k * p + delta and 1 - p <= k * q + delta:  # inside the null region: Ville's inequality
+            lines.append(head + f"the sequential one stops with probability at most {alpha:.3g}, however long it runs "
+                         f"(these error rates are possible under ({epsilon:g}, {delta:g})-DP; the fixed size is {2 * n})")
+            continue
         cap = max(50 * n, 2000)
+        stop = sequential_stopping_rows(epsilon, alpha, p, q, delta, prior, runs=runs, max_rows=cap, seed=seed)
         median = f"{stop['median']:.0f}" if stop["stopped"] >= 0.5 else f"beyond {cap}"
         q90 = f"by {stop['q90']:.0f}" if stop["stopped"] >= 0.9 else f"beyond {cap}"
         mean = f"mean {stop['mean']:.0f}, " if stop["stopped"] == 1 else f"{stop['stopped']:.0%} stopped by {cap}, "
-        lines.append(f"  {label} (FPR {p:.3g}, FNR {q:.3g}): the fixed size certifies with probability {power:.0%}; "
-                     f"the sequential one stops at median {median} rows, 90% {q90} ({mean}the fixed size is {2 * n})")
+        lines.append(head + f"the sequential one stops at median {median} rows, 90% {q90} ({mean}the fixed size "
+                     f"is {2 * n})")
     return "\n".join(lines)
 
 

@@ -64,19 +64,21 @@ def test_proves_decides_as_the_proven_limit(kind, case):
                 assert on_grid <= level
 
 
-def test_kernel_compiled_ahead_of_time_computes_what_numba_does(monkeypatch):
-    """``make venv`` compiles the kernel ahead of time (``epsaudit.bounds._build_kernel``); it returns numba's
-    values bit for bit, and it is used only while it was built from the current source (CI must build it)."""
+def test_kernels_compiled_ahead_of_time_compute_what_numba_does(monkeypatch):
+    """``make venv`` compiles the kernels ahead of time (``epsaudit.bounds._build_kernel``); they return numba's
+    values bit for bit, and they are used only while built from the current sources (CI must build them)."""
+    import importlib
     import os
 
-    from epsaudit.bounds import _build_kernel
+    from epsaudit.bounds import _build_kernel, sequential
     from epsaudit.bounds import _joint_kernel as jit  # noqa: the compiled kernels themselves are under test
+    from epsaudit.bounds import _sequential_kernel as jit_sequential
 
     if not _build_kernel.built():
         if os.environ.get("CI"):
-            pytest.fail("the joint kernel was not compiled ahead of time (make venv builds it; a C compiler is needed)")
-        pytest.skip("the joint kernel was not compiled ahead of time here")
-    from epsaudit.bounds import _joint_kernel_aot as aot
+            pytest.fail("the kernels were not compiled ahead of time (make venv builds them; a C compiler is needed)")
+        pytest.skip("the kernels were not compiled ahead of time here")
+    aot = importlib.import_module("epsaudit.bounds._kernels_aot")
 
     s, grid = np.linspace(-1.0, 1.0, 101), np.linspace(-1.0, 1.0, 17)
     newton = np.array([-2.0, -1.0, 0.0, 1.0, 2.0, 0.0, 0.0])
@@ -97,17 +99,27 @@ def test_kernel_compiled_ahead_of_time_computes_what_numba_does(monkeypatch):
     for delta in (0.0, 1e-5, 0.3):
         assert np.array_equal(aot.dp_staircase(1.0, delta, lu, l1u, lu, l1u, 15, 20),
                               jit.dp_staircase(1.0, delta, lu, l1u, lu, l1u, 15, 20))
-    # used while built from the current source, else numba's
-    joint._kernel.cache_clear()
+    rng = np.random.default_rng(3)
+    n0 = rng.integers(0, 200, 500)
+    n1, m0 = n0 + rng.integers(0, 50, 500), rng.integers(0, 200, 500)
+    m1 = m0 + rng.integers(0, 50, 500)
+    x0, y0 = rng.binomial(n0, 0.1), rng.binomial(m0, 0.2)
+    ends = (x0, x0 + rng.binomial(n1 - n0, 0.1), n0, n1, y0, y0 + rng.binomial(m1 - m0, 0.2), m0, m1)
+    for prior in ("B", ("H:0.1", "H:0.2"), "Z"):
+        tables = [a for p in sequential._priors(prior) for a in sequential._log_m_table(p, 260)]
+        got = aot.box_bounds(*ends, np.exp(1.5), 1e-5, *tables)
+        assert np.array_equal(got, jit_sequential.box_bounds(*ends, np.exp(1.5), 1e-5, *tables))
+    # used while built from the current sources, else numba's
+    _build_kernel.load.cache_clear()
     try:
         assert joint._kernel().search is aot.search
         monkeypatch.setattr(_build_kernel, "source_hash", lambda: "edited since")
-        joint._kernel.cache_clear()
+        _build_kernel.load.cache_clear()
         assert joint._kernel().search is jit.search
         monkeypatch.undo()
         monkeypatch.setenv("EPSAUDIT_KERNEL", "jit")
-        joint._kernel.cache_clear()
+        _build_kernel.load.cache_clear()
         assert joint._kernel().search is jit.search
     finally:
         monkeypatch.undo()
-        joint._kernel.cache_clear()
+        _build_kernel.load.cache_clear()

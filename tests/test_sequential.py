@@ -331,3 +331,68 @@ def test_stopping_rows_screen_finds_the_brute_force_first_hits(eps, alpha, fpr, 
         got[run] = first
         run = run[first < 0]
     np.testing.assert_array_equal(got, want)
+
+
+def _numpy_log_m(prior, size):
+    """log M(k; n) from tables of lgamma: the box limit's numpy formula before it was compiled."""
+    j = np.arange(size)
+    parts = [(math.log(w), None) if a is None else
+             (math.log(w) - special.betaln(a, b), special.gammaln(a + j), special.gammaln(b + j), special.gammaln(a + b + j))
+             for w, a, b in prior.components]
+
+    def log_m(k, n):
+        terms = [np.where(k == 0, p[0], -np.inf) if p[1] is None else p[0] + p[1][k] + p[2][n - k] - p[3][n]
+                 for p in parts]
+        return np.logaddexp.reduce(terms) if len(terms) > 1 else terms[0]
+
+    return log_m
+
+
+def _numpy_box_bound(x, n, y, m, k, delta, log_m):
+    """Upper limit on log E on any path from counts (x[0], n[0], y[0], m[0]) to (x[1], n[1], y[1], m[1]).
+
+    For P in N, log M(x; n) M(y; m) - log L_P >= log E, each side's part convex in (x, n) (a log of an integral of
+    exponentials linear in them): its largest value is at a corner of the box (+inf where it leaves x <= n). P: on
+    S1, S2 the maximiser's closed form at delta 0 at the start's counts (any point serves), and the MLE if inside N.
+    """
+    own, other = np.stack([x[0], y[0]]), np.stack([y[0], x[0]])
+    rows, rows_other = np.stack([n[0], m[0]]), np.stack([m[0], n[0]])
+    a = own + rows_other - other
+    a2, b2, c2 = rows + rows_other, a * (1 + 1 / k) + (rows - own) / k + other, a / k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        root = np.where(c2 > 0, 2 * c2 / (b2 + np.sqrt(np.maximum(b2 * b2 - 4 * a2 * c2, 0.0))), 0.0)
+        p = np.clip(root, 1e-300, (1 - delta) / (1 + k))  # p of S1's point, q of S2's
+        mle = own / np.maximum(rows, 1)
+        inside = (n[0] > 0) & (m[0] > 0) & (1 - mle[1] < k * mle[0] + delta) & (1 - mle[0] < k * mle[1] + delta)
+        lp, l1p, lq, l1q = np.log(p), np.log1p(-p), np.log1p(-delta - k * p), np.log(delta + k * p)
+        lm, l1m = np.log(mle), np.log1p(-mle)
+    total = 0.0
+    for s, (v0, v1), (r0, r1), log_ms in ((0, x, n, log_m[0]), (1, y, m, log_m[1])):
+        v, r = np.stack([v0, v1, v0, v1])[:, None], np.stack([r0, r0, r1, r1])[:, None]
+        num = np.where(v <= r, log_ms(np.minimum(v, r), r), np.inf)
+        own_side = s == 0  # log P's rate on this side (x: p, y: q) at S1's point, S2's and the MLE
+        la = np.stack([(lp if own_side else lq)[0], (lq if own_side else lp)[1], lm[s]])
+        lb = np.stack([(l1p if own_side else l1q)[0], (l1q if own_side else l1p)[1], l1m[s]])
+        with np.errstate(invalid="ignore"):
+            lin = np.where(v > 0, v * la, 0.0) + np.where(r > v, (r - v) * lb, 0.0)
+        total = total + (num - lin).max(axis=0)
+    return np.minimum(total[:2].min(axis=0), np.where(inside, total[2], np.inf))
+
+
+@pytest.mark.parametrize("prior", ["B", ("H:0.1", "H:0.2"), "Z", "J"])
+def test_compiled_box_limit_is_the_numpy_formula(prior):
+    """The screen of sequential_stopping_rows, compiled, against its numpy formula on random boxes."""
+    from epsaudit.bounds.sequential import _box_bound, _log_m_table, _priors
+    rng = np.random.default_rng(11)
+    n0 = rng.integers(0, 200, 400)
+    n1, m0 = n0 + rng.integers(0, 50, 400), rng.integers(0, 200, 400)
+    m1 = m0 + rng.integers(0, 50, 400)
+    x0, y0 = rng.binomial(n0, 0.1), rng.binomial(m0, 0.2)
+    x, n, y, m = (x0, x0 + rng.binomial(n1 - n0, 0.1)), (n0, n1), (y0, y0 + rng.binomial(m1 - m0, 0.2)), (m0, m1)
+    priors = _priors(prior)
+    for k, delta in ((np.exp(1.5), 1e-5), (np.exp(0.3), 0.0), (np.exp(3.0), 0.05)):
+        with np.errstate(all="ignore"):
+            want = _numpy_box_bound(x, n, y, m, k, delta, [_numpy_log_m(p, 260) for p in priors])
+        got = _box_bound(x, n, y, m, k, delta, [_log_m_table(p, 260) for p in priors])
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+        assert np.isfinite(got).mean() > 0.5

@@ -1,64 +1,89 @@
-"""Build the joint bound's kernel ahead of time: ``python -m epsaudit.bounds._build_kernel``.
+"""The compiled kernels, and their build ahead of time: ``python -m epsaudit.bounds._build_kernel``.
 
-numba compiles :mod:`epsaudit.bounds._joint_kernel` on first use and caches it on disk, but importing
-numba and loading a cached kernel costs about a second in every new process (``epsaudit plan`` as
-typed). This compiles the same functions into a C extension, ``_joint_kernel_aot``, beside the source,
-and records the SHA-256 of the source it was built from; :mod:`epsaudit.bounds.joint` uses the
-extension only while that hash matches (else numba, as before). It needs a C compiler: ``make venv``
-runs it and goes on without it.
+numba compiles :mod:`epsaudit.bounds._joint_kernel` (the exact joint bound) and
+:mod:`epsaudit.bounds._sequential_kernel` (the sequential plan's screen) on first use and caches them on
+disk, but importing numba and loading a cached kernel costs about a second in every new process
+(``epsaudit plan`` as typed). This compiles the same functions into one C extension, ``_kernels_aot``,
+beside the sources, and records the SHA-256 of the sources it was built from; :func:`load` uses the
+extension only while that hash matches (else numba's, as before; ``EPSAUDIT_KERNEL=jit`` forces numba's).
+Building needs a C compiler: ``make venv`` runs it and goes on without one.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import pathlib
 import warnings
+from functools import lru_cache
+from types import SimpleNamespace
 
 HERE = pathlib.Path(__file__).resolve().parent
-SOURCE = HERE / "_joint_kernel.py"
-HASH_FILE = HERE / "_joint_kernel_aot.sha256"
+SOURCES = (HERE / "_joint_kernel.py", HERE / "_sequential_kernel.py")
+HASH_FILE = HERE / "_kernels_aot.sha256"
 
 _TAIL = "i8[:], i8, i8, f8[:], f8[:], f8"  # c, n_neg, n_pos, lcx, lcy, window_sd
-SIGNATURES = {
-    "cells": f"f8[:](i8, f8, f8, f8[:], f8[:], {_TAIL})",
-    "at_thetas": f"f8[:](i8, f8[:], f8, f8[:], {_TAIL})",
-    "estimated_root": f"Tuple((b1, f8, f8))(i8, f8, f8, f8, f8, f8, f8[:], f8[:], f8, {_TAIL})",
-    "search": f"Tuple((b1, f8, f8, f8))(i8, f8, f8, f8[:], f8, f8, b1, i8, i8, f8, i8, i8, {_TAIL})",
-    "dp_staircase": "i8[:](f8, f8, f8[:], f8[:], f8[:], f8[:], i8, i8)",
+_PRIOR = "f8[:], b1[:], f8[:, :, :]"  # log weights, point masses, lgamma tables
+SIGNATURES = {  # name: (module, signature)
+    "cells": ("_joint_kernel", f"f8[:](i8, f8, f8, f8[:], f8[:], {_TAIL})"),
+    "at_thetas": ("_joint_kernel", f"f8[:](i8, f8[:], f8, f8[:], {_TAIL})"),
+    "estimated_root": ("_joint_kernel", f"Tuple((b1, f8, f8))(i8, f8, f8, f8, f8, f8, f8[:], f8[:], f8, {_TAIL})"),
+    "search": ("_joint_kernel", f"Tuple((b1, f8, f8, f8))(i8, f8, f8, f8[:], f8, f8, b1, i8, i8, f8, i8, i8, {_TAIL})"),
+    "dp_staircase": ("_joint_kernel", "i8[:](f8, f8, f8[:], f8[:], f8[:], f8[:], i8, i8)"),
+    "box_bounds": ("_sequential_kernel", f"f8[:]({', '.join(['i8[:]'] * 8)}, f8, f8, {_PRIOR}, {_PRIOR})"),
 }
 
 
 def source_hash() -> str:
-    """SHA-256 of the kernel's source."""
-    return hashlib.sha256(SOURCE.read_bytes()).hexdigest()
+    """SHA-256 of the kernels' sources."""
+    digest = hashlib.sha256()
+    for path in SOURCES:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def built() -> bool:
-    """Whether an extension built from the current source is recorded."""
+    """Whether an extension built from the current sources is recorded."""
     try:
         return HASH_FILE.read_text().strip() == source_hash()
     except OSError:
         return False
 
 
+@lru_cache(maxsize=1)
+def load() -> SimpleNamespace:
+    """The compiled functions of :data:`SIGNATURES`: the extension built ahead of time from the current sources
+    when there is one, else numba's (numba imports here, on first use)."""
+    import importlib
+
+    if os.environ.get("EPSAUDIT_KERNEL", "").lower() != "jit" and built():
+        try:
+            compiled = importlib.import_module(f"{__package__}._kernels_aot")
+        except ImportError:
+            compiled = None
+        if compiled is not None:
+            return SimpleNamespace(**{name: getattr(compiled, name) for name in SIGNATURES})
+    return SimpleNamespace(**{name: getattr(importlib.import_module(f"{__package__}.{module}"), name)
+                              for name, (module, _) in SIGNATURES.items()})
+
+
 def main() -> None:
+    import importlib
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # numba.pycc's pending deprecation
         from numba.pycc import CC
-    from ._joint_kernel import at_thetas, cells, dp_staircase, estimated_root, search
 
-    kernel = {"cells": cells, "at_thetas": at_thetas, "estimated_root": estimated_root, "search": search,
-              "dp_staircase": dp_staircase}
-
-    HASH_FILE.unlink(missing_ok=True)  # no record while building: a failed build leaves numba in use
-    cc = CC("_joint_kernel_aot")
+    HASH_FILE.unlink(missing_ok=True)  # no record while building: a failed build leaves numba's in use
+    cc = CC("_kernels_aot")
     cc.output_dir = str(HERE)
     cc.target_cpu = "host"  # built where it runs, as numba's own compilation
-    for name, signature in SIGNATURES.items():
-        cc.export(name, signature)(kernel[name].py_func)
+    for name, (module, signature) in SIGNATURES.items():
+        function = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        cc.export(name, signature)(function.py_func)
     cc.compile()
     HASH_FILE.write_text(source_hash() + "\n")
-    print(f"built {HERE.name}/_joint_kernel_aot from {SOURCE.name} ({source_hash()[:12]})")
+    print(f"built {HERE.name}/_kernels_aot from {', '.join(p.name for p in SOURCES)} ({source_hash()[:12]})")
 
 
 if __name__ == "__main__":

@@ -115,28 +115,11 @@ from scipy import special
 __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue", "joint_rejection_region"]
 
 
-@lru_cache(maxsize=1)
 def _kernel():
-    """The compiled tail: the extension built ahead of time from the current source when there is one
-    (:mod:`epsaudit.bounds._build_kernel`), else numba's (imported on first use). ``EPSAUDIT_KERNEL=jit``
-    forces numba's."""
-    import os
-    from types import SimpleNamespace
+    """The compiled tail (:func:`epsaudit.bounds._build_kernel.load`: built ahead of time, else numba's)."""
+    from ._build_kernel import load
 
-    from ._build_kernel import built
-
-    if os.environ.get("EPSAUDIT_KERNEL", "").lower() != "jit" and built():
-        try:
-            from ._joint_kernel_aot import at_thetas, cells, dp_staircase, estimated_root, search
-        except ImportError:
-            pass
-        else:
-            return SimpleNamespace(at_thetas=at_thetas, cells=cells, dp_staircase=dp_staircase,
-                                   estimated_root=estimated_root, search=search)
-    from ._joint_kernel import at_thetas, cells, dp_staircase, estimated_root, search
-
-    return SimpleNamespace(at_thetas=at_thetas, cells=cells, dp_staircase=dp_staircase, estimated_root=estimated_root,
-                           search=search)
+    return load()
 
 
 # Relative slack on the observed statistic so that floating-point ties count as at least as extreme.
@@ -256,14 +239,16 @@ def log_clopper_pearson_upper(k, n: int, half: float):
     shape, k, n, half = k.shape, k.ravel(), n.ravel(), half.ravel()
     inside = k < n
     a, b = k + 1, np.where(inside, n - k, 1.0)
-    u = special.betainccinv(a, b, half)
+    log_u, log_1mu = np.zeros(k.size), np.full(k.size, -np.inf)
     with np.errstate(divide="ignore"):
-        log_u, log_1mu = np.log(u), np.log1p(-u)  # accurate while u <= 1/2
-        high = inside & (u > 0.5)
+        low = inside & (2 * k < n)  # u may be at most 1/2 (the bound exceeds k / n)
+        u = special.betainccinv(a[low], b[low], half[low])
+        log_u[low], log_1mu[low] = np.log(u), np.log1p(-u)  # accurate while u <= 1/2
+        high = inside & ~low
+        high[low] = u > 0.5
         if high.any():  # 1 - u from its own tail, and log u from it
             w = special.betaincinv(b[high], a[high], half[high])
             log_1mu[high], log_u[high] = np.log(w), np.log1p(-w)
-    log_u, log_1mu = np.where(inside, log_u, 0.0), np.where(inside, log_1mu, -np.inf)
     return log_u.reshape(shape), log_1mu.reshape(shape)
 
 

@@ -1208,18 +1208,17 @@ def sequential_stopping_rows(epsilon: float, alpha: float, fpr: float, fnr: floa
 
 
 def _log_m_table(prior: SequentialPrior, size: int):
-    """log M(k; n) for 0 <= k <= n < size from tables of lgamma (equal to ``log_predictive`` to ~1e-10)."""
+    """The prior's log M(k; n) for 0 <= k <= n < size as the compiled box limit reads it: per component the log
+    weight less log B(a, b), whether it is a point mass at 0, and tables of lgamma(a + j), lgamma(b + j),
+    lgamma(a + b + j) (equal to ``log_predictive`` to ~1e-10)."""
     j = np.arange(size)
-    parts = [(math.log(w), None) if a is None else
-             (math.log(w) - _lbeta(a, b), special.gammaln(a + j), special.gammaln(b + j), special.gammaln(a + b + j))
-             for w, a, b in prior.components]
-
-    def log_m(k, n):
-        terms = [np.where(k == 0, p[0], -np.inf) if p[1] is None else p[0] + p[1][k] + p[2][n - k] - p[3][n]
-                 for p in parts]
-        return np.logaddexp.reduce(terms) if len(terms) > 1 else terms[0]
-
-    return log_m
+    log_w = np.array([math.log(w) - (0.0 if a is None else _lbeta(a, b)) for w, a, b in prior.components])
+    point = np.array([a is None for _, a, _ in prior.components])
+    table = np.zeros((len(prior.components), 3, size))
+    for c, (_, a, b) in enumerate(prior.components):
+        if a is not None:
+            table[c] = special.gammaln(a + j), special.gammaln(b + j), special.gammaln(a + b + j)
+    return log_w, point, table
 
 
 def _box_bound(x, n, y, m, k, delta, log_m):
@@ -1228,29 +1227,14 @@ def _box_bound(x, n, y, m, k, delta, log_m):
     For P in N, log M(x; n) M(y; m) - log L_P >= log E, each side's part convex in (x, n) (a log of an integral of
     exponentials linear in them): its largest value is at a corner of the box (+inf where it leaves x <= n). P: on
     S1, S2 the maximiser's closed form at delta 0 at the start's counts (any point serves), and the MLE if inside N.
+    Compiled (:mod:`epsaudit.bounds._sequential_kernel`).
     """
-    own, other = np.stack([x[0], y[0]]), np.stack([y[0], x[0]])
-    rows, rows_other = np.stack([n[0], m[0]]), np.stack([m[0], n[0]])
-    a = own + rows_other - other
-    a2, b2, c2 = rows + rows_other, a * (1 + 1 / k) + (rows - own) / k + other, a / k
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.where(c2 > 0, 2 * c2 / (b2 + np.sqrt(np.maximum(b2 * b2 - 4 * a2 * c2, 0.0))), 0.0)
-        p = np.clip(root, 1e-300, (1 - delta) / (1 + k))  # p of S1's point, q of S2's
-        mle = own / np.maximum(rows, 1)
-        inside = (n[0] > 0) & (m[0] > 0) & (1 - mle[1] < k * mle[0] + delta) & (1 - mle[0] < k * mle[1] + delta)
-        lp, l1p, lq, l1q = np.log(p), np.log1p(-p), np.log1p(-delta - k * p), np.log(delta + k * p)
-        lm, l1m = np.log(mle), np.log1p(-mle)
-    total = 0.0
-    for s, (v0, v1), (r0, r1), log_ms in ((0, x, n, log_m[0]), (1, y, m, log_m[1])):
-        v, r = np.stack([v0, v1, v0, v1])[:, None], np.stack([r0, r0, r1, r1])[:, None]
-        num = np.where(v <= r, log_ms(np.minimum(v, r), r), np.inf)
-        own_side = s == 0  # log P's rate on this side (x: p, y: q) at S1's point, S2's and the MLE
-        la = np.stack([(lp if own_side else lq)[0], (lq if own_side else lp)[1], lm[s]])
-        lb = np.stack([(l1p if own_side else l1q)[0], (l1q if own_side else l1p)[1], l1m[s]])
-        with np.errstate(invalid="ignore"):
-            lin = np.where(v > 0, v * la, 0.0) + np.where(r > v, (r - v) * lb, 0.0)
-        total = total + (num - lin).max(axis=0)
-    return np.minimum(total[:2].min(axis=0), np.where(inside, total[2], np.inf))
+    from ._build_kernel import load
+
+    ends = np.broadcast_arrays(x[0], x[1], n[0], n[1], y[0], y[1], m[0], m[1])
+    shape = ends[0].shape
+    ends = [np.ascontiguousarray(v, dtype=np.int64).ravel() for v in ends]
+    return load().box_bounds(*ends, float(k), float(delta), *log_m[0], *log_m[1]).reshape(shape)
 
 
 def _may_hit(a, b, xa, xb, ya, yb, epsilon, delta, log_m, thr):
