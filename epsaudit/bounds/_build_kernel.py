@@ -35,7 +35,22 @@ SIGNATURES = {  # name: (module, signature)
 
 
 def source_hash() -> str:
-    """SHA-256 of the kernels' sources."""
+    """SHA-256 of the kernels' sources, the extension's record of what it was built from.
+
+    Returns
+    -------
+    str
+        64 hexadecimal digits.
+
+    See Also
+    --------
+    built : whether the recorded hash is this one.
+
+    Examples
+    --------
+    >>> len(source_hash())
+    64
+    """
     digest = hashlib.sha256()
     for path in SOURCES:
         digest.update(path.read_bytes())
@@ -43,7 +58,22 @@ def source_hash() -> str:
 
 
 def built() -> bool:
-    """Whether an extension built from the current sources is recorded."""
+    """Whether an extension built from the current sources is recorded.
+
+    Returns
+    -------
+    bool
+        False when there is no record (never built, or the build failed) or the sources changed since.
+
+    See Also
+    --------
+    load : the compiled functions, from the extension when this is true.
+
+    Examples
+    --------
+    >>> built() in (True, False)
+    True
+    """
     try:
         return HASH_FILE.read_text().strip() == source_hash()
     except OSError:
@@ -53,7 +83,22 @@ def built() -> bool:
 @lru_cache(maxsize=1)
 def load() -> SimpleNamespace:
     """The compiled functions of :data:`SIGNATURES`: the extension built ahead of time from the current sources
-    when there is one, else numba's (numba imports here, on first use)."""
+    when there is one, else numba's (numba imports here, on first use).
+
+    Returns
+    -------
+    types.SimpleNamespace
+        One attribute per name of :data:`SIGNATURES` (cached: call ``load.cache_clear()`` after a build).
+
+    See Also
+    --------
+    built : whether the extension is used.
+
+    Examples
+    --------
+    >>> sorted(vars(load())) == sorted(SIGNATURES)
+    True
+    """
     import importlib
 
     if os.environ.get("EPSAUDIT_KERNEL", "").lower() != "jit" and built():
@@ -67,7 +112,7 @@ def load() -> SimpleNamespace:
                               for name, (module, _) in SIGNATURES.items()})
 
 
-def main() -> None:
+def _main() -> None:
     import importlib
 
     with warnings.catch_warnings():
@@ -87,4 +132,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    _main()
