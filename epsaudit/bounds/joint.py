@@ -112,14 +112,14 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
+from ._build_kernel import load as _load
+
 __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue", "joint_rejection_region"]
 
 
 def _kernel():
     """The compiled tail (:func:`epsaudit.bounds._build_kernel.load`: built ahead of time, else numba's)."""
-    from ._build_kernel import load
-
-    return load()
+    return _load()
 
 
 # Relative slack on the observed statistic so that floating-point ties count as at least as extreme.

@@ -30,9 +30,10 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..results import EpsilonResult, RouteStatistics
 from ..protocol import generator
+from ..results import EpsilonResult, RouteStatistics
 from ..validation import check_fresh_ids
+from ._build_kernel import load as _load_kernels
 from .joint import joint_epsilon
 
 __all__ = ["SEQUENTIAL_BOUND", "PRIORS", "SequentialPrior", "sequential_prior", "sequential_log_evalue",
@@ -1229,12 +1230,10 @@ def _box_bound(x, n, y, m, k, delta, log_m):
     S1, S2 the maximiser's closed form at delta 0 at the start's counts (any point serves), and the MLE if inside N.
     Compiled (:mod:`epsaudit.bounds._sequential_kernel`).
     """
-    from ._build_kernel import load
-
     ends = np.broadcast_arrays(x[0], x[1], n[0], n[1], y[0], y[1], m[0], m[1])
     shape = ends[0].shape
     ends = [np.ascontiguousarray(v, dtype=np.int64).ravel() for v in ends]
-    return load().box_bounds(*ends, float(k), float(delta), *log_m[0], *log_m[1]).reshape(shape)
+    return _load_kernels().box_bounds(*ends, float(k), float(delta), *log_m[0], *log_m[1]).reshape(shape)
 
 
 def _may_hit(a, b, xa, xb, ya, yb, epsilon, delta, log_m, thr):
