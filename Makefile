@@ -58,7 +58,7 @@ $(STAMP): pyproject.toml $(LOCK)
 	$(BIN)/python -m ipykernel install --sys-prefix --name $(KERNEL) --display-name "Python 3 (epsaudit)" >/dev/null
 	@touch $@
 
-$(KERNEL_AOT): $(STAMP) epsaudit/bounds/_joint_kernel.py epsaudit/bounds/_sequential_kernel.py epsaudit/bounds/_build_kernel.py
+$(KERNEL_AOT): $(STAMP) epsaudit/bounds/_joint_kernel.py epsaudit/bounds/_sequential_kernel.py epsaudit/bounds/_kernels.py epsaudit/bounds/_build_kernel.py
 	@$(BIN)/python -m epsaudit.bounds._build_kernel || \
 		echo "the kernels were not compiled ahead of time (no C compiler?): numba compiles them on first use" >&2
 	@touch $@

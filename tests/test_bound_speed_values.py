@@ -70,11 +70,11 @@ def test_kernels_compiled_ahead_of_time_compute_what_numba_does(monkeypatch):
     import importlib
     import os
 
-    from epsaudit.bounds import _build_kernel, sequential
+    from epsaudit.bounds import _kernels, sequential
     from epsaudit.bounds import _joint_kernel as jit  # noqa: the compiled kernels themselves are under test
     from epsaudit.bounds import _sequential_kernel as jit_sequential
 
-    if not _build_kernel.built():
+    if not _kernels.built():
         if os.environ.get("CI"):
             pytest.fail("the kernels were not compiled ahead of time (make venv builds them; a C compiler is needed)")
         pytest.skip("the kernels were not compiled ahead of time here")
@@ -110,16 +110,16 @@ def test_kernels_compiled_ahead_of_time_compute_what_numba_does(monkeypatch):
         got = aot.box_bounds(*ends, np.exp(1.5), 1e-5, *tables)
         assert np.array_equal(got, jit_sequential.box_bounds(*ends, np.exp(1.5), 1e-5, *tables))
     # used while built from the current sources, else numba's
-    _build_kernel.load.cache_clear()
+    _kernels.load.cache_clear()
     try:
         assert joint._kernel().search is aot.search
-        monkeypatch.setattr(_build_kernel, "source_hash", lambda: "edited since")
-        _build_kernel.load.cache_clear()
+        monkeypatch.setattr(_kernels, "source_hash", lambda: "edited since")
+        _kernels.load.cache_clear()
         assert joint._kernel().search is jit.search
         monkeypatch.undo()
         monkeypatch.setenv("EPSAUDIT_KERNEL", "jit")
-        _build_kernel.load.cache_clear()
+        _kernels.load.cache_clear()
         assert joint._kernel().search is jit.search
     finally:
         monkeypatch.undo()
-        _build_kernel.load.cache_clear()
+        _kernels.load.cache_clear()

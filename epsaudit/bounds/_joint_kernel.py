@@ -19,6 +19,9 @@ from numba import njit
 NEG = -1e290  # log 0 in the binomial terms (so that 0 * log 0 = 0)
 SMALL = 300  # tails with fewer counts than this sum every term
 PAD = 8  # counts added to each side of a window
+# per-term allowance for terms of a scaled sum lost to underflow (at most ~1e-323 each): a normal number, since
+# arithmetic on subnormal ones is slow
+UNDERFLOW = 2.0 ** -1000
 
 
 @njit(cache=True, nogil=True)
@@ -134,7 +137,7 @@ def _one_fast(lp, l1p, lq, l1q, c, n_neg, n_pos, lcx, lcy, window_sd, work):
     cs = 0.0
     for y in range(y_lo, top + 1):  # G(y) = CDF / e^l0, with the rounding and underflow allowances
         cs += work[y - y_lo]
-        work[y - y_lo] = cs * (1 + 1e-12) + (y - y_lo + 1) * 1e-322 + extra
+        work[y - y_lo] = cs * (1 + 1e-12) + (y - y_lo + 1) * UNDERFLOW + extra
     z = work[top - y_lo]
     log_f = math.log(z) + l0  # log CDF at top, the largest factor below 1
     inv_z = 1.0 / z

@@ -112,13 +112,13 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from ._build_kernel import load as _load
+from ._kernels import load as _load
 
 __all__ = ["joint_epsilon", "joint_mu", "joint_pvalue", "joint_rejection_region"]
 
 
 def _kernel():
-    """The compiled tail (:func:`epsaudit.bounds._build_kernel.load`: built ahead of time, else numba's)."""
+    """The compiled tail (:func:`epsaudit.bounds._kernels.load`: built ahead of time, else numba's)."""
     return _load()
 
 

@@ -33,7 +33,7 @@ from scipy import special
 from ..protocol import generator
 from ..results import EpsilonResult, RouteStatistics
 from ..validation import check_fresh_ids
-from ._build_kernel import load as _load_kernels
+from ._kernels import load as _load_kernels
 from .joint import joint_epsilon
 
 __all__ = ["SEQUENTIAL_BOUND", "PRIORS", "SequentialPrior", "sequential_prior", "sequential_log_evalue",
