@@ -34,7 +34,7 @@ ALPHA, DELTA = 0.05, 1e-5
 
 
 def _clear(cold: bool = False) -> None:
-    for name in ("_joint_dp", "_joint_gdp", "_tail") + (("_side",) if cold else ()):
+    for name in ("_joint_dp", "_joint_gdp", "_tail") + (("_side", "_side_less", "_log_binomial_coefficients") if cold else ()):
         getattr(joint, name).cache_clear()
 
 

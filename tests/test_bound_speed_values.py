@@ -97,8 +97,9 @@ def test_kernels_compiled_ahead_of_time_compute_what_numba_does(monkeypatch):
         assert aot.estimated_root(*call) == jit.estimated_root(*call)
     lu, l1u = joint._side(300, 0.025)
     for delta in (0.0, 1e-5, 0.3):
-        assert np.array_equal(aot.dp_staircase(1.0, delta, lu, l1u, lu, l1u, 15, 20),
-                              jit.dp_staircase(1.0, delta, lu, l1u, lu, l1u, 15, 20))
+        less = joint._side_less(300, 0.025, delta)
+        assert np.array_equal(aot.dp_staircase(1.0, lu, lu, less, less, 15, 20),
+                              jit.dp_staircase(1.0, lu, lu, less, less, 15, 20))
     rng = np.random.default_rng(3)
     n0 = rng.integers(0, 200, 500)
     n1, m0 = n0 + rng.integers(0, 50, 500), rng.integers(0, 200, 500)

@@ -541,27 +541,12 @@ def search(kind, theta, delta, grid, hint, log_alpha, decide, budget_small, budg
 
 
 @njit(cache=True, nogil=True)
-def _log_less(l1, delta):
-    """``log(e^l1 - delta)``: ``-inf`` at 0, NaN below 0 (as numpy's)."""
-    if delta > 0 and l1 < math.log(delta) + 1e-12:  # near or below 0: exactly
-        d = math.exp(l1) - delta
-        return math.log(d) if d > 0 else (-np.inf if d == 0 else np.nan)
-    return math.log(math.exp(l1) - delta) if delta > 0 else l1
-
-
-@njit(cache=True, nogil=True)
-def _count_row(lu, l1u, lv0, l1v0, delta, t):
-    """How many FP counts ``x`` have ``T(x, 0) >= t`` (``joint._statistic`` at ``delta``; NaN counts as less)."""
-    first_log = _log_less(l1v0, delta)  # log(1 - v_0 - delta)
-    if first_log != first_log:
-        return 0
-    count = 0
-    for x in range(lu.size):
-        if delta > 0 and l1u[x] < math.log(delta) + 1e-12 and _log_less(l1u[x], delta) != _log_less(l1u[x], delta):
-            continue  # log(1 - u_x - delta) is NaN: so is the statistic
-        if first_log - lu[x] >= t or _log_less(l1u[x], delta) - lv0 >= t:
-            count += 1
-    return count
+def _at_least(lu_x, a_x, lv_y, b_y, t):
+    """Whether ``T(x, y) >= t``: ``max(b_y - log u_x, a_x - log v_y)`` with ``a = log(1 - u - delta)``,
+    ``b = log(1 - v - delta)`` (NaN where negative, and then no: numpy's maximum propagates it)."""
+    if a_x != a_x or b_y != b_y:
+        return False
+    return b_y - lu_x >= t or a_x - lv_y >= t
 
 
 @njit(cache=True, nogil=True)
@@ -593,21 +578,22 @@ def _count_at_most(a, upto, v):
 
 
 @njit(cache=True, nogil=True)
-def dp_staircase(t, delta, lu, l1u, lv, l1v, fp, fn):
+def dp_staircase(t, lu, lv, a, b, fp, fn):
     """The (epsilon, delta)-DP tail's staircase ``c`` from every count's Clopper-Pearson bounds.
 
-    ``c[x]`` is the largest FN count with ``T(x, FN) >= t`` (the ordering at ``delta``), the counts
-    limited as ``joint._Tail`` describes, the observed outcome ``(fp, fn)`` put in, made non-increasing,
-    and cut where it falls below 0.
+    ``c[x]`` is the largest FN count with ``T(x, FN) >= t`` (the ordering at delta), the counts limited as
+    ``joint._Tail`` describes, the observed outcome ``(fp, fn)`` put in, made non-increasing, and cut where
+    it falls below 0.
 
     Parameters
     ----------
     t : float
         The observed statistic less its tie allowance.
-    delta : float
-        The delta of the ordering.
-    lu, l1u, lv, l1v : numpy.ndarray of float, shapes (n_neg + 1,) and (n_pos + 1,)
-        ``log u``, ``log(1 - u)`` for every FP count and ``log v``, ``log(1 - v)`` for every FN count.
+    lu, lv : numpy.ndarray of float, shapes (n_neg + 1,) and (n_pos + 1,)
+        ``log u`` for every FP count and ``log v`` for every FN count.
+    a, b : numpy.ndarray of float, shapes (n_neg + 1,) and (n_pos + 1,)
+        ``log(1 - u - delta)`` and ``log(1 - v - delta)`` (``log(1 - u)`` and ``log(1 - v)`` at delta = 0;
+        NaN where negative).
     fp, fn : int
         The observed counts.
 
@@ -619,22 +605,24 @@ def dp_staircase(t, delta, lu, l1u, lv, l1v, fp, fn):
     --------
     >>> import numpy as np
     >>> lu = np.log(np.array([0.1, 0.5, 0.9])); l1u = np.log1p(-np.exp(lu))
-    >>> dp_staircase(1.0, 0.0, lu, l1u, lu, l1u, 0, 0), dp_staircase(1.0, 0.0, lu, l1u, lu, l1u, 1, 1)
+    >>> dp_staircase(1.0, lu, lu, l1u, l1u, 0, 0), dp_staircase(1.0, lu, lu, l1u, l1u, 1, 1)
     (array([1, 0]), array([1, 1]))
     """
     n_neg, n_pos = lu.size - 1, lv.size - 1
     # counted, not bisected: at tiny levels the bounds need not be monotone in the count
-    K = max(_count_row(lu, l1u, lv[0], l1v[0], delta, t) - 1, fp) + 1
-    C = max(_count_row(lv, l1v, lu[0], l1u[0], delta, t) - 1, fn, 0)  # T is symmetric in the two sides
+    count = 0
+    for x in range(n_neg + 1):
+        count += _at_least(lu[x], a[x], lv[0], b[0], t)
+    K = max(count - 1, fp) + 1
+    count = 0
+    for y in range(n_pos + 1):
+        count += _at_least(lu[0], a[0], lv[y], b[y], t)
+    C = max(count - 1, fn, 0)
     c = np.empty(K, np.int64)
     for x in range(K):
         # T(x, y) >= t  iff  log(1 - v_y - delta) >= t + log u_x  or  log v_y <= log(1 - u_x - delta) - t
-        if delta > 0:
-            first = _count_at_least(l1v, C, math.log(delta + math.exp(t + lu[x]))) - 1
-            second = _count_at_most(lv, C, _log_less(l1u[x], delta) - t) - 1
-        else:
-            first = _count_at_least(l1v, C, t + lu[x]) - 1
-            second = _count_at_most(lv, C, l1u[x] - t) - 1
+        first = _count_at_least(b, C, t + lu[x]) - 1
+        second = _count_at_most(lv, C, a[x] - t) - 1
         c[x] = min(max(first, second), C)
     if fp < K:
         c[fp] = max(c[fp], fn)  # the observed outcome always belongs to its own tail

@@ -28,7 +28,7 @@ SIGNATURES = {  # name: (module, signature)
     "at_thetas": ("_joint_kernel", f"f8[:](i8, f8[:], f8, f8[:], {_TAIL})"),
     "estimated_root": ("_joint_kernel", f"Tuple((b1, f8, f8))(i8, f8, f8, f8, f8, f8, f8[:], f8[:], f8, {_TAIL})"),
     "search": ("_joint_kernel", f"Tuple((b1, f8, f8, f8))(i8, f8, f8, f8[:], f8, f8, b1, i8, i8, f8, i8, i8, {_TAIL})"),
-    "dp_staircase": ("_joint_kernel", "i8[:](f8, f8, f8[:], f8[:], f8[:], f8[:], i8, i8)"),
+    "dp_staircase": ("_joint_kernel", "i8[:](f8, f8[:], f8[:], f8[:], f8[:], i8, i8)"),
     "box_bounds": ("_sequential_kernel", f"f8[:]({', '.join(['i8[:]'] * 8)}, f8, f8, {_PRIOR}, {_PRIOR})"),
 }
 

@@ -262,6 +262,19 @@ def _side(n: int, half: float) -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=512)
+def _side_less(n: int, half: float, delta: float) -> np.ndarray:
+    """``log(1 - u - delta)`` for every count 0 .. n of one side (NaN where negative; ``log(1 - u)`` at delta
+    = 0), cached per size, level and delta."""
+    l1u = _side(n, half)[1]
+    if delta == 0:
+        return l1u
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.log(np.exp(l1u) - delta)
+    out.flags.writeable = False
+    return out
+
+
+@lru_cache(maxsize=512)
 def _log_binomial_coefficients(n: int) -> np.ndarray:
     """``log C(n, k)`` for k = 0 .. n (cached per size)."""
     k = np.arange(n + 1, dtype=float)
@@ -383,7 +396,8 @@ class _Tail:
             return float(_statistic(kind, *neg0, lv, l1v, order_delta))
 
         if full and kind == "dp":
-            c = _kernel().dp_staircase(t, order_delta, lu_all, l1u_all, lv_all, l1v_all, fp, fn)
+            c = _kernel().dp_staircase(t, lu_all, lv_all, _side_less(n_neg, half, order_delta),
+                                       _side_less(n_pos, half, order_delta), fp, fn)
         elif full:
             K = max(int(np.count_nonzero(_statistic(kind, lu_all, l1u_all, *pos0, order_delta) >= t)) - 1, fp) + 1
             C = max(int(np.count_nonzero(_statistic(kind, *neg0, lv_all, l1v_all, order_delta) >= t)) - 1, fn, 0)
