@@ -8,6 +8,8 @@ sections 'ROC-HT on reserved test data' and 'Sample sizes'.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from scipy import special
 
@@ -532,7 +534,10 @@ def required_test_size(epsilon: float, alpha: float, delta: float = 1e-5, tpr: f
         return int(high)  # the zero-error certificate grows with the size
     n = high  # reaches(n - 1) is False
     while True:
-        short = next((int(m) for m in promise_sizes(n) if not reaches(int(m))), None)
+        sizes = [int(m) for m in promise_sizes(n)]
+        with ThreadPoolExecutor(2) as pool:  # the beta quantiles of new sizes release the GIL: two at a time
+            reached = list(pool.map(reaches, sizes))
+        short = next((m for m, ok in zip(sizes, reached) if not ok), None)
         if short is None:
             return int(n)
         n = short + 1  # a size in the promised range falls short: the answer starts after it
