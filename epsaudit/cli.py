@@ -205,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _plan(args: argparse.Namespace) -> int:
     from .bounds import BOUNDS, bonferroni_alpha, bound_level, planned_epsilon, promise_sizes, required_test_size
 
+    if args.family < 1:
+        raise ValueError(f"--family must be at least 1 (certificates planned together), got {args.family}")
     alpha = bonferroni_alpha(args.family, args.confidence)
     perfect = (args.tpr, args.fpr) == (1.0, 0.0)
     what = "zero test errors" if perfect else f"TPR {args.tpr:g} and FPR {args.fpr:g} (expected counts)"

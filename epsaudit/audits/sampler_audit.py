@@ -143,6 +143,7 @@ class MechanismSampler:
 
     Examples
     --------
+    >>> from epsaudit.audits import MechanismSampler
     >>> from epsaudit.mechanisms import RandomizedResponse
     >>> MechanismSampler(RandomizedResponse(4, 1.0), 2, seed=0)()[1]
     'randomized_response:2:0:0'
@@ -234,6 +235,7 @@ def certify_sampler(sample_a: Sampler, sample_b: Sampler, test: Any, threshold: 
 
     Examples
     --------
+    >>> from epsaudit.audits import MechanismSampler, certify_sampler, fit_sequential_test
     >>> from epsaudit.mechanisms import RandomizedResponse
     >>> rr = RandomizedResponse(4, 3.0)  # every pair exactly 3-DP: certify 2 with the exact score
     >>> a, b = MechanismSampler(rr, 0, seed=1), MechanismSampler(rr, 1, seed=2)
