@@ -124,3 +124,18 @@ def test_kernels_compiled_ahead_of_time_compute_what_numba_does(monkeypatch):
     finally:
         monkeypatch.undo()
         _kernels.load.cache_clear()
+
+
+def test_root_estimates_that_creep_along_the_maximum_still_end_at_the_root():
+    """108 + 439 errors in 300 + 1,000 rows at alpha 1e-3: each root estimate's look finds the maximum a
+    hair higher, and the estimates creep for all their restarts; the last one is still decided before the
+    fallback root search on the looser proven limit (which stopped at 0.25202)."""
+    from scipy import stats
+    mu = joint_mu(108, 300, 439, 1000, 1e-3)
+    assert mu == pytest.approx(0.2526571711, abs=1e-8)
+    tail = joint._tail("gdp", 108, 300, 439, 1000, 1e-3)
+    x, z = np.arange(tail.c.size), np.linspace(-12, 12, 20001)
+    for value, below in ((mu, True), (mu + 1e-3, False)):  # the exact p-value on the boundary, brute force
+        p, q = stats.norm.sf(z)[:, None], stats.norm.cdf(z - value)[:, None]
+        sup = (stats.binom.pmf(x, 300, p) * stats.binom.cdf(tail.c, 1000, q)).sum(axis=1).max()
+        assert (sup <= 1e-3) == below

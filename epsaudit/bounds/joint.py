@@ -642,7 +642,7 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
     bnd = _Boundary(tail, kind, delta)
     guess = _split_dp(tail.obs, delta) if kind == "dp" else tail.t_obs
     guess = min(max(guess, 0.0), hi)
-    theta, lo, top, start, found = guess, 0.0, hi * (1 + 1e-12) + 1e-12, None, None
+    theta, lo, top, start, found, decided = guess, 0.0, hi * (1 + 1e-12) + 1e-12, None, None, None
     step = 2 * _SUP_RTOL / max(abs(log_alpha), 1.0)
     whole = _LOOK if kind == "gdp" or tail.K + tail.C <= _LOOK_COUNTS else _LOOK[:0]
     for _ in range(4):
@@ -665,6 +665,7 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
         # per unit here) and verify with the proven limit (a flat top: finer cells)
         candidate = max(0.0, theta_est - step - 1e-7 * max(1.0, theta_est))
         proven_, s_best, v_best = bnd.decide(candidate, s_hint, log_alpha, (_MAX_CELLS, 8 * _MAX_CELLS))
+        decided = candidate
         if proven_:
             return float(candidate)
         if v_best - log_alpha <= 1e-10:  # no higher maximum: the proven limit is looser than the step
@@ -680,6 +681,8 @@ def _certify_tail(kind: str, fp: int, n_neg: int, fn: int, n_pos: int, alpha: fl
     lo_t = 0.0
     if found is not None:
         candidate = max(0.0, found[0] - step - 1e-7 * max(1.0, found[0]))
+        if candidate != decided and bnd.decide(candidate, found[1], log_alpha, (_MAX_CELLS, 8 * _MAX_CELLS))[0]:
+            return float(candidate)  # the estimates crept along the maximum's flank, but the last one holds
         hi_t, g_hi = candidate, proven(candidate)
         if g_hi <= 0:
             return float(candidate)
