@@ -211,9 +211,9 @@ def _plan(args: argparse.Namespace) -> int:
     perfect = (args.tpr, args.fpr) == (1.0, 0.0)
     what = "zero test errors" if perfect else f"TPR {args.tpr:g} and FPR {args.fpr:g} (expected counts)"
     target = "anything above 0" if args.epsilon == 0 else f"epsilon >= {args.epsilon:g}"
-    lines = []  # every answer is computed (and every error raised) before the heading is printed
+    lines, sizes_needed = [], {}  # every answer is computed (and every error raised) before the heading is printed
     for bound in (BOUNDS if args.bound == "both" else (args.bound,)):
-        n = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr, bound=bound)
+        n = sizes_needed[bound] = required_test_size(args.epsilon, alpha, args.delta, args.tpr, args.fpr, bound=bound)
         level = (f"one joint test per certificate at {alpha:.3g}" if bound == "joint" else
                  f"two one-sided bounds per certificate at {bound_level(alpha, bound):.3g}")
         checked = promise_sizes(n)
@@ -226,7 +226,8 @@ def _plan(args: argparse.Namespace) -> int:
           f"delta {args.delta:g}:")
     print("\n".join(lines))
     if args.sequential:
-        print(_sequential_plan_text(args.epsilon, alpha, args.delta, args.tpr, args.fpr, args.prior, args.runs, args.seed))
+        print(_sequential_plan_text(args.epsilon, alpha, args.delta, args.tpr, args.fpr, args.prior, args.runs, args.seed,
+                                    n=sizes_needed.get("joint")))
     return 0
 
 
@@ -351,10 +352,11 @@ def _certify_stream(args, out: TextIO | None = None) -> int:
 
 
 def _sequential_plan_text(epsilon: float, alpha: float, delta: float, tpr: float, fpr: float, prior: str | None = None,
-                          runs: int = 1000, seed: int = 0) -> str:
+                          runs: int = 1000, seed: int = 0, n: int | None = None) -> str:
     """``plan --sequential``: the fixed size and its power beside the sequential certificate's stopping rows.
 
-    ``alpha`` is each certificate's level, ``prior`` defaults to :func:`epsaudit.bounds.planned_prior` of the rates.
+    ``alpha`` is each certificate's level, ``prior`` defaults to :func:`epsaudit.bounds.planned_prior` of the rates,
+    ``n`` to the joint test's required size (passed when the caller has it).
 
     >>> print(_sequential_plan_text(3.0, 0.05, 0.0, 1.0, 0.0, runs=100))  # doctest: +ELLIPSIS
     sequential (anytime-valid, prior B): stops at 79 rows (40 of A, 39 of B) with zero errors...
@@ -365,7 +367,7 @@ def _sequential_plan_text(epsilon: float, alpha: float, delta: float, tpr: float
     fnr = round(1.0 - tpr, 12)
     prior = planned_prior(fpr, fnr) if prior is None else prior
     name = prior if isinstance(prior, str) else "/".join(prior)
-    n = required_test_size(epsilon, alpha, delta, tpr, fpr, bound="joint")
+    n = required_test_size(epsilon, alpha, delta, tpr, fpr, bound="joint") if n is None else n
     zero = zero_error_stopping_row(epsilon, alpha, delta, prior)
     lines = [f"sequential (anytime-valid, prior {name}): stops at {zero} rows ({(zero + 1) // 2} of A, {zero // 2} "
              f"of B) with zero errors; the fixed-size joint test needs {n} + {n} rows, fixed in advance"]

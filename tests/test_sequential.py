@@ -396,3 +396,16 @@ def test_compiled_box_limit_is_the_numpy_formula(prior):
         got = _box_bound(x, n, y, m, k, delta, [_log_m_table(p, 260) for p in priors])
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
         assert np.isfinite(got).mean() > 0.5
+
+
+@pytest.mark.parametrize("n, eps, alpha, fpr, fnr, delta", [
+    (31, 3.0, 0.05, 0.02, 0.02, 0.0), (70, 2.0, 0.05, 0.0474, 0.0474, 0.0), (214, 3.0, 0.05, 0.02, 0.02, 0.0),
+    (300, 1.1, 0.00125, 0.2, 0.3, 1e-5), (120, 1.0, 0.05, 0.3, 0.3, 0.0), (60, 2.0, 0.05, 0.05, 0.0, 0.0)])
+def test_fixed_size_power_decides_every_draw_as_its_own_bound(n, eps, alpha, fpr, fnr, delta):
+    # the power's shortcut (one bound decides the draws it dominates) against a bound per drawn pair of counts
+    from epsaudit.bounds import fixed_size_power
+    from epsaudit.protocol import generator
+    rng = generator(0, "fixed-plan-power", n, fpr, fnr)
+    x, y = rng.binomial(n, fpr, 400), rng.binomial(n, fnr, 400)
+    want = np.mean(joint_epsilon(x, n, y, n, alpha, delta) >= eps)
+    assert fixed_size_power(n, eps, alpha, fpr, fnr, delta, runs=400) == want

@@ -1295,9 +1295,9 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
                      runs: int = 2000, seed: int = 0) -> float:
     """Probability that the fixed-size joint certificate at ``n + n`` rows certifies ``epsilon`` at these rates.
 
-    ``FP ~ Bin(n, fpr)``, ``FN ~ Bin(n, fnr)`` drawn ``runs`` times (seeded); each distinct FP count's largest
-    certifying FN count among those drawn is found on :func:`epsaudit.bounds.joint_epsilon` (non-increasing
-    in each count) by one walk down the staircase.
+    ``FP ~ Bin(n, fpr)``, ``FN ~ Bin(n, fnr)`` drawn ``runs`` times (seeded); each draw is decided on
+    :func:`epsaudit.bounds.joint_epsilon`, which falls in each count, so one answer decides many draws
+    (about half as many bounds as drawn FP and FN counts).
 
     Parameters
     ----------
@@ -1328,20 +1328,34 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
     """
     rng = generator(seed, "fixed-plan-power", n, fpr, fnr)
     x, y = rng.binomial(n, fpr, runs), rng.binomial(n, fnr, runs)
-    xs, ys = np.unique(x), np.unique(y)
+    xs, at = np.unique(x, return_inverse=True)
+    drawn = [np.unique(y[at == i]) for i in range(xs.size)]  # the FN counts drawn with each FP count
+    top = np.full(xs.size, -1)  # per FP count: the largest drawn FN count that certifies (or -1)
 
-    def certifies(fp, j):
-        return float(joint_epsilon(int(fp), n, int(ys[j]), n, alpha, delta)) >= epsilon
+    def certifies(fp, fn):
+        return float(joint_epsilon(int(fp), n, int(fn), n, alpha, delta)) >= epsilon
 
-    # the certificate falls in each count: the largest certifying FN count drawn (index j) only falls as the
-    # FP count rises, so one walk down the staircase decides every draw
-    lo, hi = -1, ys.size  # at the smallest FP count: ys[lo] certifies (or lo = -1), ys[hi] does not
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if certifies(xs[0], mid) else (lo, mid)
-    last = np.empty(xs.size, dtype=int)  # per FP count: the largest drawn FN count that certifies (or -1)
-    for i, fp in enumerate(xs):
-        while lo >= 0 and i > 0 and not certifies(fp, lo):
-            lo -= 1
-        last[i] = ys[lo] if lo >= 0 else -1
-    return float(np.mean(y <= last[np.searchsorted(xs, x)]))
+    # the certified counts are a lower set (the certificate falls in each count): an FN count that certifies
+    # at one FP count certifies at every smaller one, and one that does not fails at every larger one. So the
+    # FP counts are taken middle first, each asked only about its drawn FN counts its neighbours leave open.
+    if not certifies(xs[0], y.min()):  # the fewest errors drawn fail: so does every draw
+        return 0.0
+    if certifies(xs[-1], y.max()):  # the most errors drawn certify: so does every draw
+        return 1.0
+    spans = [(0, xs.size, -1, n + 1)]  # FP counts [i, j): FN counts <= low certify, >= high do not
+    while spans:
+        i, j, low, high = spans.pop()
+        if i >= j:
+            continue
+        m = (i + j) // 2
+        ys = drawn[m]
+        open_ = ys[(ys > low) & (ys < high)]
+        a, b = -1, open_.size  # open_[a] certifies (or a = -1), open_[b] does not (or b = size)
+        while b - a > 1:
+            mid = (a + b) // 2
+            a, b = (mid, b) if certifies(xs[m], open_[mid]) else (a, mid)
+        yes = max(low, int(open_[a]) if a >= 0 else -1)
+        no = min(high, int(open_[b]) if b < open_.size else high)
+        top[m] = ys[ys <= yes].max(initial=-1)
+        spans += [(i, m, yes, high), (m + 1, j, low, no)]
+    return float(np.mean(y <= top[at]))
