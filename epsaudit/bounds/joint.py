@@ -59,10 +59,11 @@ the certificate is
   and ``L_delta`` only where that test certifies less.
 
 Checked: non-increasing in delta up to 0.01 and never below the split bound on the grids of
-``tests/test_bound_invariants.py`` and the hypothesis suite. Not guaranteed at large delta: monotone in
-alpha, where ``L_0``'s ordering (which depends on alpha) meets the pathology above (2.64 at
-alpha = 0.375 against 1.70 at 0.37875 for 1 + 1 errors in 62 + 12 rows, delta = 0.5), and monotone in
-delta beyond about 0.01, where ``L_delta`` decides and its ordering moves with delta (0 at delta = 0.01
+``tests/test_bound_invariants.py`` and the hypothesis suite. Not guaranteed: monotone in alpha, even at
+delta = 0, because ``L_0``'s ordering depends on alpha (0.857 at alpha = 0.04 against 0.806 at 0.05 for
+2 + 0 errors in 4 + 35 rows; at large delta it meets the pathology above: 2.64 at alpha = 0.375 against
+1.70 at 0.37875 for 1 + 1 errors in 62 + 12 rows, delta = 0.5); each value is valid at its own level.
+Nor monotone in delta beyond about 0.01, where ``L_delta`` decides and its ordering moves with delta (0 at delta = 0.01
 against 0.0397 at 0.02 for 8 + 3 errors in 20 + 16 rows, alpha = 0.05; 0.3468 at delta = 0.11 against
 0.3721 at 0.115 for 13 + 2 errors, alpha = 0.5). A certificate at delta stays valid at any smaller
 value, so where a report needs values monotone in delta, the running minimum over its deltas in increasing
@@ -754,8 +755,8 @@ def joint_epsilon(fp, n_neg, fn, n_pos, alpha, delta: float = 0.0):
     never below the split bound (the module's notes). The supremum over the region is taken on its
     lower boundary by a branch-and-bound with a proven upper limit, in log space. At least
     :func:`epsaudit.bounds.clopper_pearson_epsilon` on the same counts; non-increasing in each error
-    count, and in ``delta`` and the confidence ``1 - alpha`` except at large delta (the module's notes);
-    symmetric under swapping ``(fp, n_neg)`` with ``(fn, n_pos)``.
+    count, and in ``delta`` up to about 0.01; not always in the confidence ``1 - alpha``, whose level
+    shapes the ordering (the module's notes); symmetric under swapping ``(fp, n_neg)`` with ``(fn, n_pos)``.
 
     Parameters
     ----------
