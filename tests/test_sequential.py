@@ -409,3 +409,10 @@ def test_fixed_size_power_decides_every_draw_as_its_own_bound(n, eps, alpha, fpr
     x, y = rng.binomial(n, fpr, 400), rng.binomial(n, fnr, 400)
     want = np.mean(joint_epsilon(x, n, y, n, alpha, delta) >= eps)
     assert fixed_size_power(n, eps, alpha, fpr, fnr, delta, runs=400) == want
+
+
+@pytest.mark.parametrize("runs", [0, -5])
+def test_fixed_size_power_names_runs_below_one(runs):
+    from epsaudit.bounds import fixed_size_power
+    with pytest.raises(ValueError, match=f"runs .* at least 1, got {runs}"):
+        fixed_size_power(30, 2.0, 0.05, 0.1, 0.1, runs=runs)

@@ -1314,6 +1314,11 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
     float
         In [0, 1] (exactly 1 or 0 when both rates are 0).
 
+    Raises
+    ------
+    ValueError
+        If ``runs`` is below 1.
+
     See Also
     --------
     epsaudit.bounds.required_test_size, epsaudit.bounds.planned_epsilon : the fixed size planned at expected rates.
@@ -1326,6 +1331,8 @@ def fixed_size_power(n: int, epsilon: float, alpha: float, fpr: float, fnr: floa
     >>> round(fixed_size_power(31, 3.0, 0.05, 0.02, 0.02, runs=500), 2)
     0.32
     """
+    if runs < 1:
+        raise ValueError(f"runs (simulated fixed-size tests) must be at least 1, got {runs}")
     rng = generator(seed, "fixed-plan-power", n, fpr, fnr)
     x, y = rng.binomial(n, fpr, runs), rng.binomial(n, fnr, runs)
     xs, at = np.unique(x, return_inverse=True)
